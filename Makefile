@@ -1,0 +1,56 @@
+# kav: one entry point. `make` builds; `make check` tests; `make demo` shows it.
+# See README.md.
+
+PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+INCDIR   ?= $(PREFIX)/include
+BINDIR   ?= $(PREFIX)/bin
+DESTDIR  ?=
+# Newest kernel build tree on the machine (the running kernel may have none).
+KDIR     ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+BUILD    ?= $(CURDIR)/build
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+KAV_CFLAGS := -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -I$(CURDIR)/uapi \
+	      -I$(CURDIR)/lib/include
+
+.PHONY: all kmod check deps unit vmtest demo install clean
+all: kmod lib
+
+kmod:
+	@test -n "$(KDIR)" || { echo "no kernel build tree: run 'make deps' or set KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules
+
+include lib/lib.mk
+include tests/unit/unit.mk
+include tests/selftests/selftests.mk
+
+deps:
+	scripts/deps.sh
+
+# The README's test command: unit tests on the host, then the kselftest
+# suite in a VM on each of Debian's 6.1 and 6.12 kernels.
+check: deps
+	$(MAKE) unit
+	$(MAKE) vmtest
+
+vmtest: selftests
+	tests/vm/check.sh --selftests "$(SELFTEST_BINS)"
+
+demo: deps selftests
+	tests/vm/check.sh --demo --kernels 6.12 --selftests "$(DEMO_BINS)"
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/kav $(DESTDIR)$(INCDIR)/linux
+	install -m 0644 lib/include/kav/*.h $(DESTDIR)$(INCDIR)/kav/
+	install -m 0644 uapi/linux/kav.h $(DESTDIR)$(INCDIR)/linux/kav.h
+	install -m 0755 lib/libkav.so.0 $(DESTDIR)$(LIBDIR)/libkav.so.0
+	ln -sf libkav.so.0 $(DESTDIR)$(LIBDIR)/libkav.so
+	install -m 0644 lib/libkav.a $(DESTDIR)$(LIBDIR)/libkav.a
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+		lib/kav.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kav.pc
+
+clean: lib-clean unit-clean selftests-clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
+	rm -rf $(BUILD)
