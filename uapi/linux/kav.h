@@ -54,7 +54,7 @@ enum kav_addr_format {
 /* Largest address an AV can be created for (entries are at most 512 B). */
 #define KAV_ADDR_MAX_LEN	480
 /* Most addresses (or fi_addrs) one insert or remove call may carry. */
-#define KAV_BATCH_MAX		65536
+#define KAV_BATCH_MAX		16384
 
 /**
  * struct kav_av_create - KAV_IOC_AV_CREATE, on a domain fd
@@ -81,7 +81,10 @@ struct kav_av_create {
 	__aligned_u64 map_size;
 };
 
-/* err_index when the error is not about one element of the batch. */
+/*
+ * A value for err_index that the kernel never reports: preset it to tell
+ * "no element to blame" from a position.
+ */
 #define KAV_NO_INDEX		0xffffffffU
 
 /**
@@ -95,8 +98,8 @@ struct kav_av_create {
  * @addrs: user pointer to @count * @addr_stride bytes
  * @fi_addrs: user pointer to @count __u64 that receive each address's
  *	table index, or 0 when the caller does not want them
- * @err_index: out: when the call fails because of one address, its
- *	position in the batch; KAV_NO_INDEX otherwise
+ * @err_index: out, written only when the call fails because of one
+ *	address (EINVAL): its position in the batch
  * @__reserved: must be 0
  *
  * A batch is atomic: on success every address was inserted, each at the
@@ -118,8 +121,9 @@ struct kav_av_insert {
  * @size: sizeof(struct kav_av_remove)
  * @flags: must be 0
  * @count: number of indices, at most KAV_BATCH_MAX; 0 is a no-op
- * @err_index: out: the position of the first index that is not a valid
- *	entry (or repeats an earlier one), KAV_NO_INDEX otherwise
+ * @err_index: out, written only when the call fails with EINVAL because
+ *	of one index: the position of an index that is not a valid entry
+ *	or that repeats an earlier one
  * @fi_addrs: user pointer to @count __u64 table indices
  *
  * A batch is atomic: either every index named a valid entry and all were

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address vector objects: one anon-inode file per AV, created from a
+ * domain. Mutations arrive as batch ioctls; user memory is copied in and
+ * out with no lock held, the table lock only covers the table update.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include "kav.h"
+
+static void kav_av_free(struct kav_av *av)
+{
+	kav_table_destroy(&av->table);
+	kav_domain_put(av->domain);
+	kfree(av);
+}
+
+static int kav_av_release(struct inode *inode, struct file *file)
+{
+	kav_av_free(file->private_data);
+	return 0;
+}
+
+static int kav_av_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct kav_av *av = file->private_data;
+
+	return kav_table_mmap(&av->table, vma);
+}
+
+/* Copy a batch of addresses in and check each one; @lens gets lengths. */
+static int kav_av_copy_addrs(struct kav_av *av, struct kav_av_insert *cmd,
+			     u8 **addrsp, u32 **lensp)
+{
+	size_t bytes = (size_t)cmd->count * cmd->addr_stride;
+	u32 *lens;
+	u8 *addrs;
+	int ret = 0;
+	u32 i;
+
+	addrs = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+	lens = kvmalloc_array(cmd->count, sizeof(*lens), GFP_KERNEL_ACCOUNT);
+	if (!addrs || !lens) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	if (copy_from_user(addrs, u64_to_user_ptr(cmd->addrs), bytes)) {
+		ret = -EFAULT;
+		goto err;
+	}
+	for (i = 0; i < cmd->count; i++) {
+		ret = kav_addr_validate(av->table.addr_format,
+					av->table.addr_max,
+					addrs + (size_t)i * cmd->addr_stride,
+					cmd->addr_stride);
+		if (ret < 0) {
+			cmd->err_index = i;
+			goto err;
+		}
+		lens[i] = ret;
+	}
+	*addrsp = addrs;
+	*lensp = lens;
+	return 0;
+err:
+	kvfree(addrs);
+	kvfree(lens);
+	return ret;
+}
+
+static int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
+{
+	struct kav_av_insert *cmd = ucmd->cmd;
+	u64 __user *ufi_addrs = u64_to_user_ptr(cmd->fi_addrs);
+	size_t out_bytes = (size_t)cmd->count * sizeof(u64);
+	struct kav_av *av = obj;
+	u32 *lens = NULL;
+	u64 *idx = NULL;
+	u8 *addrs = NULL;
+	int ret;
+
+	cmd->err_index = KAV_NO_INDEX;
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	if (cmd->count > KAV_BATCH_MAX)
+		return -E2BIG;
+	if (!cmd->count)
+		return 0;
+	if (!cmd->addr_stride || cmd->addr_stride > KAV_ADDR_MAX_LEN)
+		return -EINVAL;
+
+	ret = kav_av_copy_addrs(av, cmd, &addrs, &lens);
+	if (ret)
+		goto respond;
+	/* Fault in and check the output array before the table changes. */
+	if (ufi_addrs && clear_user(ufi_addrs, out_bytes)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	idx = kvmalloc_array(cmd->count, sizeof(*idx), GFP_KERNEL_ACCOUNT);
+	if (!idx) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = kav_table_insert(&av->table, addrs, cmd->addr_stride, lens,
+			       cmd->count, idx);
+	if (ret)
+		goto out;
+	if (ufi_addrs && copy_to_user(ufi_addrs, idx, out_bytes)) {
+		/* The output went away under us: the call changes nothing. */
+		kav_table_erase(&av->table, idx, cmd->count);
+		ret = -EFAULT;
+	}
+out:
+	kvfree(idx);
+	kvfree(lens);
+	kvfree(addrs);
+respond:
+	/* err_index is only meaningful, and only written, on failure. */
+	if (ret && cmd->err_index != KAV_NO_INDEX)
+		kav_ucmd_respond(ucmd, sizeof(*cmd));
+	return ret;
+}
+
+static int kav_av_remove(void *obj, struct kav_ucmd *ucmd)
+{
+	struct kav_av_remove *cmd = ucmd->cmd;
+	struct kav_av *av = obj;
+	u64 *idx;
+	int ret;
+
+	cmd->err_index = KAV_NO_INDEX;
+	if (cmd->flags)
+		return -EINVAL;
+	if (cmd->count > KAV_BATCH_MAX)
+		return -E2BIG;
+	if (!cmd->count)
+		return 0;
+
+	idx = kvmalloc_array(cmd->count, sizeof(*idx), GFP_KERNEL_ACCOUNT);
+	if (!idx)
+		return -ENOMEM;
+	if (copy_from_user(idx, u64_to_user_ptr(cmd->fi_addrs),
+			   (size_t)cmd->count * sizeof(*idx)))
+		ret = -EFAULT;
+	else
+		ret = kav_table_remove(&av->table, idx, cmd->count,
+				       &cmd->err_index);
+	kvfree(idx);
+	if (ret && cmd->err_index != KAV_NO_INDEX)
+		kav_ucmd_respond(ucmd, sizeof(*cmd));
+	return ret;
+}
+
+static const struct kav_ioctl_op kav_av_ops[] = {
+	KAV_IOCTL_OP(KAV_IOC_AV_INSERT, kav_av_insert,
+		     struct kav_av_insert, __reserved),
+	KAV_IOCTL_OP(KAV_IOC_AV_REMOVE, kav_av_remove,
+		     struct kav_av_remove, fi_addrs),
+};
+
+static long kav_av_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	return kav_ucmd_dispatch(file->private_data, kav_av_ops,
+				 ARRAY_SIZE(kav_av_ops), cmd, arg);
+}
+
+static const struct file_operations kav_av_fops = {
+	.owner = THIS_MODULE,
+	.release = kav_av_release,
+	.mmap = kav_av_mmap,
+	.unlocked_ioctl = kav_av_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+/* KAV_IOC_AV_CREATE: the fd is installed only once the reply is out. */
+int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
+{
+	struct kav_av_create *cmd = ucmd->cmd;
+	u64 max_entries = clamp(READ_ONCE(kav_max_entries), 1UL, 1UL << 32);
+	struct file *file;
+	struct kav_av *av;
+	int fd, ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	ret = kav_addr_check_format(cmd->addr_format, &cmd->addr_max);
+	if (ret)
+		return ret;
+
+	av = kzalloc(sizeof(*av), GFP_KERNEL_ACCOUNT);
+	if (!av)
+		return -ENOMEM;
+	ret = kav_table_init(&av->table, cmd->addr_format, cmd->addr_max,
+			     max_entries);
+	if (ret) {
+		kfree(av);
+		return ret;
+	}
+	kref_get(&domain->ref);
+	av->domain = domain;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		kav_av_free(av);
+		return fd;
+	}
+	file = anon_inode_getfile("[kav-av]", &kav_av_fops, av, O_RDWR);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		kav_av_free(av);
+		return PTR_ERR(file);
+	}
+
+	cmd->fd = fd;
+	cmd->entry_size = av->table.entry_size;
+	cmd->max_entries = av->table.max_entries;
+	cmd->map_size = (u64)av->table.map_pages << PAGE_SHIFT;
+	ret = kav_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		put_unused_fd(fd);
+		fput(file);	/* releases av */
+		return ret;
+	}
+	fd_install(fd, file);
+	return 0;
+}

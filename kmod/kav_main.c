@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kav: kernel-assisted address vectors for libfabric.
+ *
+ * Module entry points and parameters. The device is world-accessible:
+ * what a domain may do is decided by the identity it was opened with.
+ */
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include "kav.h"
+
+unsigned long kav_max_entries = 1UL << 24;
+module_param_named(max_entries, kav_max_entries, ulong, 0644);
+MODULE_PARM_DESC(max_entries,
+		 "Entries an AV can ever hold (applies to AVs created later)");
+
+static struct miscdevice kav_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = KAV_DEVICE_NAME,
+	.fops = &kav_domain_fops,
+	.mode = 0666,
+};
+
+static int __init kav_init(void)
+{
+	return misc_register(&kav_miscdev);
+}
+
+static void __exit kav_exit(void)
+{
+	misc_deregister(&kav_miscdev);
+}
+
+module_init(kav_init);
+module_exit(kav_exit);
+
+MODULE_DESCRIPTION("Kernel-assisted address vectors for libfabric");
+MODULE_AUTHOR("The kav developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The AV table: a header page and entry pages, shared read-only with
+ * userspace. Writers hold t->lock; readers never lock. Entry pages are
+ * allocated as the table grows and are neither moved nor freed before the
+ * table is destroyed, so a reader's mapping never goes stale. Every change
+ * to an entry is bracketed by its sequence counter (odd while writing), and
+ * every batch by the header's generation counter (uapi/linux/kav.h).
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include "compat.h"
+#include "kav.h"
+
+/* Only for idx < t->nr_slots: the page is known to exist. */
+static struct kav_entry *kav_entry(struct kav_table *t, u64 idx)
+{
+	struct page *page = xa_load(&t->pages, idx / t->entries_per_page);
+
+	return page_address(page) + (idx % t->entries_per_page) * t->entry_size;
+}
+
+static bool kav_slot_valid(struct kav_table *t, u64 idx)
+{
+	return idx < t->nr_slots &&
+	       (kav_entry(t, idx)->flags & KAV_ENTRY_VALID);
+}
+
+/* Sequence counters: odd while the protected data is being written. */
+static void kav_seq_begin(__u64 *seq)
+{
+	WRITE_ONCE(*seq, *seq + 1);
+	smp_wmb();
+}
+
+static void kav_seq_end(__u64 *seq)
+{
+	smp_wmb();
+	WRITE_ONCE(*seq, *seq + 1);
+}
+
+static void kav_batch_begin(struct kav_table *t)
+{
+	kav_seq_begin(&t->hdr->generation);
+}
+
+static void kav_batch_end(struct kav_table *t)
+{
+	WRITE_ONCE(t->hdr->nr_valid, t->nr_valid);
+	kav_seq_end(&t->hdr->generation);
+}
+
+/* Make slot @idx readable: back it with a page, then publish nr_slots. */
+static int kav_table_grow(struct kav_table *t, u64 idx)
+{
+	unsigned long n = idx / t->entries_per_page;
+	struct page *page;
+	int ret;
+
+	if (idx < t->nr_slots)
+		return 0;
+	if (!xa_load(&t->pages, n)) {
+		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!page)
+			return -ENOMEM;
+		ret = xa_err(xa_store(&t->pages, n, page, GFP_KERNEL_ACCOUNT));
+		if (ret) {
+			__free_page(page);
+			return ret;
+		}
+	}
+	t->nr_slots = idx + 1;
+	/* The page's zeroed contents are visible before the new bound. */
+	smp_store_release(&t->hdr->nr_slots, t->nr_slots);
+	return 0;
+}
+
+/* The lowest unused index: a hole below nr_slots, else nr_slots. */
+static u64 kav_table_find_free(struct kav_table *t)
+{
+	u64 idx;
+
+	if (t->nr_valid == t->nr_slots)
+		return t->nr_slots;
+	for (idx = t->first_free; idx < t->nr_slots; idx++)
+		if (!(kav_entry(t, idx)->flags & KAV_ENTRY_VALID))
+			break;
+	return idx;
+}
+
+static void kav_entry_store(struct kav_table *t, u64 idx, const u8 *addr,
+			    u32 len)
+{
+	struct kav_entry *e = kav_entry(t, idx);
+
+	kav_seq_begin(&e->seq);
+	e->flags = KAV_ENTRY_VALID;
+	e->addr_len = len;
+	e->auth_key = KAV_NONE;
+	e->user_id = KAV_NONE;
+	memcpy(e->addr, addr, len);
+	memset(e->addr + len, 0, t->entry_size - KAV_ENTRY_HDR_SIZE - len);
+	kav_seq_end(&e->seq);
+
+	t->nr_valid++;
+	t->first_free = idx + 1;
+}
+
+static void kav_entry_clear(struct kav_table *t, u64 idx)
+{
+	struct kav_entry *e = kav_entry(t, idx);
+
+	kav_seq_begin(&e->seq);
+	memset((u8 *)e + sizeof(e->seq), 0, t->entry_size - sizeof(e->seq));
+	kav_seq_end(&e->seq);
+
+	t->nr_valid--;
+	t->first_free = min(t->first_free, idx);
+}
+
+int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
+		   u64 max_entries)
+{
+	struct kav_table_header *hdr;
+
+	t->entry_size = roundup_pow_of_two(KAV_ENTRY_HDR_SIZE + addr_max);
+	t->entries_per_page = PAGE_SIZE / t->entry_size;
+	t->addr_format = addr_format;
+	t->addr_max = addr_max;
+	t->max_entries = max_entries;
+	t->map_pages = 1 + DIV_ROUND_UP(max_entries, t->entries_per_page);
+
+	t->header_page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!t->header_page)
+		return -ENOMEM;
+	mutex_init(&t->lock);
+	xa_init(&t->pages);
+
+	hdr = page_address(t->header_page);
+	hdr->magic = KAV_TABLE_MAGIC;
+	hdr->version = KAV_TABLE_VERSION;
+	hdr->header_size = PAGE_SIZE;
+	hdr->entry_size = t->entry_size;
+	hdr->addr_format = addr_format;
+	hdr->addr_max = addr_max;
+	hdr->max_entries = max_entries;
+	hdr->map_size = t->map_pages << PAGE_SHIFT;
+	t->hdr = hdr;
+	return 0;
+}
+
+void kav_table_destroy(struct kav_table *t)
+{
+	struct page *page;
+	unsigned long n;
+
+	xa_for_each(&t->pages, n, page)
+		__free_page(page);
+	xa_destroy(&t->pages);
+	__free_page(t->header_page);
+	mutex_destroy(&t->lock);
+}
+
+/*
+ * Insert @count validated addresses (@lens[i] bytes at @addrs + i * @stride),
+ * each at the lowest unused index, returned in @out_idx. All or nothing.
+ */
+int kav_table_insert(struct kav_table *t, const u8 *addrs, u32 stride,
+		     const u32 *lens, u32 count, u64 *out_idx)
+{
+	int ret = 0;
+	u32 i;
+
+	mutex_lock(&t->lock);
+	if (count > t->max_entries - t->nr_valid) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	kav_batch_begin(t);
+	for (i = 0; i < count; i++) {
+		u64 idx = kav_table_find_free(t);
+
+		ret = kav_table_grow(t, idx);
+		if (ret)
+			break;
+		kav_entry_store(t, idx, addrs + (size_t)i * stride, lens[i]);
+		out_idx[i] = idx;
+	}
+	if (ret)
+		while (i--)
+			kav_entry_clear(t, out_idx[i]);
+	kav_batch_end(t);
+out:
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+static int kav_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Find an index that @idx names twice; report its second position. */
+static int kav_find_repeat(const u64 *idx, u32 count, u32 *err_index)
+{
+	u64 *sorted, repeat = 0;
+	bool found = false;
+	u32 i, seen = 0;
+
+	sorted = kvmalloc_array(count, sizeof(*sorted), GFP_KERNEL_ACCOUNT);
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, idx, count * sizeof(*sorted));
+	sort(sorted, count, sizeof(*sorted), kav_cmp_u64, NULL);
+	for (i = 1; i < count && !found; i++) {
+		found = sorted[i] == sorted[i - 1];
+		repeat = sorted[i];
+	}
+	kvfree(sorted);
+	if (!found)
+		return 0;
+	for (i = 0; i < count; i++)
+		if (idx[i] == repeat && seen++)
+			break;
+	*err_index = i;
+	return -EINVAL;
+}
+
+/*
+ * Remove the entries at @idx. All or nothing: an index that is not a valid
+ * entry, or that repeats, fails the whole call with its position.
+ */
+int kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
+		     u32 *err_index)
+{
+	int ret;
+	u32 i;
+
+	ret = kav_find_repeat(idx, count, err_index);
+	if (ret)
+		return ret;
+
+	mutex_lock(&t->lock);
+	for (i = 0; i < count; i++) {
+		if (!kav_slot_valid(t, idx[i])) {
+			*err_index = i;
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	kav_batch_begin(t);
+	for (i = 0; i < count; i++)
+		kav_entry_clear(t, idx[i]);
+	kav_batch_end(t);
+out:
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+/* Undo a successful kav_table_insert() whose caller then failed. */
+void kav_table_erase(struct kav_table *t, const u64 *idx, u32 count)
+{
+	u32 i;
+
+	mutex_lock(&t->lock);
+	kav_batch_begin(t);
+	for (i = 0; i < count; i++)
+		kav_entry_clear(t, idx[i]);
+	kav_batch_end(t);
+	mutex_unlock(&t->lock);
+}
+
+static vm_fault_t kav_table_fault(struct vm_fault *vmf)
+{
+	struct kav_table *t = vmf->vma->vm_private_data;
+	struct page *page;
+
+	if (vmf->pgoff == 0)
+		page = t->header_page;
+	else
+		page = xa_load(&t->pages, vmf->pgoff - 1);
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct kav_table_vm_ops = {
+	.fault = kav_table_fault,
+};
+
+/*
+ * Read-only for good: write is refused now and VM_MAYWRITE cleared so that
+ * mprotect() cannot add it later (nor can FOLL_FORCE, e.g. /proc/pid/mem).
+ * Pages are inserted lazily by the fault handler.
+ */
+int kav_table_mmap(struct kav_table *t, struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & VM_WRITE)
+		return -EACCES;
+	if (vma->vm_pgoff >= t->map_pages ||
+	    vma_pages(vma) > t->map_pages - vma->vm_pgoff)
+		return -EINVAL;
+	vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+	vma->vm_ops = &kav_table_vm_ops;
+	vma->vm_private_data = t;
+	return 0;
+}
