@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module lifetime: kav.ko cannot be unloaded while a domain fd, an AV fd
+ * or a table mapping exists, and unloads cleanly once all are gone. The
+ * module is loaded again afterwards (from $KAV_MODULE) for later tests.
+ */
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include "kselftest_harness.h"
+#include "kav_test_util.h"
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "kav", O_NONBLOCK) ? -errno : 0;
+}
+
+static int load(void)
+{
+	const char *path = getenv("KAV_MODULE");
+	int fd, ret;
+
+	fd = open(path ? path : "/kav.ko", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* devtmpfs creates the node asynchronously after a load. */
+static int wait_for_device(void)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (access(kav_test_device(), F_OK) == 0)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+TEST(unload_refused_while_anything_open)
+{
+	struct kav_av_create c;
+	void *map;
+	int dom, av;
+
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	EXPECT_EQ(-EWOULDBLOCK, unload());
+
+	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, &c);
+	ASSERT_LE(0, av);
+	map = mmap(NULL, c.map_size, PROT_READ, MAP_SHARED, av, 0);
+	ASSERT_NE(MAP_FAILED, map);
+
+	/* Only the AV fd and the mapping are left. */
+	ASSERT_EQ(0, close(dom));
+	EXPECT_EQ(-EWOULDBLOCK, unload());
+
+	/* Only the mapping is left. */
+	ASSERT_EQ(0, close(av));
+	EXPECT_EQ(-EWOULDBLOCK, unload());
+	EXPECT_EQ(KAV_TABLE_MAGIC, ((struct kav_table_header *)map)->magic);
+
+	ASSERT_EQ(0, munmap(map, c.map_size));
+	EXPECT_EQ(0, unload());
+	EXPECT_NE(0, access(kav_test_device(), F_OK));
+
+	ASSERT_EQ(0, load());
+	ASSERT_EQ(0, wait_for_device());
+	dom = kav_open_domain();
+	EXPECT_LE(0, dom);
+	close(dom);
+}
+
+TEST(unload_reload_cycles)
+{
+	int i, dom, av;
+
+	for (i = 0; i < 3; i++) {
+		dom = kav_open_domain();
+		ASSERT_LE(0, dom);
+		av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN6, NULL);
+		ASSERT_LE(0, av);
+		/* AV first: the domain fd is then the last reference. */
+		close(av);
+		EXPECT_EQ(-EWOULDBLOCK, unload());
+		close(dom);
+		ASSERT_EQ(0, unload());
+		ASSERT_EQ(0, load());
+		ASSERT_EQ(0, wait_for_device());
+	}
+}
+
+TEST_HARNESS_MAIN

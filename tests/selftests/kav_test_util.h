@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the kav selftests: raw uAPI calls through /dev/kav,
+ * with no library in between, so each test sees exactly what the kernel
+ * returns.
+ */
+#ifndef KAV_TEST_UTIL_H
+#define KAV_TEST_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/kav.h>
+
+static inline const char *kav_test_device(void)
+{
+	const char *dev = getenv("KAV_DEVICE");
+
+	return dev ? dev : "/dev/kav";
+}
+
+static inline int kav_open_domain(void)
+{
+	return open(kav_test_device(), O_RDWR | O_CLOEXEC);
+}
+
+/* Returns the AV fd, or -errno. @out may be NULL. */
+static inline int kav_create_av(int dom, uint32_t format,
+				struct kav_av_create *out)
+{
+	struct kav_av_create c = {
+		.size = sizeof(c),
+		.addr_format = format,
+	};
+
+	if (ioctl(dom, KAV_IOC_AV_CREATE, &c))
+		return -errno;
+	if (out)
+		*out = c;
+	return c.fd;
+}
+
+static inline struct sockaddr_in kav_sin(uint32_t host, uint16_t port)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(host),
+	};
+
+	return sin;
+}
+
+/* Insert @count sockaddr_in; returns 0 or -errno. */
+static inline int kav_insert_in(int av, const struct sockaddr_in *sin,
+				uint32_t count, uint64_t *fi_addrs,
+				uint32_t *err_index)
+{
+	struct kav_av_insert in = {
+		.size = sizeof(in),
+		.count = count,
+		.addr_stride = sizeof(*sin),
+		.addrs = (uintptr_t)sin,
+		.fi_addrs = (uintptr_t)fi_addrs,
+		.err_index = KAV_NO_INDEX,
+	};
+	int ret = ioctl(av, KAV_IOC_AV_INSERT, &in) ? -errno : 0;
+
+	if (err_index)
+		*err_index = in.err_index;
+	return ret;
+}
+
+static inline int kav_remove(int av, const uint64_t *fi_addrs,
+			     uint32_t count, uint32_t *err_index)
+{
+	struct kav_av_remove rm = {
+		.size = sizeof(rm),
+		.count = count,
+		.fi_addrs = (uintptr_t)fi_addrs,
+		.err_index = KAV_NO_INDEX,
+	};
+	int ret = ioctl(av, KAV_IOC_AV_REMOVE, &rm) ? -errno : 0;
+
+	if (err_index)
+		*err_index = rm.err_index;
+	return ret;
+}
+
+static inline const volatile struct kav_table_header *
+kav_map_header(int av)
+{
+	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ,
+		       MAP_SHARED, av, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+#endif /* KAV_TEST_UTIL_H */

@@ -1,0 +1,32 @@
+# kselftest programs, run inside the VM (tests/vm/check.sh). The harness
+# headers come from Debian's linux-source-6.12 at build time.
+
+SELFTEST_DIR  := $(BUILD)/selftests
+KSFT_HDR_DIR  := $(BUILD)/kselftest
+# kav_module_test unloads and reloads kav.ko, so it runs last.
+SELFTEST_NAMES := kav_uapi_test kav_lib_test kav_module_test
+SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
+DEMO_BINS     := $(SELFTEST_DIR)/kav_demo
+
+# kselftest_harness.h's own macros trip these two -Wextra warnings.
+SELFTEST_CFLAGS := $(KAV_CFLAGS) -Wno-unused-parameter -Wno-sign-compare \
+		   -I$(KSFT_HDR_DIR) -I$(CURDIR)/tests/selftests
+SELFTEST_DEPS := tests/selftests/kav_test_util.h uapi/linux/kav.h \
+		 lib/libkav.a $(KSFT_HDR_DIR)/kselftest_harness.h
+
+.PHONY: selftests selftests-clean
+selftests: $(SELFTEST_BINS) $(DEMO_BINS)
+
+$(KSFT_HDR_DIR)/kselftest_harness.h:
+	tests/vm/harness-headers.sh $(KSFT_HDR_DIR)
+
+$(SELFTEST_DIR)/%: tests/selftests/%.c $(SELFTEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) $< -o $@ lib/libkav.a
+
+$(SELFTEST_DIR)/kav_demo: tests/demo/kav_demo.c uapi/linux/kav.h lib/libkav.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KAV_CFLAGS) $< -o $@ lib/libkav.a
+
+selftests-clean:
+	rm -rf $(SELFTEST_DIR)
