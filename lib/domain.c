@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The kav domain: one open of /dev/kav, presented as a genuine
+ * struct fid_domain. kav is an address-vector provider, so av_open is the
+ * only domain operation; every other entry is a stub returning -FI_ENOSYS
+ * (never NULL: libfabric's inline fi_* calls jump through these tables
+ * without checking).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kav_priv.h"
+
+_Static_assert(offsetof(struct kav_domain, domain_fid) == 0, "fid first");
+
+static struct kav_domain *kav_domain_of(struct fid *fid)
+{
+	return (struct kav_domain *)fid;	/* domain_fid.fid is first */
+}
+
+static int kav_domain_close(struct fid *fid)
+{
+	struct kav_domain *d = kav_domain_of(fid);
+
+	if (__atomic_load_n(&d->av_refs, __ATOMIC_ACQUIRE)) {
+		kav_debug("domain close refused: %u AVs still open",
+			  d->av_refs);
+		return -FI_EBUSY;
+	}
+	close(d->fd);
+	free(d);
+	return 0;
+}
+
+/* --- fi_ops stubs, shared with the AV (kav_priv.h) --- */
+int kav_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	(void)fid; (void)bfid; (void)flags;
+	return -FI_ENOSYS;
+}
+
+int kav_no_control(struct fid *fid, int command, void *arg)
+{
+	(void)fid; (void)command; (void)arg;
+	return -FI_ENOSYS;
+}
+
+int kav_no_ops_open(struct fid *fid, const char *name, uint64_t flags,
+			   void **ops, void *context)
+{
+	(void)fid; (void)name; (void)flags; (void)ops; (void)context;
+	return -FI_ENOSYS;
+}
+
+int kav_no_tostr(const struct fid *fid, char *buf, size_t len)
+{
+	(void)fid; (void)buf; (void)len;
+	return -FI_ENOSYS;
+}
+
+int kav_no_ops_set(struct fid *fid, const char *name, uint64_t flags,
+			  void *ops, void *context)
+{
+	(void)fid; (void)name; (void)flags; (void)ops; (void)context;
+	return -FI_ENOSYS;
+}
+
+static struct fi_ops kav_domain_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = kav_domain_close,
+	.bind = kav_no_bind,
+	.control = kav_no_control,
+	.ops_open = kav_no_ops_open,
+	.tostr = kav_no_tostr,
+	.ops_set = kav_no_ops_set,
+};
+
+/* --- fi_ops_domain stubs: kav is not a fabric provider --- */
+static int kav_no_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+			  struct fid_cq **cq, void *context)
+{
+	(void)domain; (void)attr; (void)cq; (void)context;
+	return -FI_ENOSYS;
+}
+
+static int kav_no_endpoint(struct fid_domain *domain, struct fi_info *info,
+			   struct fid_ep **ep, void *context)
+{
+	(void)domain; (void)info; (void)ep; (void)context;
+	return -FI_ENOSYS;
+}
+
+static int kav_no_cntr_open(struct fid_domain *domain,
+			    struct fi_cntr_attr *attr, struct fid_cntr **cntr,
+			    void *context)
+{
+	(void)domain; (void)attr; (void)cntr; (void)context;
+	return -FI_ENOSYS;
+}
+
+static int kav_no_poll_open(struct fid_domain *domain,
+			    struct fi_poll_attr *attr,
+			    struct fid_poll **pollset)
+{
+	(void)domain; (void)attr; (void)pollset;
+	return -FI_ENOSYS;
+}
+
+static int kav_no_stx_ctx(struct fid_domain *domain, struct fi_tx_attr *attr,
+			  struct fid_stx **stx, void *context)
+{
+	(void)domain; (void)attr; (void)stx; (void)context;
+	return -FI_ENOSYS;
+}
+
+static int kav_no_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
+			  struct fid_ep **rx_ep, void *context)
+{
+	(void)domain; (void)attr; (void)rx_ep; (void)context;
+	return -FI_ENOSYS;
+}
+
+static int kav_no_query_atomic(struct fid_domain *domain,
+			       enum fi_datatype datatype, enum fi_op op,
+			       struct fi_atomic_attr *attr, uint64_t flags)
+{
+	(void)domain; (void)datatype; (void)op; (void)attr; (void)flags;
+	return -FI_ENOSYS;
+}
+
+static int kav_no_query_collective(struct fid_domain *domain,
+				   enum fi_collective_op coll,
+				   struct fi_collective_attr *attr,
+				   uint64_t flags)
+{
+	(void)domain; (void)coll; (void)attr; (void)flags;
+	return -FI_ENOSYS;
+}
+
+static int kav_no_endpoint2(struct fid_domain *domain, struct fi_info *info,
+			    struct fid_ep **ep, uint64_t flags, void *context)
+{
+	(void)domain; (void)info; (void)ep; (void)flags; (void)context;
+	return -FI_ENOSYS;
+}
+
+static struct fi_ops_domain kav_domain_ops = {
+	.size = sizeof(struct fi_ops_domain),
+	.av_open = kav_av_open,
+	.cq_open = kav_no_cq_open,
+	.endpoint = kav_no_endpoint,
+	.scalable_ep = kav_no_endpoint,
+	.cntr_open = kav_no_cntr_open,
+	.poll_open = kav_no_poll_open,
+	.stx_ctx = kav_no_stx_ctx,
+	.srx_ctx = kav_no_srx_ctx,
+	.query_atomic = kav_no_query_atomic,
+	.query_collective = kav_no_query_collective,
+	.endpoint2 = kav_no_endpoint2,
+};
+
+/* --- fi_ops_mr stubs: kav registers no memory --- */
+static int kav_no_mr_reg(struct fid *fid, const void *buf, size_t len,
+			 uint64_t access, uint64_t offset,
+			 uint64_t requested_key, uint64_t flags,
+			 struct fid_mr **mr, void *context)
+{
+	(void)fid; (void)buf; (void)len; (void)access; (void)offset;
+	(void)requested_key; (void)flags; (void)mr; (void)context;
+	return -FI_ENOSYS;
+}
+
+static int kav_no_mr_regv(struct fid *fid, const struct iovec *iov,
+			  size_t count, uint64_t access, uint64_t offset,
+			  uint64_t requested_key, uint64_t flags,
+			  struct fid_mr **mr, void *context)
+{
+	(void)fid; (void)iov; (void)count; (void)access; (void)offset;
+	(void)requested_key; (void)flags; (void)mr; (void)context;
+	return -FI_ENOSYS;
+}
+
+static int kav_no_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
+			     uint64_t flags, struct fid_mr **mr)
+{
+	(void)fid; (void)attr; (void)flags; (void)mr;
+	return -FI_ENOSYS;
+}
+
+static struct fi_ops_mr kav_domain_mr_ops = {
+	.size = sizeof(struct fi_ops_mr),
+	.reg = kav_no_mr_reg,
+	.regv = kav_no_mr_regv,
+	.regattr = kav_no_mr_regattr,
+};
+
+/* Open the device, explaining the failures a user can act on. */
+static int kav_open_device(const char *path)
+{
+	int fd, err, ret;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	err = errno;
+	ret = kav_err_from_open_errno(err);
+	if (ret == -FI_ENODEV)
+		kav_warn("cannot open %s: %s", path, kav_strerror(ret));
+	else
+		kav_warn("cannot open %s: %s", path, strerrordesc_np(err));
+	return ret;
+}
+
+KAV_API int kav_domain_open(const struct fi_info *info,
+			    struct fid_domain **domain, void *context)
+{
+	struct kav_domain *d;
+	const char *path;
+	uint32_t format;
+	int fd;
+
+	if (!info || !domain)
+		return -FI_EINVAL;
+	*domain = NULL;
+	format = info->addr_format == FI_FORMAT_UNSPEC ?
+		 FI_SOCKADDR : info->addr_format;
+	if (!kav_addr_kav_format(format)) {
+		kav_warn("address format %u is not supported (kav stores "
+			 "FI_SOCKADDR, FI_SOCKADDR_IN, FI_SOCKADDR_IN6 and "
+			 "FI_ADDR_STR)", format);
+		return -FI_EINVAL;
+	}
+	/* Silently ignoring a requested auth key would defeat kav's point. */
+	if (info->domain_attr && (info->domain_attr->auth_key_size ||
+				  info->domain_attr->auth_key)) {
+		kav_warn("domain auth keys are not supported yet");
+		return -FI_ENOSYS;
+	}
+
+	/* Not from the environment in setuid programs. */
+	path = secure_getenv("KAV_DEVICE");
+	if (!path || !*path)
+		path = KAV_DEFAULT_DEVICE;
+	fd = kav_open_device(path);
+	if (fd < 0)
+		return fd;
+
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		close(fd);
+		return -FI_ENOMEM;
+	}
+	d->domain_fid.fid.fclass = FI_CLASS_DOMAIN;
+	d->domain_fid.fid.context = context;
+	d->domain_fid.fid.ops = &kav_domain_fi_ops;
+	d->domain_fid.ops = &kav_domain_ops;
+	d->domain_fid.mr = &kav_domain_mr_ops;
+	d->fd = fd;
+	d->addr_format = format;
+	kav_debug("domain opened on %s (fd %d, format %u)", path, fd, format);
+	*domain = &d->domain_fid;
+	return 0;
+}

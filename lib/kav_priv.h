@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * libkav internals. Nothing here is exported: the library is built with
+ * -fvisibility=hidden and only KAV_API functions leave it. Internal symbols
+ * all start with kav_ so that libkav.a linked into a static program does
+ * not collide with the program's own names.
+ */
+#ifndef KAV_PRIV_H
+#define KAV_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include <linux/kav.h>
+#include <kav/kav.h>
+
+#define KAV_API __attribute__((visibility("default")))
+
+#define KAV_MIN(a, b) ((a) < (b) ? (a) : (b))
+
+/* Default device; $KAV_DEVICE overrides it (tests, containers). */
+#define KAV_DEFAULT_DEVICE "/dev/" KAV_DEVICE_NAME
+
+/* ------------------------------------------------------------------ log.c */
+
+enum kav_log_level {
+	KAV_LOG_NONE,
+	KAV_LOG_WARN,
+	KAV_LOG_INFO,
+	KAV_LOG_DEBUG,
+};
+
+/* Level named by a KAV_LOG value; NULL or unknown text gives the default. */
+int kav_log_parse_level(const char *s);
+/* Current level: $KAV_LOG, read once. */
+int kav_log_level(void);
+void kav_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define kav_warn(...)	kav_log(KAV_LOG_WARN, __VA_ARGS__)
+#define kav_info(...)	kav_log(KAV_LOG_INFO, __VA_ARGS__)
+#define kav_debug(...)	kav_log(KAV_LOG_DEBUG, __VA_ARGS__)
+
+/* ---------------------------------------------------------------- errno.c */
+
+/* Negative fabric errno for a (positive) errno from the kernel. */
+int kav_err_from_errno(int err);
+/* Negative fabric errno for a failed open() of the device. */
+int kav_err_from_open_errno(int err);
+
+/* ------------------------------------------------------------------ sys.c */
+
+/*
+ * The only path to the kernel's ioctls, so unit tests can put a fake kernel
+ * behind it. Returns the ioctl's non-negative result or -errno; EINTR is
+ * retried (every kav ioctl is all-or-nothing, so a retry is safe).
+ */
+int kav_sys_ioctl(int fd, unsigned long req, void *arg);
+#ifdef KAV_TESTING
+extern int (*kav_sys_ioctl_hook)(int fd, unsigned long req, void *arg);
+#endif
+
+/* ---------------------------------------------------------------- table.c */
+
+/*
+ * A read-only view of a kernel AV table: the mapping plus the layout values
+ * validated once at attach time. Reads use only these cached values for
+ * pointer arithmetic, never header fields re-read from shared memory, so a
+ * bad header cannot steer a reader outside the mapping.
+ */
+struct kav_table {
+	const uint8_t *base;
+	size_t map_size;
+	bool mapped;			/* base came from mmap(): unmap it */
+	uint32_t header_size;
+	uint32_t entry_size;
+	uint32_t addr_format;		/* enum kav_addr_format */
+	uint32_t addr_max;
+	uint64_t max_entries;
+};
+
+/* A consistent copy of one entry. */
+struct kav_entry_snap {
+	uint64_t seq;
+	uint32_t flags;
+	uint32_t addr_len;		/* clamped to the table's addr_max */
+	uint64_t auth_key;
+	uint64_t user_id;
+	uint8_t addr[KAV_ADDR_MAX_LEN];
+};
+
+/*
+ * Check the header of a table image at @base (any memory: a mapping or, in
+ * tests, a malloc'd buffer) and fill @t. @expect_format 0 accepts any.
+ */
+int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
+		     uint32_t expect_format);
+/* mmap() @fd read-only and attach. */
+int kav_table_map(struct kav_table *t, int fd, size_t map_size,
+		  uint32_t expect_format);
+/* Undo kav_table_map() (or forget an attached buffer). */
+void kav_table_unmap(struct kav_table *t);
+const struct kav_table_header *kav_table_header(const struct kav_table *t);
+/* Entries [0, nr_slots) may be read (acquire load, clamped to max_entries). */
+uint64_t kav_table_nr_slots(const struct kav_table *t);
+/* Address of entry @index; no bounds check (callers check nr_slots). */
+const struct kav_entry *kav_table_entry(const struct kav_table *t,
+					uint64_t index);
+/*
+ * Copy entry @index consistently (seq protocol). -FI_EINVAL when
+ * index >= nr_slots; does not look at KAV_ENTRY_VALID.
+ */
+int kav_table_read_entry(const struct kav_table *t, uint64_t index,
+			 struct kav_entry_snap *snap);
+/*
+ * fi_av_lookup() semantics on a valid entry: copy min(*addrlen, addr_len)
+ * bytes to @addr and set *addrlen = addr_len. -FI_EINVAL for an index out
+ * of range or an entry that is not valid.
+ */
+int kav_table_lookup(const struct kav_table *t, uint64_t index, void *addr,
+		     size_t *addrlen);
+#ifdef KAV_TESTING
+/* Called after each seq load of a read attempt (attempt = 0, 1, ...). */
+extern void (*kav_table_read_hook)(const struct kav_entry *e,
+				   unsigned int attempt);
+#endif
+
+/* ----------------------------------------------------------------- addr.c */
+
+/* Largest address any fi format of ours takes (struct sockaddr_in6). */
+#define KAV_SOCKADDR_MAX	sizeof(struct sockaddr_in6)
+
+/* kav table format for an fi addr_format; 0 when kav does not store it. */
+uint32_t kav_addr_kav_format(uint32_t fi_format);
+/*
+ * Bytes per address in an fi_av_insert() array for @fi_format, as in
+ * libfabric's own IP AVs: 16 for FI_SOCKADDR_IN, 28 for FI_SOCKADDR and
+ * FI_SOCKADDR_IN6; 0 for FI_ADDR_STR, whose array holds char pointers.
+ */
+size_t kav_addr_user_stride(uint32_t fi_format);
+/*
+ * Validate one address of @fi_format (for FI_ADDR_STR @addr is the string)
+ * and set *@len to its length in the table. 0 or -FI_EINVAL.
+ */
+int kav_addr_check(uint32_t fi_format, const void *addr, size_t addr_max,
+		   size_t *len);
+/*
+ * Validate and write @addr into a zeroed @slot of @slot_size bytes in the
+ * form the kernel stores (padding zeroed, sin_zero cleared). 0/-FI_EINVAL.
+ */
+int kav_addr_stage(uint32_t fi_format, const void *addr, uint8_t *slot,
+		   size_t slot_size);
+/*
+ * fi_av_straddr(): "fi_sockaddr_in://10.0.0.1:5000",
+ * "fi_sockaddr_in6://[fe80::1]:5000", or the string itself for FI_ADDR_STR.
+ * Writes at most *len bytes, always NUL-terminated when *len > 0, and sets
+ * *len to the size needed including the NUL. Returns @buf; NULL (with *len
+ * set) when @buf is NULL or *len is 0, and NULL with *len untouched when
+ * the address itself is not valid for @fi_format.
+ */
+const char *kav_addr_straddr(uint32_t fi_format, const void *addr, char *buf,
+			     size_t *len);
+/*
+ * Parse an FI_ADDR_STR-style address ("fi_sockaddr_in://a.b.c.d:port",
+ * "fi_sockaddr_in6://[addr]:port"; the port may be omitted) into @out,
+ * which holds KAV_SOCKADDR_MAX bytes. The form must fit @fi_format.
+ * 0 or -FI_EINVAL.
+ */
+int kav_addr_parse_str(uint32_t fi_format, const char *str, void *out);
+/* Numeric port ("0".."65535"); 0 or -FI_EINVAL. */
+int kav_addr_parse_port(const char *service, uint16_t *port);
+/*
+ * Resolve @node (name or numeric) for @fi_format with getaddrinfo() and
+ * store it in @out (KAV_SOCKADDR_MAX bytes) with @port. @service, when not
+ * NULL, is passed as is (AI_NUMERICSERV) and @port is ignored.
+ * 0 or -FI_EADDRNOTAVAIL (logged).
+ */
+int kav_addr_resolve(uint32_t fi_format, const char *node, const char *service,
+		     uint16_t port, void *out);
+
+/* ---------------------------------------------------------- addr_expand.c */
+
+enum kav_sym_kind {
+	KAV_SYM_IPV4,
+	KAV_SYM_IPV6,
+	KAV_SYM_NAME,
+};
+
+/* Largest node string produced (NI_MAXHOST). */
+#define KAV_SYM_NODE_MAX	1025
+
+/*
+ * fi_av_insertsym() range: nodecnt nodes from @node, svccnt ports from
+ * @service, node-major. Numeric IPv4/IPv6 nodes count up as integers
+ * (10.0.0.255 -> 10.0.1.0); a host name counts up its numeric suffix,
+ * keeping its zero padding (host09 -> host10).
+ */
+struct kav_sym {
+	enum kav_sym_kind kind;
+	size_t nodecnt;
+	size_t svccnt;
+	uint16_t port0;
+	uint32_t v4;			/* host order */
+	uint8_t v6[16];
+	char scope[64];			/* "%eth0" of an IPv6 node, or "" */
+	char prefix[KAV_SYM_NODE_MAX];	/* name without its numeric suffix */
+	uint64_t num;			/* the suffix */
+	int width;			/* its digits, for zero padding */
+	bool has_suffix;
+};
+
+/*
+ * Check the range and fill @s. -FI_EINVAL for NULL node/service, a
+ * non-numeric service, zero counts, a range past the last port, IPv4 or
+ * IPv6 address or suffix value, a name without a numeric suffix when
+ * nodecnt > 1, or a total beyond INT_MAX (insert returns an int).
+ */
+int kav_sym_init(struct kav_sym *s, const char *node, size_t nodecnt,
+		 const char *service, size_t svccnt);
+/* The @i-th node (i < nodecnt) as text. 0 or -FI_ETOOSMALL. */
+int kav_sym_node(const struct kav_sym *s, size_t i, char *buf, size_t len);
+/* The @j-th port (j < svccnt). */
+uint16_t kav_sym_port(const struct kav_sym *s, size_t j);
+
+/* ----------------------------------------------------------- domain.c/av.c */
+
+struct kav_domain {
+	struct fid_domain domain_fid;	/* first: fid <-> domain casts */
+	int fd;
+	uint32_t addr_format;		/* FI_* format of every AV */
+	unsigned int av_refs;		/* open AVs (atomic) */
+};
+
+struct kav_av {
+	struct fid_av av_fid;		/* first */
+	struct kav_domain *domain;
+	int fd;
+	uint32_t addr_format;		/* FI_* */
+	uint32_t slot_size;		/* kernel addr_stride = table addr_max */
+	struct kav_table table;
+};
+
+int kav_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		struct fid_av **av, void *context);
+
+/* struct fi_ops entries kav does not provide: -FI_ENOSYS (domain.c). */
+int kav_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
+int kav_no_control(struct fid *fid, int command, void *arg);
+int kav_no_ops_open(struct fid *fid, const char *name, uint64_t flags,
+		    void **ops, void *context);
+int kav_no_tostr(const struct fid *fid, char *buf, size_t len);
+int kav_no_ops_set(struct fid *fid, const char *name, uint64_t flags,
+		   void *ops, void *context);
+
+#endif /* KAV_PRIV_H */

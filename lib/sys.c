@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The seam between libkav and the kernel's ioctls. Unit tests build the
+ * library with KAV_TESTING and put a fake kernel behind the hook; the
+ * production build has no hook at all.
+ */
+#include <errno.h>
+#include <sys/ioctl.h>
+
+#include "kav_priv.h"
+
+#ifdef KAV_TESTING
+int (*kav_sys_ioctl_hook)(int fd, unsigned long req, void *arg);
+#endif
+
+int kav_sys_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+#ifdef KAV_TESTING
+	if (kav_sys_ioctl_hook)
+		return kav_sys_ioctl_hook(fd, req, arg);
+#endif
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : ret;
+}

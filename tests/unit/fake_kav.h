@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * Test doubles for libkav unit tests:
+ *  - fake_table_*: build a kav table image (uapi/linux/kav.h layout) in
+ *    any memory, writing entries with the kernel's seq protocol;
+ *  - fake_kav_*: a fake kernel behind kav_sys_ioctl_hook. AV_CREATE makes a
+ *    memfd holding a table, so libkav's real mmap() and lookup code run
+ *    unchanged; INSERT/REMOVE validate and apply batches atomically the
+ *    way the uAPI comments specify.
+ */
+#ifndef FAKE_KAV_H
+#define FAKE_KAV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kav.h>
+
+#define FAKE_PAGE	4096u
+
+/* Bytes of a table image with these parameters (page aligned). */
+size_t fake_table_size(uint32_t entry_size, uint64_t max_entries);
+void fake_table_init(void *mem, uint32_t format, uint32_t addr_max,
+		     uint32_t entry_size, uint64_t max_entries);
+struct kav_entry *fake_table_entry(void *mem, uint64_t index);
+/* Write entry @index as the kernel would (seq odd, fields, seq even). */
+void fake_table_write(void *mem, uint64_t index, uint32_t flags,
+		      const void *addr, uint32_t addr_len);
+void fake_table_set_nr_slots(void *mem, uint64_t nr_slots);
+
+struct fake_kav_stats {
+	unsigned int creates;
+	unsigned int inserts;		/* INSERT ioctls, failed ones too */
+	unsigned int removes;
+	uint32_t max_batch;		/* largest INSERT count seen */
+};
+
+extern struct fake_kav_stats fake_kav_stats;
+/* max_entries of the next AV_CREATE (default 1024). */
+extern uint64_t fake_kav_max_entries;
+/*
+ * An address whose port (network order converted) equals this is refused
+ * by the fake kernel with EINVAL and its err_index (-1: none).
+ */
+extern int fake_kav_reject_port;
+
+void fake_kav_install(void);	/* hook + reset */
+void fake_kav_reset(void);	/* unhook and forget every fake AV */
+
+#endif

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The whole fi_av API through libfabric's own inline calls, against the
+ * fake kernel of fake_kav.c (a memfd-backed table, real mmap and lookup).
+ */
+#include <stdlib.h>
+
+#include "test_common.h"
+#include "fake_kav.h"
+
+struct fixture {
+	struct fid_domain *dom;
+	struct fid_av *av;
+};
+
+static int open_domain_av(void **state, uint32_t format)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct fi_av_attr attr = { .type = FI_AV_TABLE, .count = 16 };
+	struct fi_info info;
+
+	fake_kav_install();
+	memset(&info, 0, sizeof(info));
+	info.addr_format = format;
+	setenv("KAV_DEVICE", "/dev/null", 1);
+	assert_int_equal(kav_domain_open(&info, &f->dom, NULL), 0);
+	unsetenv("KAV_DEVICE");
+	assert_int_equal(fi_av_open(f->dom, &attr, &f->av, NULL), 0);
+	*state = f;
+	return 0;
+}
+
+static int setup_in(void **state)
+{
+	return open_domain_av(state, FI_SOCKADDR_IN);
+}
+
+static int setup_in6(void **state)
+{
+	return open_domain_av(state, FI_SOCKADDR_IN6);
+}
+
+static int setup_sockaddr(void **state)
+{
+	return open_domain_av(state, FI_SOCKADDR);
+}
+
+static int setup_str(void **state)
+{
+	return open_domain_av(state, FI_ADDR_STR);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	if (f->av)
+		assert_int_equal(fi_close(&f->av->fid), 0);
+	assert_int_equal(fi_close(&f->dom->fid), 0);
+	fake_kav_reset();
+	free(f);
+	return 0;
+}
+
+/* fi_av_straddr() of the entry at @idx. */
+static const char *entry_str(struct fid_av *av, fi_addr_t idx, char *buf,
+			     size_t len)
+{
+	uint8_t addr[KAV_ADDR_MAX_LEN];
+	size_t alen = sizeof(addr);
+
+	assert_int_equal(fi_av_lookup(av, idx, addr, &alen), 0);
+	return fi_av_straddr(av, addr, buf, &len);
+}
+
+static void test_open_close(void **state)
+{
+	struct fixture *f = *state;
+	struct fi_av_attr attr = { .type = FI_AV_UNSPEC };
+	struct fid_av *av2;
+	int ctx;
+
+	assert_int_equal(f->av->fid.fclass, FI_CLASS_AV);
+	assert_int_equal(fi_av_open(f->dom, &attr, &av2, &ctx), 0);
+	assert_int_equal(attr.type, FI_AV_TABLE);	/* chosen for UNSPEC */
+	assert_ptr_equal(av2->fid.context, &ctx);
+	attr.type = FI_AV_MAP;				/* behaves as TABLE */
+	attr.flags = FI_SYMMETRIC;			/* a hint */
+	assert_int_equal(fi_close(&av2->fid), 0);
+	assert_int_equal(fi_av_open(f->dom, &attr, &av2, NULL), 0);
+	assert_int_equal(attr.type, FI_AV_MAP);
+	assert_int_equal(fake_kav_stats.creates, 3);
+
+	/* The domain stays while AVs are open. */
+	assert_int_equal(fi_close(&f->dom->fid), -FI_EBUSY);
+	assert_int_equal(fi_close(&av2->fid), 0);
+	assert_int_equal(fi_close(&f->dom->fid), -FI_EBUSY);
+	assert_int_equal(fi_close(&f->av->fid), 0);
+	f->av = NULL;
+	/* teardown closes the domain: now allowed. */
+}
+
+static void test_insert_lookup(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in in[3], out;
+	fi_addr_t fa[3] = { 7, 7, 7 };
+	size_t len;
+	char buf[64];
+	int i;
+
+	in[0] = test_sin("10.0.0.1", 5000);
+	in[1] = test_sin("10.0.0.2", 5001);
+	in[2] = test_sin("10.0.0.3", 5002);
+	assert_int_equal(fi_av_insert(f->av, in, 3, fa, 0, NULL), 3);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(fa[i], i);
+		len = sizeof(out);
+		assert_int_equal(fi_av_lookup(f->av, fa[i], &out, &len), 0);
+		assert_int_equal(len, sizeof(out));
+		assert_memory_equal(&out, &in[i], sizeof(out));
+	}
+	assert_string_equal(entry_str(f->av, 1, buf, sizeof(buf)),
+			    "fi_sockaddr_in://10.0.0.2:5001");
+	/* Sequential across calls; fi_addr may be NULL. */
+	assert_int_equal(fi_av_insert(f->av, in, 1, NULL, FI_MORE, NULL), 1);
+	assert_string_equal(entry_str(f->av, 3, buf, sizeof(buf)),
+			    "fi_sockaddr_in://10.0.0.1:5000");
+
+	/* Lookup errors and truncation. */
+	len = sizeof(out);
+	assert_int_equal(fi_av_lookup(f->av, FI_ADDR_NOTAVAIL, &out, &len),
+			 -FI_EINVAL);
+	assert_int_equal(fi_av_lookup(f->av, 4, &out, &len), -FI_EINVAL);
+	assert_int_equal(fi_av_lookup(f->av, 1ULL << 40, &out, &len),
+			 -FI_EINVAL);
+	assert_int_equal(fi_av_lookup(f->av, 0, &out, NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_lookup(f->av, 0, NULL, &len), -FI_EINVAL);
+	len = 0;
+	assert_int_equal(fi_av_lookup(f->av, 0, NULL, &len), 0);
+	assert_int_equal(len, sizeof(struct sockaddr_in));
+	len = 2;
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(fi_av_lookup(f->av, 2, &out, &len), 0);
+	assert_int_equal(len, sizeof(struct sockaddr_in));
+	assert_int_equal(out.sin_family, AF_INET);
+	assert_int_equal(out.sin_port, 0);		/* not copied */
+}
+
+static void test_insert_flags_and_args(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in in = test_sin("10.0.0.1", 1);
+	int errs[1];
+
+	assert_int_equal(fi_av_insert(f->av, &in, 1, NULL, FI_AV_USER_ID,
+				      NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insert(f->av, &in, 1, NULL, FI_SYNC_ERR, NULL),
+			 -FI_EINVAL);
+	assert_int_equal(fi_av_insert(f->av, NULL, 1, NULL, 0, NULL),
+			 -FI_EINVAL);
+	assert_int_equal(fi_av_insert(f->av, NULL, 0, NULL, 0, NULL), 0);
+	assert_int_equal(fi_av_insert(f->av, &in, 1, NULL, FI_SYNC_ERR, errs),
+			 1);
+	assert_int_equal(errs[0], 0);
+	assert_int_equal(fake_kav_stats.inserts, 1);
+}
+
+static void test_insert_invalid_skipped(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in in[3];
+	fi_addr_t fa[3];
+	int errs[3] = { -1, -1, -1 };
+
+	in[0] = test_sin("10.0.0.1", 1);
+	in[1] = test_sin("10.0.0.2", 2);
+	in[1].sin_family = AF_INET6;		/* wrong for FI_SOCKADDR_IN */
+	in[2] = test_sin("10.0.0.3", 3);
+	assert_int_equal(fi_av_insert(f->av, in, 3, fa, FI_SYNC_ERR, errs), 2);
+	assert_int_equal(fa[0], 0);
+	assert_true(fa[1] == FI_ADDR_NOTAVAIL);
+	assert_int_equal(fa[2], 1);
+	assert_int_equal(errs[0], 0);
+	assert_int_equal(errs[1], FI_EINVAL);
+	assert_int_equal(errs[2], 0);
+	/* The bad one never reached the kernel. */
+	assert_int_equal(fake_kav_stats.inserts, 1);
+	assert_int_equal(fake_kav_stats.max_batch, 2);
+}
+
+static void test_kernel_refusal_resends(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in in[5];
+	fi_addr_t fa[5];
+	int errs[5], i;
+
+	for (i = 0; i < 5; i++)
+		in[i] = test_sin("10.0.0.9", i % 2 ? 666 : 1000 + i);
+	fake_kav_reject_port = 666;
+	assert_int_equal(fi_av_insert(f->av, in, 5, fa, FI_SYNC_ERR, errs), 3);
+	assert_int_equal(fa[0], 0);
+	assert_true(fa[1] == FI_ADDR_NOTAVAIL);
+	assert_int_equal(fa[2], 1);
+	assert_true(fa[3] == FI_ADDR_NOTAVAIL);
+	assert_int_equal(fa[4], 2);
+	assert_int_equal(errs[1], FI_EINVAL);
+	assert_int_equal(errs[3], FI_EINVAL);
+	assert_int_equal(errs[4], 0);
+	/* Refused twice (atomically: nothing inserted), then accepted. */
+	assert_int_equal(fake_kav_stats.inserts, 3);
+}
+
+static void test_batches(void **state)
+{
+	struct fixture *f = *state;
+	struct fi_av_attr attr = { .type = FI_AV_TABLE };
+	size_t n = KAV_BATCH_MAX + 10, i;
+	struct sockaddr_in *in = calloc(n, sizeof(*in)), out;
+	fi_addr_t *fa = calloc(n, sizeof(*fa));
+	struct fid_av *big;
+	size_t len = sizeof(out);
+
+	fake_kav_max_entries = n + 100;
+	assert_int_equal(fi_av_open(f->dom, &attr, &big, NULL), 0);
+	for (i = 0; i < n; i++) {
+		in[i].sin_family = AF_INET;
+		in[i].sin_addr.s_addr = htonl(0x0a000000u + (uint32_t)i);
+		in[i].sin_port = htons(1);
+	}
+	assert_int_equal(fi_av_insert(big, in, n, fa, 0, NULL), (int)n);
+	assert_int_equal(fake_kav_stats.inserts, 2);
+	assert_int_equal(fake_kav_stats.max_batch, KAV_BATCH_MAX);
+	assert_true(fa[n - 1] == n - 1);
+	assert_int_equal(fi_av_lookup(big, n - 1, &out, &len), 0);
+	assert_memory_equal(&out, &in[n - 1], sizeof(out));
+
+	/* A removal larger than a batch: checked first, then applied. */
+	fa[5] = fa[6];				/* a duplicate */
+	assert_int_equal(fi_av_remove(big, fa, n, 0), -FI_EINVAL);
+	assert_int_equal(fake_kav_stats.removes, 0);
+	fa[5] = 5;
+	assert_int_equal(fi_av_remove(big, fa, n, 0), 0);
+	assert_int_equal(fake_kav_stats.removes, 2);
+	assert_int_equal(fi_av_lookup(big, 0, &out, &len), -FI_EINVAL);
+	assert_int_equal(fi_close(&big->fid), 0);
+	free(in);
+	free(fa);
+}
+
+static void test_full(void **state)
+{
+	struct fixture *f = *state;
+	struct fi_av_attr attr = { .type = FI_AV_TABLE };
+	struct sockaddr_in in[6];
+	struct fid_av *small;
+	int errs[6], i;
+
+	fake_kav_max_entries = 4;
+	assert_int_equal(fi_av_open(f->dom, &attr, &small, NULL), 0);
+	for (i = 0; i < 6; i++)
+		in[i] = test_sin("10.0.0.1", (uint16_t)i);
+	/* One kernel batch is all or nothing. */
+	assert_int_equal(fi_av_insert(small, in, 6, NULL, FI_SYNC_ERR, errs),
+			 0);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(errs[i], FI_ENOSPC);
+	assert_int_equal(fi_av_insert(small, in, 4, NULL, 0, NULL), 4);
+	assert_int_equal(fi_close(&small->fid), 0);
+}
+
+static void test_remove(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in in[3], out;
+	fi_addr_t fa[3], rm[2], again;
+	size_t len = sizeof(out);
+
+	in[0] = test_sin("10.0.0.1", 1);
+	in[1] = test_sin("10.0.0.2", 2);
+	in[2] = test_sin("10.0.0.3", 3);
+	assert_int_equal(fi_av_insert(f->av, in, 3, fa, 0, NULL), 3);
+	rm[0] = 1;
+	assert_int_equal(fi_av_remove(f->av, rm, 1, 0), 0);
+	assert_int_equal(fi_av_lookup(f->av, 1, &out, &len), -FI_EINVAL);
+	/* The lowest free index is reused. */
+	assert_int_equal(fi_av_insert(f->av, &in[1], 1, &again, 0, NULL), 1);
+	assert_int_equal(again, 1);
+
+	/* Atomic: a bad index (or a repeat) removes nothing. */
+	rm[0] = 0;
+	rm[1] = 99;
+	assert_int_equal(fi_av_remove(f->av, rm, 2, 0), -FI_EINVAL);
+	rm[1] = 0;
+	assert_int_equal(fi_av_remove(f->av, rm, 2, 0), -FI_EINVAL);
+	len = sizeof(out);
+	assert_int_equal(fi_av_lookup(f->av, 0, &out, &len), 0);
+
+	assert_int_equal(fi_av_remove(f->av, rm, 1, FI_MORE), -FI_EINVAL);
+	assert_int_equal(fi_av_remove(f->av, NULL, 1, 0), -FI_EINVAL);
+	assert_int_equal(fi_av_remove(f->av, NULL, 0, 0), 0);
+}
+
+static void test_insertsvc(void **state)
+{
+	struct fixture *f = *state;
+	char buf[64];
+	fi_addr_t fa;
+
+	assert_int_equal(fi_av_insertsvc(f->av, "10.0.0.1", "5000", &fa, 0,
+					 NULL), 1);
+	assert_string_equal(entry_str(f->av, fa, buf, sizeof(buf)),
+			    "fi_sockaddr_in://10.0.0.1:5000");
+	/* An FI_ADDR_STR node, with no service. */
+	assert_int_equal(fi_av_insertsvc(f->av,
+					 "fi_sockaddr_in://10.0.0.2:6000",
+					 NULL, &fa, 0, NULL), 1);
+	assert_string_equal(entry_str(f->av, fa, buf, sizeof(buf)),
+			    "fi_sockaddr_in://10.0.0.2:6000");
+	assert_int_equal(fi_av_insertsvc(f->av, "10.0.0.1", NULL, &fa, 0,
+					 NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsvc(f->av, NULL, "5000", &fa, 0, NULL),
+			 -FI_EINVAL);
+	assert_int_equal(fi_av_insertsvc(f->av, "10.0.0.1", "http", &fa, 0,
+					 NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsvc(f->av, "10.0.0.1", "1", &fa,
+					 FI_AV_USER_ID, NULL), -FI_EINVAL);
+}
+
+static void test_insertsym_man_page(void **state)
+{
+	struct fixture *f = *state;
+	fi_addr_t fa[4];
+	char buf[64];
+
+	assert_int_equal(fi_av_insertsym(f->av, "10.1.1.1", 2, "5000", 2, fa,
+					 0, NULL), 4);
+	assert_int_equal(fake_kav_stats.inserts, 1);	/* one batch */
+	assert_string_equal(entry_str(f->av, fa[0], buf, sizeof(buf)),
+			    "fi_sockaddr_in://10.1.1.1:5000");
+	assert_string_equal(entry_str(f->av, fa[1], buf, sizeof(buf)),
+			    "fi_sockaddr_in://10.1.1.1:5001");
+	assert_string_equal(entry_str(f->av, fa[2], buf, sizeof(buf)),
+			    "fi_sockaddr_in://10.1.1.2:5000");
+	assert_string_equal(entry_str(f->av, fa[3], buf, sizeof(buf)),
+			    "fi_sockaddr_in://10.1.1.2:5001");
+	assert_int_equal(fi_av_insertsym(f->av, "10.1.1.1", 0, "5000", 2, fa,
+					 0, NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsym(f->av, "node", 2, "5000", 1, fa,
+					 0, NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsym(f->av, NULL, 1, "5000", 1, fa,
+					 0, NULL), -FI_EINVAL);
+}
+
+static void test_in6(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in6 in6 = test_sin6("fe80::1", 9), out;
+	fi_addr_t fa[2];
+	int errs[2];
+	size_t len = sizeof(out);
+	char buf[80];
+
+	assert_int_equal(fi_av_insert(f->av, &in6, 1, fa, 0, NULL), 1);
+	assert_int_equal(fi_av_lookup(f->av, fa[0], &out, &len), 0);
+	assert_int_equal(len, sizeof(out));
+	assert_memory_equal(&out, &in6, sizeof(out));
+	assert_int_equal(fi_av_insertsym(f->av, "fe80::10", 2, "7000", 1, fa,
+					 0, NULL), 2);
+	assert_string_equal(entry_str(f->av, fa[1], buf, sizeof(buf)),
+			    "fi_sockaddr_in6://[fe80::11]:7000");
+	/* A node with no IPv6 address fails alone (no DNS involved). */
+	assert_int_equal(fi_av_insertsvc(f->av, "10.0.0.1", "1", fa,
+					 FI_SYNC_ERR, errs), 0);
+	assert_true(fa[0] == FI_ADDR_NOTAVAIL);
+	assert_int_equal(errs[0], FI_EADDRNOTAVAIL);
+}
+
+static void test_sockaddr_mixed(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t slots[2][28], out[28];
+	struct sockaddr_in in = test_sin("10.0.0.1", 1);
+	struct sockaddr_in6 in6 = test_sin6("::1", 2);
+	size_t len;
+
+	/* FI_SOCKADDR arrays use sockaddr_in6-sized slots. */
+	memset(slots, 0xcc, sizeof(slots));
+	memcpy(slots[0], &in, sizeof(in));
+	memcpy(slots[1], &in6, sizeof(in6));
+	assert_int_equal(fi_av_insert(f->av, slots, 2, NULL, 0, NULL), 2);
+	len = sizeof(out);
+	assert_int_equal(fi_av_lookup(f->av, 0, out, &len), 0);
+	assert_int_equal(len, sizeof(in));
+	assert_memory_equal(out, &in, sizeof(in));
+	len = sizeof(out);
+	assert_int_equal(fi_av_lookup(f->av, 1, out, &len), 0);
+	assert_int_equal(len, sizeof(in6));
+	assert_memory_equal(out, &in6, sizeof(in6));
+}
+
+static void test_str(void **state)
+{
+	struct fixture *f = *state;
+	const char *addrs[3] = { "fi_sockaddr_in://1.2.3.4:5", NULL, "abc" };
+	fi_addr_t fa[3];
+	char out[96], buf[8];
+	size_t len = sizeof(out);
+
+	assert_int_equal(fi_av_insert(f->av, addrs, 3, fa, 0, NULL), 2);
+	assert_true(fa[1] == FI_ADDR_NOTAVAIL);
+	assert_int_equal(fi_av_lookup(f->av, fa[0], out, &len), 0);
+	assert_int_equal(len, strlen(addrs[0]) + 1);
+	assert_string_equal(out, addrs[0]);
+	len = sizeof(buf);
+	assert_string_equal(fi_av_straddr(f->av, "abcdefghij", buf, &len),
+			    "abcdefg");
+	assert_int_equal(len, 11);
+	assert_int_equal(fi_av_insertsvc(f->av, "node-a", NULL, fa, 0, NULL),
+			 1);
+	assert_int_equal(fi_av_insertsvc(f->av, "node-a", "1", fa, 0, NULL),
+			 -FI_EINVAL);
+	assert_int_equal(fi_av_insertsym(f->av, "node1", 2, "1", 1, fa, 0,
+					 NULL), -FI_ENOSYS);
+}
+
+static void test_av_stubs(void **state)
+{
+	struct fixture *f = *state;
+	struct fid_av_set *set;
+
+	assert_int_equal(fi_av_bind(f->av, &f->dom->fid, 0), -FI_ENOSYS);
+	assert_int_equal(f->av->ops->av_set(f->av, NULL, &set, NULL),
+			 -FI_ENOSYS);
+	assert_int_equal(fi_control(&f->av->fid, FI_GETWAIT, NULL),
+			 -FI_ENOSYS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_close, setup_in,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_insert_lookup, setup_in,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_insert_flags_and_args,
+						setup_in, teardown),
+		cmocka_unit_test_setup_teardown(test_insert_invalid_skipped,
+						setup_in, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_refusal_resends,
+						setup_in, teardown),
+		cmocka_unit_test_setup_teardown(test_batches, setup_in,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_full, setup_in, teardown),
+		cmocka_unit_test_setup_teardown(test_remove, setup_in,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_insertsvc, setup_in,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_insertsym_man_page,
+						setup_in, teardown),
+		cmocka_unit_test_setup_teardown(test_in6, setup_in6, teardown),
+		cmocka_unit_test_setup_teardown(test_sockaddr_mixed,
+						setup_sockaddr, teardown),
+		cmocka_unit_test_setup_teardown(test_str, setup_str, teardown),
+		cmocka_unit_test_setup_teardown(test_av_stubs, setup_in,
+						teardown),
+	};
+
+	return cmocka_run_group_tests_name("av", tests, NULL, NULL);
+}

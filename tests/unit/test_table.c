@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* The table reader (lib/table.c) on fake tables in ordinary memory. */
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "test_common.h"
+#include "fake_kav.h"
+
+#define T_ENTRY_SIZE	64
+#define T_MAX		8
+#define T_SLOTS		4
+
+struct fixture {
+	uint8_t *mem;
+	size_t size;
+	struct sockaddr_in a, b;
+	struct kav_table t;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	f->size = fake_table_size(T_ENTRY_SIZE, T_MAX);
+	f->mem = aligned_alloc(FAKE_PAGE, f->size);
+	fake_table_init(f->mem, KAV_ADDR_SOCKADDR, 28, T_ENTRY_SIZE, T_MAX);
+	f->a = test_sin("10.0.0.1", 5000);
+	f->b = test_sin("10.0.0.2", 6000);
+	fake_table_write(f->mem, 0, KAV_ENTRY_VALID, &f->a, sizeof(f->a));
+	fake_table_write(f->mem, 1, 0, NULL, 0);	/* removed */
+	fake_table_write(f->mem, 2, KAV_ENTRY_VALID, &f->b, sizeof(f->b));
+	fake_table_set_nr_slots(f->mem, T_SLOTS);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	kav_table_read_hook = NULL;
+	free(f->mem);
+	free(f);
+	return 0;
+}
+
+static struct kav_table_header *hdr(struct fixture *f)
+{
+	return (struct kav_table_header *)f->mem;
+}
+
+static void test_attach(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size,
+					  KAV_ADDR_SOCKADDR), 0);
+	assert_int_equal(f->t.entry_size, T_ENTRY_SIZE);
+	assert_int_equal(f->t.addr_max, 28);
+	assert_int_equal(f->t.max_entries, T_MAX);
+	assert_int_equal(f->t.header_size, FAKE_PAGE);
+	assert_int_equal(kav_table_nr_slots(&f->t), T_SLOTS);
+	assert_ptr_equal(kav_table_entry(&f->t, 2),
+			 fake_table_entry(f->mem, 2));
+	/* Format 0 accepts any. */
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+}
+
+/* Corrupt one header field, expect rejection, restore. */
+#define EXPECT_REJECT(f, field, value)					\
+	do {								\
+		__typeof__(hdr(f)->field) saved = hdr(f)->field;	\
+		hdr(f)->field = (value);				\
+		assert_int_equal(kav_table_attach(&(f)->t, (f)->mem,	\
+						  (f)->size, 0), -FI_EIO); \
+		hdr(f)->field = saved;					\
+	} while (0)
+
+static void test_attach_rejects(void **state)
+{
+	struct fixture *f = *state;
+
+	EXPECT_REJECT(f, magic, 0x12345678);
+	EXPECT_REJECT(f, version, KAV_TABLE_VERSION + 1);
+	EXPECT_REJECT(f, entry_size, 48);		/* not a power of 2 */
+	EXPECT_REJECT(f, entry_size, 32);		/* < 32 + addr_max */
+	EXPECT_REJECT(f, entry_size, 1024);		/* > largest entry */
+	EXPECT_REJECT(f, addr_max, 0);
+	EXPECT_REJECT(f, addr_max, KAV_ADDR_MAX_LEN + 1);
+	EXPECT_REJECT(f, header_size, 8);		/* < header */
+	EXPECT_REJECT(f, header_size, 4097);		/* misaligned */
+	EXPECT_REJECT(f, header_size, (uint32_t)f->size + 8);
+	EXPECT_REJECT(f, map_size, f->size - FAKE_PAGE);
+	/* More entries than the mapping holds. */
+	EXPECT_REJECT(f, max_entries, (f->size - FAKE_PAGE) / T_ENTRY_SIZE + 1);
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size,
+					  KAV_ADDR_SOCKADDR_IN6), -FI_EIO);
+	assert_int_equal(kav_table_attach(&f->t, f->mem, 16, 0), -FI_EINVAL);
+	assert_int_equal(kav_table_attach(&f->t, NULL, f->size, 0),
+			 -FI_EINVAL);
+	/* And the intact header still attaches. */
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+}
+
+static void test_read_entry(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_entry_snap snap;
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	assert_int_equal(kav_table_read_entry(&f->t, 0, &snap), 0);
+	assert_true(snap.flags & KAV_ENTRY_VALID);
+	assert_int_equal(snap.addr_len, sizeof(f->a));
+	assert_memory_equal(snap.addr, &f->a, sizeof(f->a));
+	assert_true(snap.auth_key == KAV_NONE);
+	assert_true(snap.user_id == KAV_NONE);
+	assert_int_equal(snap.seq % 2, 0);
+
+	assert_int_equal(kav_table_read_entry(&f->t, 1, &snap), 0);
+	assert_false(snap.flags & KAV_ENTRY_VALID);
+
+	/* A torn/garbage addr_len never makes the copy overrun an entry. */
+	fake_table_entry(f->mem, 3)->addr_len = 1000;
+	assert_int_equal(kav_table_read_entry(&f->t, 3, &snap), 0);
+	assert_int_equal(snap.addr_len, 28);
+}
+
+static void test_lookup(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in out;
+	size_t len;
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	len = sizeof(out);
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(kav_table_lookup(&f->t, 2, &out, &len), 0);
+	assert_int_equal(len, sizeof(f->b));
+	assert_memory_equal(&out, &f->b, sizeof(f->b));
+
+	/* Not valid (removed, never written). */
+	len = sizeof(out);
+	assert_int_equal(kav_table_lookup(&f->t, 1, &out, &len), -FI_EINVAL);
+	assert_int_equal(kav_table_lookup(&f->t, 3, &out, &len), -FI_EINVAL);
+	/* Beyond nr_slots (even though the memory exists here). */
+	fake_table_write(f->mem, 5, KAV_ENTRY_VALID, &f->a, sizeof(f->a));
+	assert_int_equal(kav_table_lookup(&f->t, 5, &out, &len), -FI_EINVAL);
+	assert_int_equal(kav_table_lookup(&f->t, T_SLOTS, &out, &len),
+			 -FI_EINVAL);
+	assert_int_equal(kav_table_lookup(&f->t, UINT64_MAX, &out, &len),
+			 -FI_EINVAL);
+	/* Once published, readable. */
+	fake_table_set_nr_slots(f->mem, 6);
+	assert_int_equal(kav_table_lookup(&f->t, 5, &out, &len), 0);
+	/* nr_slots is clamped to max_entries. */
+	fake_table_set_nr_slots(f->mem, 1000);
+	assert_int_equal(kav_table_nr_slots(&f->t), T_MAX);
+	assert_int_equal(kav_table_lookup(&f->t, T_MAX, &out, &len),
+			 -FI_EINVAL);
+}
+
+static void test_lookup_truncates(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t out[8];
+	size_t len;
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	memset(out, 0xee, sizeof(out));
+	len = 4;
+	assert_int_equal(kav_table_lookup(&f->t, 0, out, &len), 0);
+	assert_int_equal(len, sizeof(struct sockaddr_in));
+	assert_memory_equal(out, &f->a, 4);
+	assert_int_equal(out[4], 0xee);		/* nothing past the buffer */
+
+	/* Size query: no buffer. */
+	len = 0;
+	assert_int_equal(kav_table_lookup(&f->t, 0, NULL, &len), 0);
+	assert_int_equal(len, sizeof(struct sockaddr_in));
+}
+
+/* --- seq protocol: a hook plays the writer between reader steps --- */
+
+static unsigned int hook_calls;
+static struct fixture *hook_fixture;
+
+/* A writer completes an update while the reader copies: must retry. */
+static void hook_concurrent_write(const struct kav_entry *e,
+				  unsigned int attempt)
+{
+	struct kav_entry *w = (struct kav_entry *)e;
+
+	hook_calls++;
+	if (attempt == 0) {
+		memcpy(w->addr, &hook_fixture->b, sizeof(hook_fixture->b));
+		w->seq += 2;
+	}
+}
+
+static void test_seq_change_retries(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_entry_snap snap;
+	uint64_t seq0 = fake_table_entry(f->mem, 0)->seq;
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	hook_calls = 0;
+	hook_fixture = f;
+	kav_table_read_hook = hook_concurrent_write;
+	assert_int_equal(kav_table_read_entry(&f->t, 0, &snap), 0);
+	kav_table_read_hook = NULL;
+	/* First copy was discarded; the second saw the new contents. */
+	assert_int_equal(hook_calls, 2);
+	assert_true(snap.seq == seq0 + 2);
+	assert_memory_equal(snap.addr, &f->b, sizeof(f->b));
+}
+
+/* The entry is mid-write (odd seq) until the fourth look. */
+static void hook_finish_write(const struct kav_entry *e,
+			      unsigned int attempt)
+{
+	struct kav_entry *w = (struct kav_entry *)e;
+
+	hook_calls++;
+	if (attempt == 3)
+		w->seq += 1;
+}
+
+static void test_seq_odd_waits(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_entry_snap snap;
+	struct kav_entry *e = fake_table_entry(f->mem, 2);
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	e->seq += 1;				/* writer in progress */
+	hook_calls = 0;
+	kav_table_read_hook = hook_finish_write;
+	assert_int_equal(kav_table_read_entry(&f->t, 2, &snap), 0);
+	kav_table_read_hook = NULL;
+	/* Attempts 0..3 saw an odd seq; attempt 4 read the entry. */
+	assert_int_equal(hook_calls, 5);
+	assert_int_equal(snap.seq % 2, 0);
+	assert_true(snap.seq == e->seq);
+	assert_memory_equal(snap.addr, &f->b, sizeof(f->b));
+}
+
+/* kav_table_map() on a real shared mapping (a memfd stands in). */
+static void test_map_memfd(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in out;
+	struct kav_table t;
+	size_t len = sizeof(out);
+	int fd = memfd_create("kav-table", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, f->mem, f->size), (ssize_t)f->size);
+	assert_int_equal(kav_table_map(&t, fd, f->size, KAV_ADDR_SOCKADDR), 0);
+	assert_true(t.mapped);
+	assert_int_equal(kav_table_lookup(&t, 0, &out, &len), 0);
+	assert_memory_equal(&out, &f->a, sizeof(f->a));
+	kav_table_unmap(&t);
+	assert_null(t.base);
+	/* A bad header is refused and nothing stays mapped. */
+	hdr(f)->magic = 0;
+	assert_int_equal(pwrite(fd, f->mem, FAKE_PAGE, 0), FAKE_PAGE);
+	assert_int_equal(kav_table_map(&t, fd, f->size, 0), -FI_EIO);
+	assert_null(t.base);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_attach, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attach_rejects, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_read_entry, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_lookup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_truncates, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_seq_change_retries, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_seq_odd_waits, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_map_memfd, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests_name("table", tests, NULL, NULL);
+}
