@@ -50,7 +50,10 @@ static sa_family_t kav_family(const void *addr)
 	return family;
 }
 
-/* Bytes of a printable string including its NUL; 0 when not acceptable. */
+/*
+ * Bytes of an FI_ADDR_STR address including its NUL; 0 when not
+ * acceptable. Same rule as the kernel: printable, non-space ASCII.
+ */
 static size_t kav_str_size(const char *s, size_t max)
 {
 	size_t n = strnlen(s, max), i;
@@ -58,7 +61,7 @@ static size_t kav_str_size(const char *s, size_t max)
 	if (!n || n >= max)
 		return 0;
 	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] > 0x7e)
 			return 0;
 	return n + 1;
 }

@@ -460,6 +460,14 @@ static struct fi_ops_av kav_av_ops = {
 	.av_set = kav_av_no_set,
 };
 
+KAV_API int kav_av_fd(struct fid_av *av_fid)
+{
+	/* Only our own AVs carry our ops table. */
+	if (!av_fid || av_fid->fid.ops != &kav_av_fi_ops)
+		return -FI_EINVAL;
+	return kav_av_of(av_fid)->fd;
+}
+
 /* ------------------------------------------------------------------ open */
 
 /* Attributes this slice supports; 0 or the error to return. */

@@ -117,8 +117,9 @@ int kav_table_read_entry(const struct kav_table *t, uint64_t index,
 			 struct kav_entry_snap *snap);
 /*
  * fi_av_lookup() semantics on a valid entry: copy min(*addrlen, addr_len)
- * bytes to @addr and set *addrlen = addr_len. -FI_EINVAL for an index out
- * of range or an entry that is not valid.
+ * bytes to @addr and set *addrlen = addr_len (for KAV_ADDR_STR, counting
+ * a NUL). -FI_EINVAL for an index out of range or an entry that is not
+ * valid.
  */
 int kav_table_lookup(const struct kav_table *t, uint64_t index, void *addr,
 		     size_t *addrlen);
@@ -142,8 +143,9 @@ uint32_t kav_addr_kav_format(uint32_t fi_format);
  */
 size_t kav_addr_user_stride(uint32_t fi_format);
 /*
- * Validate one address of @fi_format (for FI_ADDR_STR @addr is the string)
- * and set *@len to its length in the table. 0 or -FI_EINVAL.
+ * Validate one address of @fi_format (for FI_ADDR_STR @addr is the string:
+ * printable, non-space ASCII, NUL within addr_max) and set *@len to its
+ * length in the table. 0 or -FI_EINVAL.
  */
 int kav_addr_check(uint32_t fi_format, const void *addr, size_t addr_max,
 		   size_t *len);

@@ -90,6 +90,10 @@ static void test_check_str(void **state)
 			 -FI_EINVAL);
 	assert_int_equal(kav_addr_check(FI_ADDR_STR, "a\nb", 96, &len),
 			 -FI_EINVAL);
+	/* The kernel takes printable, non-space ASCII only. */
+	assert_int_equal(kav_addr_check(FI_ADDR_STR, "a b", 96, &len),
+			 -FI_EINVAL);
+	assert_int_equal(kav_addr_check(FI_ADDR_STR, "!~", 96, &len), 0);
 	assert_int_equal(kav_addr_check(FI_ADDR_STR, "caf\xc3\xa9", 96, &len),
 			 -FI_EINVAL);
 }

@@ -425,6 +425,32 @@ static void test_str(void **state)
 					 NULL), -FI_ENOSYS);
 }
 
+static void test_av_fd(void **state)
+{
+	struct fixture *f = *state;
+	struct fid_av other;
+	int fd = kav_av_fd(f->av);
+	struct sockaddr_in in = test_sin("10.0.0.7", 7), out;
+	struct kav_table t;
+	size_t len = sizeof(out);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fd, ((struct kav_av *)f->av)->fd);
+	/* The fd is the AV's own table: mapping it shows what we insert. */
+	assert_int_equal(fi_av_insert(f->av, &in, 1, NULL, 0, NULL), 1);
+	assert_int_equal(kav_table_map(&t, fd,
+				       ((struct kav_av *)f->av)->table.map_size,
+				       0), 0);
+	assert_int_equal(kav_table_lookup(&t, 0, &out, &len), 0);
+	assert_memory_equal(&out, &in, sizeof(in));
+	kav_table_unmap(&t);
+
+	assert_int_equal(kav_av_fd(NULL), -FI_EINVAL);
+	memset(&other, 0, sizeof(other));
+	other.fid.ops = f->dom->fid.ops;	/* not an AV's ops */
+	assert_int_equal(kav_av_fd(&other), -FI_EINVAL);
+}
+
 static void test_av_stubs(void **state)
 {
 	struct fixture *f = *state;
@@ -463,6 +489,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sockaddr_mixed,
 						setup_sockaddr, teardown),
 		cmocka_unit_test_setup_teardown(test_str, setup_str, teardown),
+		cmocka_unit_test_setup_teardown(test_av_fd, setup_in,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_av_stubs, setup_in,
 						teardown),
 	};

@@ -180,6 +180,34 @@ static void test_lookup_truncates(void **state)
 	assert_int_equal(len, sizeof(struct sockaddr_in));
 }
 
+/* String entries come back NUL-terminated, NUL counted or not. */
+static void test_lookup_str(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_table t;
+	size_t size = fake_table_size(128, 4), len;
+	uint8_t *mem = aligned_alloc(FAKE_PAGE, size);
+	char out[16];
+
+	(void)f;
+	fake_table_init(mem, KAV_ADDR_STR, 96, 128, 4);
+	fake_table_write(mem, 0, KAV_ENTRY_VALID, "abc", 3);	/* no NUL */
+	fake_table_write(mem, 1, KAV_ENTRY_VALID, "xyz", 4);	/* NUL */
+	fake_table_set_nr_slots(mem, 4);
+	assert_int_equal(kav_table_attach(&t, mem, size, KAV_ADDR_STR), 0);
+	memset(out, 'X', sizeof(out));
+	len = sizeof(out);
+	assert_int_equal(kav_table_lookup(&t, 0, out, &len), 0);
+	assert_int_equal(len, 4);
+	assert_string_equal(out, "abc");
+	memset(out, 'X', sizeof(out));
+	len = sizeof(out);
+	assert_int_equal(kav_table_lookup(&t, 1, out, &len), 0);
+	assert_int_equal(len, 4);
+	assert_string_equal(out, "xyz");
+	free(mem);
+}
+
 /* --- seq protocol: a hook plays the writer between reader steps --- */
 
 static unsigned int hook_calls;
@@ -281,6 +309,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lookup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lookup_truncates, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_str, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_seq_change_retries, setup,
 						teardown),

@@ -68,6 +68,21 @@ int kav_domain_open(const struct fi_info *info, struct fid_domain **domain,
 		    void *context);
 
 /**
+ * kav_av_fd() - the kernel file descriptor behind a kav AV
+ * @av: an AV opened with fi_av_open() on a kav domain
+ *
+ * The descriptor is what another process needs to read the same table:
+ * pass it over a UNIX socket (SCM_RIGHTS) and the receiver can mmap() it
+ * read-only (see uapi/linux/kav.h). Passing it also delegates the right to
+ * mutate the AV with the opener's identity, like any capability. The AV
+ * keeps owning the descriptor: do not close it; dup() it to keep it past
+ * fi_close().
+ *
+ * Return: the descriptor, or -FI_EINVAL when @av is not a kav AV.
+ */
+int kav_av_fd(struct fid_av *av);
+
+/**
  * kav_strerror() - explain an error returned by libkav
  * @err: a fabric errno, negative (as returned) or positive
  *
