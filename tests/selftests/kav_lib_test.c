@@ -16,7 +16,7 @@
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
 
-static int open_domain(enum fi_addr_format fmt, struct fid_domain **dom)
+static int open_domain(uint32_t fmt, struct fid_domain **dom)
 {
 	struct fi_domain_attr dattr = { 0 };
 	struct fi_info info = { 0 };
@@ -241,7 +241,8 @@ TEST_F(in4, straddr_format)
 	char buf[64];
 	size_t len = sizeof(buf);
 
-	EXPECT_EQ(buf, fi_av_straddr(self->av, &s, buf, &len));
+	EXPECT_EQ((const char *)buf,
+		  fi_av_straddr(self->av, &s, buf, &len));
 	EXPECT_STREQ("fi_sockaddr_in://10.0.0.1:5000", buf);
 	EXPECT_EQ(strlen(buf) + 1, len);
 }

@@ -612,7 +612,7 @@ TEST(table_full_enospc)
 {
 	uint64_t saved = param_max_entries();
 	struct sockaddr_in s[6];
-	struct kav_av_create c;
+	struct kav_av_create c = { 0 };
 	uint64_t fi[6], gen;
 	int dom, av;
 	const volatile struct kav_table_header *h;

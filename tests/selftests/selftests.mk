@@ -8,8 +8,9 @@ SELFTEST_NAMES := kav_uapi_test kav_lib_test kav_module_test
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
 DEMO_BINS     := $(SELFTEST_DIR)/kav_demo
 
-# kselftest_harness.h's own macros trip these two -Wextra warnings.
+# kselftest_harness.h's own macros trip these -Wextra warnings.
 SELFTEST_CFLAGS := $(KAV_CFLAGS) -Wno-unused-parameter -Wno-sign-compare \
+		   -Wno-clobbered \
 		   -I$(KSFT_HDR_DIR) -I$(CURDIR)/tests/selftests
 SELFTEST_DEPS := tests/selftests/kav_test_util.h uapi/linux/kav.h \
 		 lib/libkav.a $(KSFT_HDR_DIR)/kselftest_harness.h
