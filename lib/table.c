@@ -209,14 +209,6 @@ int kav_table_lookup(const struct kav_table *t, uint64_t index, void *addr,
 		return ret;
 	if (!(snap.flags & KAV_ENTRY_VALID))
 		return -FI_EINVAL;
-	/*
-	 * A string address is returned with its NUL whether or not the
-	 * kernel counts the NUL in addr_len (the uAPI does not say).
-	 */
-	if (t->addr_format == KAV_ADDR_STR && snap.addr_len &&
-	    snap.addr_len < sizeof(snap.addr) &&
-	    snap.addr[snap.addr_len - 1] != '\0')
-		snap.addr[snap.addr_len++] = '\0';
 	n = KAV_MIN(*addrlen, (size_t)snap.addr_len);
 	if (n)
 		memcpy(addr, snap.addr, n);

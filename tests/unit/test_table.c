@@ -191,8 +191,9 @@ static void test_lookup_str(void **state)
 
 	(void)f;
 	fake_table_init(mem, KAV_ADDR_STR, 96, 128, 4);
-	fake_table_write(mem, 0, KAV_ENTRY_VALID, "abc", 3);	/* no NUL */
-	fake_table_write(mem, 1, KAV_ENTRY_VALID, "xyz", 4);	/* NUL */
+	/* addr_len of a string counts its NUL (uapi/linux/kav.h). */
+	fake_table_write(mem, 0, KAV_ENTRY_VALID, "abc", 4);
+	fake_table_write(mem, 1, KAV_ENTRY_VALID, "xyz", 4);
 	fake_table_set_nr_slots(mem, 4);
 	assert_int_equal(kav_table_attach(&t, mem, size, KAV_ADDR_STR), 0);
 	memset(out, 'X', sizeof(out));

@@ -46,7 +46,7 @@ enum kav_addr_format {
 	KAV_ADDR_SOCKADDR = 1,	/* struct sockaddr_in or _in6, by family */
 	KAV_ADDR_SOCKADDR_IN,	/* struct sockaddr_in, AF_INET */
 	KAV_ADDR_SOCKADDR_IN6,	/* struct sockaddr_in6, AF_INET6 */
-	KAV_ADDR_STR,		/* NUL-terminated printable string */
+	KAV_ADDR_STR,		/* NUL-terminated, printable, no spaces */
 };
 
 /* Bytes of struct kav_entry before the address. */
@@ -192,7 +192,8 @@ struct kav_table_header {
  *	loads seq (acquire), copies the entry, orders the copy before a
  *	second load of seq, and retries if the two differ or are odd.
  * @flags: KAV_ENTRY_*
- * @addr_len: bytes of @addr in use
+ * @addr_len: bytes of @addr in use (for KAV_ADDR_STR, including the
+ *	terminating NUL)
  * @auth_key: auth-key handle the entry is bound to, or KAV_NONE
  * @user_id: user id reported for the entry, or KAV_NONE
  * @addr: the address, addr_len bytes
