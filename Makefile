@@ -15,12 +15,17 @@ CFLAGS   ?= -O2 -g
 KAV_CFLAGS := -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -I$(CURDIR)/uapi \
 	      -I$(CURDIR)/lib/include
 
-.PHONY: all kmod check deps unit vmtest demo install clean
+.PHONY: all kmod modules_install check deps unit vmtest demo install clean
 all: kmod lib
 
 kmod:
 	@test -n "$(KDIR)" || { echo "no kernel build tree: run 'make deps' or set KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules
+
+# Installs kav.ko for the kernel KDIR belongs to (updates/), then depmod.
+modules_install: kmod
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
 
 include lib/lib.mk
 include tests/unit/unit.mk
