@@ -32,11 +32,13 @@ static bool kav_slot_valid(struct kav_table *t, u64 idx)
 static void kav_seq_begin(__u64 *seq)
 {
 	WRITE_ONCE(*seq, *seq + 1);
+	/* Odd seq is visible before any of the data changes. */
 	smp_wmb();
 }
 
 static void kav_seq_end(__u64 *seq)
 {
+	/* The data is complete before seq turns even again. */
 	smp_wmb();
 	WRITE_ONCE(*seq, *seq + 1);
 }

@@ -181,7 +181,7 @@ struct kav_table_header {
 };
 
 /* struct kav_entry.flags */
-#define KAV_ENTRY_VALID		(1U << 0)
+#define KAV_ENTRY_VALID		0x1U
 
 /* struct kav_entry.auth_key and .user_id when none is set */
 #define KAV_NONE		(~0ULL)
