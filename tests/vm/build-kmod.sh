@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-kmod.sh KVER OUTDIR
+#
+# Build kav.ko for kernel release KVER out of tree: copy kmod/ and uapi/
+# (sources only, keeping the kmod/../uapi relationship the Kbuild relies on)
+# into OUTDIR, then run kbuild with W=1 against /lib/modules/KVER/build.
+# Any "warning:" in the build output (compiler or modpost) fails the build.
+# Result: OUTDIR/kmod/kav.ko. Full log: OUTDIR/build-kmod.log.
+#
+# Env: KAV_SRC  source tree holding kmod/ and uapi/ (default: this repo)
+set -euo pipefail
+
+SRC=${KAV_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+
+die() { echo "build-kmod.sh: $*" >&2; exit 1; }
+
+# Copy a source directory, leaving behind any in-tree build products.
+copy_sources() {
+	local name=$1 out=$2
+	rm -rf "${out:?}/$name"
+	mkdir -p "$out/$name"
+	tar -C "$SRC/$name" -cf - \
+		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+		--exclude='modules.order' --exclude='Module.symvers' \
+		--exclude='.tmp_versions' --exclude='.cache.mk' . |
+		tar -C "$out/$name" -xf -
+}
+
+main() {
+	[[ $# -eq 2 ]] || die "usage: build-kmod.sh KVER OUTDIR"
+	local kver=$1 out=$2 kdir log
+	kdir=/lib/modules/$kver/build
+	[[ -d $kdir ]] || die "$kdir missing: run scripts/deps.sh"
+	[[ -d $SRC/kmod && -d $SRC/uapi ]] || die "no kmod/ and uapi/ in $SRC"
+
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd)
+	copy_sources kmod "$out"
+	copy_sources uapi "$out"
+
+	log=$out/build-kmod.log
+	echo "  KBUILD  kav.ko for $kver" >&2
+	if ! make -C "$kdir" M="$out/kmod" W=1 modules >"$log" 2>&1; then
+		cat "$log" >&2
+		die "build failed for $kver (log: $log)"
+	fi
+	if grep -qi 'warning:' "$log"; then
+		grep -i -B2 -A4 'warning:' "$log" >&2
+		die "build for $kver has warnings (log: $log)"
+	fi
+	[[ -f $out/kmod/kav.ko ]] || die "no $out/kmod/kav.ko after build"
+}
+
+main "$@"

@@ -1,0 +1,300 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh --selftests "path/to/bin1 path/to/bin2 ..." [--kernels "6.1 6.12"]
+#          [--demo]
+#
+# Run the kselftest programs inside a QEMU guest on each kernel, one after
+# the other: build kav.ko for it (build-kmod.sh), pack an initramfs
+# (mkinitramfs.sh), boot it (run-vm.sh), then read the results:
+#
+# - each program's top-level TAP lines ("ok N", "not ok N", "# SKIP") are
+#   the test cases; a program without a TAP plan is one case (rc 0 passes);
+#   a program that ends with rc != 0 without reporting a failure, gives
+#   fewer results than its plan, or never ends, adds one failure
+#   "<prog>: crashed/timeout"; a program never started is "<prog>: not run";
+# - each kernel report on the console (BUG:, WARNING:, Oops, KFENCE, ...)
+#   is a failure "<kver>: kernel report", shown with its console excerpt;
+# - a guest that never prints @@KAV-DONE is a failure.
+#
+# Every line a program prints is echoed prefixed with "[<kver>] ". The last
+# line is "N passed, N failed" (", N skipped" if any), over all kernels;
+# the exit status is 0 only if nothing failed.
+#
+# --demo: print the programs' output as-is, no prefixes and no totals;
+# failures are reported on stderr and make the exit status 1.
+#
+# Artifacts, per kernel, in build/vm/<kver>/: build-kmod.log,
+# initramfs.cpio.gz, console.log (ttyS0), results.log (ttyS1), dmesg.log,
+# vmlinux (cached, see run-vm.sh).
+#
+# Env: KAV_TEST_TIMEOUT  per-program timeout in the guest, s (300)
+#      KAV_VM_TIMEOUT    whole-guest timeout on the host, s (1500)
+#      KAV_KERNELS       default for --kernels ("6.1 6.12")
+#      KAV_BUILD         build directory (<repo>/build)
+set -euo pipefail
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+VMDIR=${KAV_BUILD:-$REPO/build}/vm
+
+# Console lines that mean the kernel complained. Besides the usual
+# headlines: "kernel BUG at" (BUG_ON) and slub_debug's "BUG <cache>
+# (Tainted|Not tainted): ..." have no "BUG:"; "Call Trace" alone (e.g. a
+# hung-task or RCU-stall dump) counts too. Lines of one report are grouped
+# below. Taint notices ("module verification failed", "loading
+# out-of-tree module") match none of these.
+REPORT_RE='BUG:|kernel BUG at|BUG [^ ]+ \((Not t|T)ainted|WARNING:|Oops|general protection|KFENCE|KASAN|UBSAN|possible recursive locking|circular locking|INFO: task .* blocked|detected stalls|Kernel panic|Call Trace'
+
+DEMO=0
+PASSED=0 FAILED=0 SKIPPED=0
+FAILURES=()
+
+die() { echo "check.sh: $*" >&2; exit 2; }
+note() { echo "check.sh: $*" >&2; }
+
+fail() {
+	FAILED=$((FAILED + 1))
+	FAILURES+=("$1")
+}
+
+# show KVER LINE: one line of program output.
+show() {
+	if [[ $DEMO == 1 ]]; then
+		printf '%s\n' "$2"
+	else
+		printf '[%s] %s\n' "$1" "$2"
+	fi
+}
+
+# --- results.log parsing --------------------------------------------------
+
+# Per-program state while reading its block.
+prog_reset() {
+	P_PLAN=0 P_PASS=0 P_FAIL=0 P_SKIP=0
+}
+
+# prog_line KVER PROG LINE: count one top-level TAP result line.
+prog_line() {
+	local kver=$1 prog=$2 line=$3
+	if [[ $line =~ ^1\.\.([0-9]+) ]]; then
+		P_PLAN=${BASH_REMATCH[1]}
+	elif [[ $line =~ ^not\ ok\ [0-9]+ ]]; then
+		P_FAIL=$((P_FAIL + 1))
+		fail "[$kver] $prog: $line"
+	elif [[ $line =~ ^ok\ [0-9]+ ]]; then
+		if [[ $line =~ \#\ *[Ss][Kk][Ii][Pp] ]]; then
+			P_SKIP=$((P_SKIP + 1))
+		else
+			P_PASS=$((P_PASS + 1))
+		fi
+	fi
+}
+
+# How a program ended, from its rc ("none": it never did).
+describe_rc() {
+	if [[ $1 == none ]]; then
+		echo "did not finish"
+	elif [[ $1 -gt 128 ]]; then
+		echo "killed by signal $(($1 - 128)), rc=$1"
+	else
+		echo "exit status $1"
+	fi
+}
+
+# prog_end KVER PROG RC: fold a finished (or cut short: RC "none")
+# program into the totals.
+prog_end() {
+	local kver=$1 prog=$2 rc=$3 results
+	results=$((P_PASS + P_FAIL + P_SKIP))
+
+	if [[ $prog == insmod ]]; then
+		# Loading the module is a step, not a test: only failures count.
+		[[ $rc == 0 ]] || fail "[$kver] insmod kav.ko: $(describe_rc "$rc")"
+		return
+	fi
+	if [[ $P_PLAN == 0 && $results == 0 ]]; then
+		# Not a TAP program: one case, decided by its exit status.
+		if [[ $rc == 0 ]]; then
+			PASSED=$((PASSED + 1))
+			[[ $DEMO == 1 ]] || show "$kver" "ok - $prog"
+		else
+			fail "[$kver] $prog: $(describe_rc "$rc")"
+			[[ $DEMO == 1 ]] || show "$kver" "not ok - $prog ($(describe_rc "$rc"))"
+		fi
+		return
+	fi
+	PASSED=$((PASSED + P_PASS))
+	SKIPPED=$((SKIPPED + P_SKIP))
+	if [[ ($rc != 0 && $P_FAIL == 0) || $results -lt $P_PLAN ]]; then
+		fail "[$kver] $prog: crashed/timeout ($(describe_rc "$rc"), $results of $P_PLAN results)"
+		[[ $DEMO == 1 ]] || show "$kver" "not ok - $prog: crashed/timeout"
+	fi
+}
+
+# parse_results KVER DIR PROGS...: walk results.log block by block.
+parse_results() {
+	local kver=$1 dir=$2 line cur='' rc name
+	shift 2
+	local -A started=()
+	prog_reset
+	while IFS= read -r line || [[ -n $line ]]; do
+		if [[ -z $cur ]]; then
+			[[ $line =~ ^@@KAV-BEGIN\ (.+)$ ]] || continue
+			cur=${BASH_REMATCH[1]}
+			started[$cur]=1
+			prog_reset
+			[[ $DEMO == 1 || $cur == insmod ]] ||
+				show "$kver" "# program $cur"
+			continue
+		fi
+		# The END marker may follow output that lacked a final newline.
+		if [[ $line =~ ^(.*)@@KAV-END\ (.+)\ rc=([0-9]+)$ ]]; then
+			line=${BASH_REMATCH[1]} name=${BASH_REMATCH[2]}
+			rc=${BASH_REMATCH[3]}
+			if [[ -n $line ]]; then
+				show "$kver" "$line"
+				prog_line "$kver" "$cur" "$line"
+			fi
+			[[ $name == "$cur" ]] || note "$kver: END $name inside $cur"
+			prog_end "$kver" "$cur" "$rc"
+			cur=''
+			continue
+		fi
+		show "$kver" "$line"
+		prog_line "$kver" "$cur" "$line"
+	done < <(sed '/^@@KAV-DMESG-BEGIN$/,/^@@KAV-DMESG-END$/d' "$dir/results.log")
+	[[ -z $cur ]] || prog_end "$kver" "$cur" none
+
+	local prog
+	for prog in "$@"; do
+		[[ -n ${started[$prog]:-} ]] || fail "[$kver] $prog: not run"
+	done
+}
+
+# --- console.log: kernel reports -------------------------------------------
+
+# Print each report on the console as an excerpt headed "@@REPORT":
+# matching lines less than 40 lines apart (and not separated by an
+# "---[ end trace" line) are one report.
+console_reports() {
+	# The regex goes through the environment: awk -v would eat its "\(".
+	tr -d '\r' <"$1" | RE=$REPORT_RE awk '
+		{ line[NR] = $0 }
+		$0 ~ ENVIRON["RE"] {
+			if (!n || NR - last >= 40 || ended) { n++; first[n] = NR }
+			last = NR; lastof[n] = NR; ended = 0
+		}
+		/---\[ end trace/ { ended = 1; if (n) lastof[n] = NR }
+		END {
+			for (i = 1; i <= n; i++) {
+				print "@@REPORT"
+				from = first[i] > 3 ? first[i] - 3 : 1
+				to = lastof[i] + 3 > NR ? NR : lastof[i] + 3
+				if (to - from > 80) to = from + 80
+				for (j = from; j <= to; j++) print line[j]
+			}
+		}'
+}
+
+check_console() {
+	local kver=$1 dir=$2 excerpt count
+	excerpt=$(console_reports "$dir/console.log")
+	[[ -n $excerpt ]] || return 0
+	count=$(grep -c '^@@REPORT$' <<<"$excerpt")
+	echo "[$kver] kernel report(s) on the console ($dir/console.log):" >&2
+	sed "s/^@@REPORT\$/[$kver] ----/; t; s/^/[$kver] | /" <<<"$excerpt" >&2
+	local i
+	for ((i = 0; i < count; i++)); do
+		fail "$kver: kernel report"
+	done
+}
+
+# --- one kernel -------------------------------------------------------------
+
+# Name of a test program in the guest (its file name).
+prog_names() {
+	local f
+	for f in "$@"; do
+		echo "${f##*/}"
+	done
+}
+
+run_kernel() {
+	local kver=$1 dir=$VMDIR/$1 start vm_rc=0 boot
+	shift
+	local -a progs
+	mapfile -t progs < <(prog_names "$@")
+
+	if ! "$HERE/build-kmod.sh" "$kver" "$dir"; then
+		fail "$kver: kav.ko build failed"
+		return
+	fi
+	if ! "$HERE/mkinitramfs.sh" "$dir/initramfs.cpio.gz" \
+		--module "$dir/kmod/kav.ko" --bins "$*"; then
+		fail "$kver: initramfs build failed"
+		return
+	fi
+
+	note "booting $kver (TCG; guest timeout ${KAV_VM_TIMEOUT:-1500}s)"
+	start=$SECONDS
+	"$HERE/run-vm.sh" --kernel "$kver" --initramfs "$dir/initramfs.cpio.gz" \
+		--out "$dir" || vm_rc=$?
+	touch "$dir/results.log" "$dir/console.log"
+	sed -n '/^@@KAV-DMESG-BEGIN$/,/^@@KAV-DMESG-END$/{//!p}' \
+		"$dir/results.log" >"$dir/dmesg.log"
+
+	parse_results "$kver" "$dir" "${progs[@]}"
+	check_console "$kver" "$dir"
+	if ! grep -q '@@KAV-DONE' "$dir/results.log"; then
+		fail "$kver: guest did not finish (qemu rc=$vm_rc)"
+		echo "[$kver] guest did not finish; end of $dir/console.log:" >&2
+		tr -d '\r' <"$dir/console.log" | tail -n 30 | sed "s/^/[$kver] | /" >&2
+	fi
+	boot=$(sed -n 's/.*@@KAV-BOOT uptime=//p' "$dir/results.log")
+	note "$kver: guest /init after ${boot:-?}s, VM ran $((SECONDS - start))s; artifacts in $dir"
+}
+
+summary() {
+	local f line
+	for f in "${FAILURES[@]}"; do
+		echo "FAILED: $f"
+	done
+	line="$PASSED passed, $FAILED failed"
+	[[ $SKIPPED == 0 ]] || line+=", $SKIPPED skipped"
+	echo "$line"
+}
+
+main() {
+	local selftests='' kernels=${KAV_KERNELS:-6.1 6.12} kver
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--selftests) selftests=${2?}; shift 2 ;;
+		--kernels) kernels=${2:?}; shift 2 ;;
+		--demo) DEMO=1; shift ;;
+		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12\"] [--demo]" ;;
+		esac
+	done
+	local -a kvers bins
+	local list
+	read -r -a bins <<<"$selftests"
+	list=$("$HERE/kernels.sh" --kernels "$kernels") || exit 2
+	mapfile -t kvers <<<"$list"
+
+	for kver in "${kvers[@]}"; do
+		run_kernel "$kver" "${bins[@]}"
+	done
+
+	if [[ $DEMO == 1 ]]; then
+		if [[ $FAILED -gt 0 ]]; then
+			printf 'FAILED: %s\n' "${FAILURES[@]}" >&2
+			exit 1
+		fi
+		exit 0
+	fi
+	summary
+	[[ $FAILED == 0 ]]
+}
+
+main "$@"

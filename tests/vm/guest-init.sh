@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest's /init (busybox sh). mkinitramfs.sh writes a header setting
+# the variables below, then appends everything after the "body" line.
+#
+# Results port /dev/ttyS1 receives one block per step:
+#
+#   @@KAV-BOOT uptime=<guest seconds at /init start>
+#   @@KAV-BEGIN <name>
+#   <stdout+stderr of the step>
+#   @@KAV-END <name> rc=<exit status>
+#   ...
+#   @@KAV-DMESG-BEGIN / <full dmesg> / @@KAV-DMESG-END
+#   @@KAV-DONE
+#
+# Steps: "insmod" (the programs are not run if it fails), the optional
+# script, then each test program, all from /tests with KAV_MODULE=/kav.ko
+# under busybox timeout (TERM after TEST_TIMEOUT s, KILL 10 s later).
+TEST_TIMEOUT=${TEST_TIMEOUT:-300}	# seconds per step
+HAVE_MODULE=${HAVE_MODULE:-1}		# 1: insmod /kav.ko first
+SCRIPT=${SCRIPT:-}			# /tests/$SCRIPT run with sh, or empty
+TESTS=${TESTS:-}			# programs in /tests, in order
+LIBPATH=${LIBPATH:-}			# LD_LIBRARY_PATH for the programs
+# --- body ---
+export PATH=/sbin:/bin:/usr/sbin:/usr/bin HOME=/root TERM=dumb
+[ -n "$LIBPATH" ] && export LD_LIBRARY_PATH="$LIBPATH"
+RES=/dev/ttyS1
+
+mount_all() {
+	mount -t proc proc /proc
+	mount -t sysfs sysfs /sys
+	mount -t devtmpfs devtmpfs /dev
+	mkdir -p /dev/shm /dev/pts
+	mount -t devpts devpts /dev/pts
+	mount -t tmpfs tmpfs /dev/shm
+	mount -t tmpfs tmpfs /tmp
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup
+	mount -t debugfs debugfs /sys/kernel/debug
+}
+
+# step NAME CMD...: run CMD as one marked block on the results port.
+step() {
+	name=$1
+	shift
+	echo "@@KAV-BEGIN $name" >$RES
+	(cd /tests && KAV_MODULE=/kav.ko \
+		timeout -k 10 "$TEST_TIMEOUT" "$@") </dev/null >$RES 2>&1
+	rc=$?
+	echo "@@KAV-END $name rc=$rc" >$RES
+	return $rc
+}
+
+run_all() {
+	if [ "$HAVE_MODULE" = 1 ]; then
+		step insmod insmod /kav.ko || return 0
+	fi
+	[ -n "$SCRIPT" ] && step "$SCRIPT" sh "/tests/$SCRIPT"
+	for t in $TESTS; do
+		step "$t" "./$t"
+	done
+}
+
+mount_all
+exec </dev/console >/dev/console 2>&1
+# "quiet" kept the boot short; from here on every kernel message reaches
+# the console, where the host looks for kernel reports.
+dmesg -n 8
+stty -F $RES raw -echo
+echo "@@KAV-BOOT uptime=$(cut -d' ' -f1 /proc/uptime)" >$RES
+
+run_all
+
+{
+	echo "@@KAV-DMESG-BEGIN"
+	dmesg
+	echo "@@KAV-DMESG-END"
+} >$RES
+# The last close of the port waits until its output has drained.
+echo "@@KAV-DONE" >$RES
+sync
+poweroff -f
