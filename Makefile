@@ -37,8 +37,8 @@ deps:
 # The README's test command: unit tests on the host, then the kselftest
 # suite in a VM on each of Debian's 6.1 and 6.12 kernels.
 check: deps
-	$(MAKE) unit
-	$(MAKE) vmtest
+	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory vmtest
 
 vmtest: selftests
 	tests/vm/check.sh --selftests "$(SELFTEST_BINS)"
