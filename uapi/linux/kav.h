@@ -36,9 +36,14 @@
 #define KAV_IOCTL_TYPE		0xB9
 
 enum kav_ioctl_nr {
-	KAV_CMD_AV_CREATE = 0x80,
-	KAV_CMD_AV_INSERT,
-	KAV_CMD_AV_REMOVE,
+	KAV_CMD_AV_CREATE = 0x80,	/* domain fd */
+	KAV_CMD_AV_INSERT,		/* AV fd */
+	KAV_CMD_AV_REMOVE,		/* AV fd */
+	KAV_CMD_AV_KEY_INSERT,		/* AV fd */
+	KAV_CMD_AV_KEY_REMOVE,		/* AV fd */
+	KAV_CMD_AV_SET_USER_ID,		/* AV fd */
+	KAV_CMD_AV_EP_OPEN,		/* AV fd */
+	KAV_CMD_EP_ENABLE,		/* endpoint fd */
 };
 
 /* Address formats an AV stores. The kernel validates every address. */
@@ -88,9 +93,30 @@ struct kav_av_create {
 #define KAV_NO_INDEX		0xffffffffU
 
 /**
+ * struct kav_auth_key - an authorization key as kav stores it
+ * @vni: virtual network id: the value a fabric tags traffic with and that
+ *	an administrator grants to tenants
+ * @__reserved: must be 0
+ *
+ * This is also libkav's auth_key format: fi_av_insert_auth_key() takes
+ * exactly sizeof(struct kav_auth_key) bytes.
+ */
+struct kav_auth_key {
+	__u32 vni;
+	__u32 __reserved;
+};
+
+/* Auth keys one AV can hold; their slots live in the header page. */
+#define KAV_MAX_AUTH_KEYS	64
+
+/* struct kav_av_insert.flags */
+#define KAV_INSERT_AUTH_KEY	0x1U	/* @auth_keys holds key handles */
+#define KAV_INSERT_USER_ID	0x2U	/* @user_ids holds user ids */
+
+/**
  * struct kav_av_insert - KAV_IOC_AV_INSERT, on an AV fd
  * @size: sizeof(struct kav_av_insert)
- * @flags: must be 0
+ * @flags: KAV_INSERT_*
  * @count: number of addresses, at most KAV_BATCH_MAX; 0 is a no-op
  * @addr_stride: bytes from one address to the next in @addrs
  *	(1..KAV_ADDR_MAX_LEN; an address may not be longer than the AV's
@@ -101,6 +127,10 @@ struct kav_av_create {
  * @err_index: out, written only when the call fails because of one
  *	address (EINVAL): its position in the batch
  * @__reserved: must be 0
+ * @auth_keys: with KAV_INSERT_AUTH_KEY, user pointer to @count __u64 key
+ *	handles (from KAV_IOC_AV_KEY_INSERT), one per address; else 0
+ * @user_ids: with KAV_INSERT_USER_ID, user pointer to @count __u64 user
+ *	ids, one per address; else 0
  *
  * A batch is atomic: on success every address was inserted, each at the
  * lowest unused index; on error nothing was.
@@ -114,6 +144,8 @@ struct kav_av_insert {
 	__aligned_u64 fi_addrs;
 	__u32 err_index;
 	__u32 __reserved;
+	__aligned_u64 auth_keys;
+	__aligned_u64 user_ids;
 };
 
 /**
@@ -137,9 +169,88 @@ struct kav_av_remove {
 	__aligned_u64 fi_addrs;
 };
 
+/**
+ * struct kav_av_key - KAV_IOC_AV_KEY_INSERT and _KEY_REMOVE, on an AV fd
+ * @size: sizeof(struct kav_av_key)
+ * @flags: must be 0
+ * @key: in (insert): the key; ignored by remove
+ * @handle: out (insert): the key's handle, 0..KAV_MAX_AUTH_KEYS - 1, also
+ *	written when the key is already present (EEXIST); in (remove)
+ *
+ * Insert errors: EINVAL (flags, key.__reserved), EEXIST (already in this
+ * AV), ENOSPC (KAV_MAX_AUTH_KEYS reached). Remove errors: EINVAL (not a
+ * valid handle), EBUSY (entries are bound to the key, or endpoints were
+ * enabled while it was present and are still open).
+ */
+struct kav_av_key {
+	__u32 size;
+	__u32 flags;
+	struct kav_auth_key key;
+	__aligned_u64 handle;
+};
+
+/* struct kav_av_user_id.flags */
+#define KAV_USER_ID_AUTH_KEY	0x1U	/* @index is an auth-key handle */
+
+/**
+ * struct kav_av_user_id - KAV_IOC_AV_SET_USER_ID, on an AV fd
+ * @size: sizeof(struct kav_av_user_id)
+ * @flags: KAV_USER_ID_*
+ * @index: the entry (or key handle) whose user id is set
+ * @user_id: the new user id (KAV_NONE clears it)
+ *
+ * Errors: EINVAL (unknown flags; @index not a valid entry or key).
+ */
+struct kav_av_user_id {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 index;
+	__aligned_u64 user_id;
+};
+
+/**
+ * struct kav_av_ep_open - KAV_IOC_AV_EP_OPEN, on an AV fd
+ * @size: sizeof(struct kav_av_ep_open)
+ * @flags: must be 0
+ * @fd: out: an endpoint file descriptor (O_CLOEXEC); the endpoint is
+ *	bound to the AV until the fd is closed
+ * @__reserved: must be 0
+ *
+ * Providers represent each fabric endpoint bound to the AV by one of
+ * these, so that the kernel knows which keys are in use.
+ */
+struct kav_av_ep_open {
+	__u32 size;
+	__u32 flags;
+	__s32 fd;
+	__u32 __reserved;
+};
+
+/**
+ * struct kav_ep_enable - KAV_IOC_EP_ENABLE, on an endpoint fd
+ * @size: sizeof(struct kav_ep_enable)
+ * @flags: must be 0
+ * @keys: out: bit n set for each key handle n the endpoint now uses
+ *
+ * Enabling snapshots the AV's current auth keys: keys inserted later do
+ * not apply to the endpoint, and a key it uses cannot be removed (EBUSY)
+ * until the endpoint fd is closed. Errors: EINVAL (flags), EALREADY
+ * (already enabled).
+ */
+struct kav_ep_enable {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 keys;
+};
+
 #define KAV_IOC_AV_CREATE	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_CREATE)
 #define KAV_IOC_AV_INSERT	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_INSERT)
 #define KAV_IOC_AV_REMOVE	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_REMOVE)
+#define KAV_IOC_AV_KEY_INSERT	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_KEY_INSERT)
+#define KAV_IOC_AV_KEY_REMOVE	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_KEY_REMOVE)
+#define KAV_IOC_AV_SET_USER_ID	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_SET_USER_ID)
+#define KAV_IOC_AV_EP_OPEN	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_EP_OPEN)
+#define KAV_IOC_EP_ENABLE	_IO(KAV_IOCTL_TYPE, KAV_CMD_EP_ENABLE)
 
 /*
  * The table mapping: mmap(NULL, map_size, PROT_READ, MAP_SHARED, av_fd, 0).
@@ -165,6 +276,9 @@ struct kav_av_remove {
  * @nr_valid: number of entries currently valid
  * @generation: table sequence; odd while a batch is being applied, even
  *	otherwise, advanced by 2 for every completed batch
+ * @keys_offset: byte offset in the header page of the auth-key slots
+ *	(struct kav_key_slot[max_keys]); slot n is key handle n
+ * @max_keys: KAV_MAX_AUTH_KEYS
  */
 struct kav_table_header {
 	__u32 magic;
@@ -178,6 +292,29 @@ struct kav_table_header {
 	__aligned_u64 nr_slots;
 	__aligned_u64 nr_valid;
 	__aligned_u64 generation;
+	__u32 keys_offset;
+	__u32 max_keys;
+};
+
+/* struct kav_key_slot.flags */
+#define KAV_KEY_VALID		0x1U
+
+/**
+ * struct kav_key_slot - one auth key of the AV, in the header page
+ * @seq: sequence, as for struct kav_entry
+ * @flags: KAV_KEY_*
+ * @vni: the key (struct kav_auth_key.vni)
+ * @user_id: user id reported for the key, or KAV_NONE
+ * @nr_entries: entries bound to the key
+ * @nr_endpoints: enabled endpoints using the key
+ */
+struct kav_key_slot {
+	__aligned_u64 seq;
+	__u32 flags;
+	__u32 vni;
+	__aligned_u64 user_id;
+	__u32 nr_entries;
+	__u32 nr_endpoints;
 };
 
 /* struct kav_entry.flags */
@@ -194,7 +331,7 @@ struct kav_table_header {
  * @flags: KAV_ENTRY_*
  * @addr_len: bytes of @addr in use (for KAV_ADDR_STR, including the
  *	terminating NUL)
- * @auth_key: auth-key handle the entry is bound to, or KAV_NONE
+ * @auth_key: auth-key handle (key slot) the entry is bound to, or KAV_NONE
  * @user_id: user id reported for the entry, or KAV_NONE
  * @addr: the address, addr_len bytes
  */
