@@ -53,7 +53,20 @@ struct kav_table {
 
 struct kav_av {
 	struct kav_domain *domain;
+	struct file *file;		/* the AV's own file */
 	struct kav_table table;
+};
+
+/* One batch for kav_table_insert(); see kav_av.c for how it is filled. */
+struct kav_insert_batch {
+	const u8 *addrs;		/* count * stride bytes, validated */
+	u32 stride;
+	u32 count;
+	const u32 *lens;		/* bytes of each address */
+	const u64 *keys;		/* key handle per address, or NULL */
+	const u64 *user_ids;		/* user id per address, or NULL */
+	u64 *idx;			/* out: index of each address */
+	u32 err_index;			/* out: the address to blame */
 };
 
 /* kav_main.c */
@@ -80,12 +93,31 @@ int kav_addr_validate(u32 addr_format, u32 addr_max, const u8 *addr,
 int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 		   u64 max_entries);
 void kav_table_destroy(struct kav_table *t);
-int kav_table_insert(struct kav_table *t, const u8 *addrs, u32 stride,
-		     const u32 *lens, u32 count, u64 *out_idx);
+int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b);
 int kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
 		     u32 *err_index);
 void kav_table_erase(struct kav_table *t, const u64 *idx, u32 count);
 int kav_table_mmap(struct kav_table *t, struct vm_area_struct *vma);
+int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id);
+
+/* kav_keys.c: auth-key slots in the header page; t->lock held */
+void kav_keys_init(struct kav_table *t);
+bool kav_key_valid(struct kav_table *t, u64 handle);
+void kav_key_get_entry(struct kav_table *t, u64 handle);
+void kav_key_put_entry(struct kav_table *t, u64 handle);
+int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
+		   u64 *handle);
+int kav_key_remove(struct kav_table *t, u64 handle);
+int kav_key_set_user_id(struct kav_table *t, u64 handle, u64 user_id);
+u64 kav_keys_enable(struct kav_table *t);
+void kav_keys_disable(struct kav_table *t, u64 keys);
+
+/* kav_table.c: sequence counters shared by entries and key slots */
+void kav_seq_begin(__u64 *seq);
+void kav_seq_end(__u64 *seq);
+
+/* kav_ep.c */
+int kav_ep_open(struct kav_av *av, struct kav_ucmd *ucmd);
 
 /* kav_ucmd.c: size-first ioctl arguments (see uapi/linux/kav.h) */
 struct kav_ucmd {

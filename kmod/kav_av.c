@@ -71,19 +71,50 @@ err:
 	return ret;
 }
 
+/* Copy @count __u64 from user memory into a new kernel array. */
+static u64 *kav_copy_u64s(u64 uptr, u32 count, int *ret)
+{
+	u64 *p = kvmalloc_array(count, sizeof(*p), GFP_KERNEL_ACCOUNT);
+
+	*ret = 0;
+	if (!p) {
+		*ret = -ENOMEM;
+	} else if (copy_from_user(p, u64_to_user_ptr(uptr),
+				  (size_t)count * sizeof(*p))) {
+		kvfree(p);
+		p = NULL;
+		*ret = -EFAULT;
+	}
+	return p;
+}
+
+/* A pointer field is given exactly when its flag is. */
+static bool kav_flag_matches(u32 flags, u32 flag, u64 ptr)
+{
+	return !(flags & flag) == !ptr;
+}
+
+#define KAV_INSERT_FLAGS	(KAV_INSERT_AUTH_KEY | KAV_INSERT_USER_ID)
+
 static int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_insert *cmd = ucmd->cmd;
 	u64 __user *ufi_addrs = u64_to_user_ptr(cmd->fi_addrs);
 	size_t out_bytes = (size_t)cmd->count * sizeof(u64);
+	struct kav_insert_batch b = { .count = cmd->count,
+				      .stride = cmd->addr_stride,
+				      .err_index = KAV_NO_INDEX };
 	struct kav_av *av = obj;
 	u32 *lens = NULL;
-	u64 *idx = NULL;
 	u8 *addrs = NULL;
+	u64 *keys = NULL, *user_ids = NULL, *idx = NULL;
 	int ret;
 
 	cmd->err_index = KAV_NO_INDEX;
-	if (cmd->flags || cmd->__reserved)
+	if ((cmd->flags & ~KAV_INSERT_FLAGS) || cmd->__reserved ||
+	    !kav_flag_matches(cmd->flags, KAV_INSERT_AUTH_KEY,
+			      cmd->auth_keys) ||
+	    !kav_flag_matches(cmd->flags, KAV_INSERT_USER_ID, cmd->user_ids))
 		return -EINVAL;
 	if (cmd->count > KAV_BATCH_MAX)
 		return -E2BIG;
@@ -94,7 +125,17 @@ static int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 
 	ret = kav_av_copy_addrs(av, cmd, &addrs, &lens);
 	if (ret)
-		goto respond;
+		goto out;
+	if (cmd->auth_keys) {
+		keys = kav_copy_u64s(cmd->auth_keys, cmd->count, &ret);
+		if (ret)
+			goto out;
+	}
+	if (cmd->user_ids) {
+		user_ids = kav_copy_u64s(cmd->user_ids, cmd->count, &ret);
+		if (ret)
+			goto out;
+	}
 	/* Fault in and check the output array before the table changes. */
 	if (ufi_addrs && clear_user(ufi_addrs, out_bytes)) {
 		ret = -EFAULT;
@@ -105,10 +146,16 @@ static int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = kav_table_insert(&av->table, addrs, cmd->addr_stride, lens,
-			       cmd->count, idx);
-	if (ret)
+	b.addrs = addrs;
+	b.lens = lens;
+	b.keys = keys;
+	b.user_ids = user_ids;
+	b.idx = idx;
+	ret = kav_table_insert(&av->table, &b);
+	if (ret) {
+		cmd->err_index = b.err_index;
 		goto out;
+	}
 	if (ufi_addrs && copy_to_user(ufi_addrs, idx, out_bytes)) {
 		/* The output went away under us: the call changes nothing. */
 		kav_table_erase(&av->table, idx, cmd->count);
@@ -116,9 +163,10 @@ static int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 	}
 out:
 	kvfree(idx);
+	kvfree(user_ids);
+	kvfree(keys);
 	kvfree(lens);
 	kvfree(addrs);
-respond:
 	/* err_index is only meaningful, and only written, on failure. */
 	if (ret && cmd->err_index != KAV_NO_INDEX)
 		kav_ucmd_respond(ucmd, sizeof(*cmd));
@@ -140,19 +188,74 @@ static int kav_av_remove(void *obj, struct kav_ucmd *ucmd)
 	if (!cmd->count)
 		return 0;
 
-	idx = kvmalloc_array(cmd->count, sizeof(*idx), GFP_KERNEL_ACCOUNT);
-	if (!idx)
-		return -ENOMEM;
-	if (copy_from_user(idx, u64_to_user_ptr(cmd->fi_addrs),
-			   (size_t)cmd->count * sizeof(*idx)))
-		ret = -EFAULT;
-	else
-		ret = kav_table_remove(&av->table, idx, cmd->count,
-				       &cmd->err_index);
+	idx = kav_copy_u64s(cmd->fi_addrs, cmd->count, &ret);
+	if (ret)
+		return ret;
+	ret = kav_table_remove(&av->table, idx, cmd->count, &cmd->err_index);
 	kvfree(idx);
 	if (ret && cmd->err_index != KAV_NO_INDEX)
 		kav_ucmd_respond(ucmd, sizeof(*cmd));
 	return ret;
+}
+
+static int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
+{
+	struct kav_av_key *cmd = ucmd->cmd;
+	struct kav_table *t = &((struct kav_av *)obj)->table;
+	int ret;
+
+	if (cmd->flags || cmd->key.__reserved)
+		return -EINVAL;
+	mutex_lock(&t->lock);
+	ret = kav_key_insert(t, &cmd->key, &cmd->handle);
+	mutex_unlock(&t->lock);
+	if (!ret || ret == -EEXIST) {
+		int r = kav_ucmd_respond(ucmd, sizeof(*cmd));
+
+		/* Nobody learns the handle: take the new key back out. */
+		if (r && !ret) {
+			mutex_lock(&t->lock);
+			kav_key_remove(t, cmd->handle);
+			mutex_unlock(&t->lock);
+		}
+		ret = r ? r : ret;
+	}
+	return ret;
+}
+
+static int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd)
+{
+	struct kav_av_key *cmd = ucmd->cmd;
+	struct kav_table *t = &((struct kav_av *)obj)->table;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	mutex_lock(&t->lock);
+	ret = kav_key_remove(t, cmd->handle);
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+static int kav_av_set_user_id(void *obj, struct kav_ucmd *ucmd)
+{
+	struct kav_av_user_id *cmd = ucmd->cmd;
+	struct kav_table *t = &((struct kav_av *)obj)->table;
+	int ret;
+
+	if (cmd->flags & ~KAV_USER_ID_AUTH_KEY)
+		return -EINVAL;
+	if (!(cmd->flags & KAV_USER_ID_AUTH_KEY))
+		return kav_table_set_user_id(t, cmd->index, cmd->user_id);
+	mutex_lock(&t->lock);
+	ret = kav_key_set_user_id(t, cmd->index, cmd->user_id);
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+static int kav_av_ep_open(void *obj, struct kav_ucmd *ucmd)
+{
+	return kav_ep_open(obj, ucmd);
 }
 
 static const struct kav_ioctl_op kav_av_ops[] = {
@@ -160,6 +263,14 @@ static const struct kav_ioctl_op kav_av_ops[] = {
 		     struct kav_av_insert, __reserved),
 	KAV_IOCTL_OP(KAV_IOC_AV_REMOVE, kav_av_remove,
 		     struct kav_av_remove, fi_addrs),
+	KAV_IOCTL_OP(KAV_IOC_AV_KEY_INSERT, kav_av_key_insert,
+		     struct kav_av_key, handle),
+	KAV_IOCTL_OP(KAV_IOC_AV_KEY_REMOVE, kav_av_key_remove,
+		     struct kav_av_key, handle),
+	KAV_IOCTL_OP(KAV_IOC_AV_SET_USER_ID, kav_av_set_user_id,
+		     struct kav_av_user_id, user_id),
+	KAV_IOCTL_OP(KAV_IOC_AV_EP_OPEN, kav_av_ep_open,
+		     struct kav_av_ep_open, __reserved),
 };
 
 static long kav_av_ioctl(struct file *file, unsigned int cmd,
@@ -217,6 +328,7 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 		return PTR_ERR(file);
 	}
 
+	av->file = file;
 	cmd->fd = fd;
 	cmd->entry_size = av->table.entry_size;
 	cmd->max_entries = av->table.max_entries;

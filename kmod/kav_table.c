@@ -29,14 +29,14 @@ static bool kav_slot_valid(struct kav_table *t, u64 idx)
 }
 
 /* Sequence counters: odd while the protected data is being written. */
-static void kav_seq_begin(__u64 *seq)
+void kav_seq_begin(__u64 *seq)
 {
 	WRITE_ONCE(*seq, *seq + 1);
 	/* Odd seq is visible before any of the data changes. */
 	smp_wmb();
 }
 
-static void kav_seq_end(__u64 *seq)
+void kav_seq_end(__u64 *seq)
 {
 	/* The data is complete before seq turns even again. */
 	smp_wmb();
@@ -92,20 +92,24 @@ static u64 kav_table_find_free(struct kav_table *t)
 	return idx;
 }
 
-static void kav_entry_store(struct kav_table *t, u64 idx, const u8 *addr,
-			    u32 len)
+/* Store element @i of batch @b at slot @idx. */
+static void kav_entry_store(struct kav_table *t, u64 idx,
+			    const struct kav_insert_batch *b, u32 i)
 {
 	struct kav_entry *e = kav_entry(t, idx);
+	u32 len = b->lens[i];
 
 	kav_seq_begin(&e->seq);
 	e->flags = KAV_ENTRY_VALID;
 	e->addr_len = len;
-	e->auth_key = KAV_NONE;
-	e->user_id = KAV_NONE;
-	memcpy(e->addr, addr, len);
+	e->auth_key = b->keys ? b->keys[i] : KAV_NONE;
+	e->user_id = b->user_ids ? b->user_ids[i] : KAV_NONE;
+	memcpy(e->addr, b->addrs + (size_t)i * b->stride, len);
 	memset(e->addr + len, 0, t->entry_size - KAV_ENTRY_HDR_SIZE - len);
 	kav_seq_end(&e->seq);
 
+	if (b->keys)
+		kav_key_get_entry(t, b->keys[i]);
 	t->nr_valid++;
 	t->first_free = idx + 1;
 }
@@ -114,6 +118,8 @@ static void kav_entry_clear(struct kav_table *t, u64 idx)
 {
 	struct kav_entry *e = kav_entry(t, idx);
 
+	if (e->auth_key != KAV_NONE)
+		kav_key_put_entry(t, e->auth_key);
 	kav_seq_begin(&e->seq);
 	memset((u8 *)e + sizeof(e->seq), 0, t->entry_size - sizeof(e->seq));
 	kav_seq_end(&e->seq);
@@ -150,6 +156,7 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 	hdr->max_entries = max_entries;
 	hdr->map_size = t->map_pages << PAGE_SHIFT;
 	t->hdr = hdr;
+	kav_keys_init(t);
 	return 0;
 }
 
@@ -166,33 +173,40 @@ void kav_table_destroy(struct kav_table *t)
 }
 
 /*
- * Insert @count validated addresses (@lens[i] bytes at @addrs + i * @stride),
- * each at the lowest unused index, returned in @out_idx. All or nothing.
+ * Insert the validated addresses of @b, each at the lowest unused index,
+ * returned in @b->idx. All or nothing. Key handles are checked here, under
+ * the lock, because keys can be removed concurrently.
  */
-int kav_table_insert(struct kav_table *t, const u8 *addrs, u32 stride,
-		     const u32 *lens, u32 count, u64 *out_idx)
+int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b)
 {
 	int ret = 0;
 	u32 i;
 
 	mutex_lock(&t->lock);
-	if (count > t->max_entries - t->nr_valid) {
+	if (b->count > t->max_entries - t->nr_valid) {
 		ret = -ENOSPC;
 		goto out;
 	}
+	for (i = 0; b->keys && i < b->count; i++) {
+		if (!kav_key_valid(t, b->keys[i])) {
+			b->err_index = i;
+			ret = -EINVAL;
+			goto out;
+		}
+	}
 	kav_batch_begin(t);
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < b->count; i++) {
 		u64 idx = kav_table_find_free(t);
 
 		ret = kav_table_grow(t, idx);
 		if (ret)
 			break;
-		kav_entry_store(t, idx, addrs + (size_t)i * stride, lens[i]);
-		out_idx[i] = idx;
+		kav_entry_store(t, idx, b, i);
+		b->idx[i] = idx;
 	}
 	if (ret)
 		while (i--)
-			kav_entry_clear(t, out_idx[i]);
+			kav_entry_clear(t, b->idx[i]);
 	kav_batch_end(t);
 out:
 	mutex_unlock(&t->lock);
@@ -259,6 +273,24 @@ int kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
 		kav_entry_clear(t, idx[i]);
 	kav_batch_end(t);
 out:
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id)
+{
+	struct kav_entry *e;
+	int ret = 0;
+
+	mutex_lock(&t->lock);
+	if (kav_slot_valid(t, idx)) {
+		e = kav_entry(t, idx);
+		kav_seq_begin(&e->seq);
+		e->user_id = user_id;
+		kav_seq_end(&e->seq);
+	} else {
+		ret = -EINVAL;
+	}
 	mutex_unlock(&t->lock);
 	return ret;
 }

@@ -14,6 +14,10 @@ union kav_ucmd_buffer {
 	struct kav_av_create av_create;
 	struct kav_av_insert av_insert;
 	struct kav_av_remove av_remove;
+	struct kav_av_key av_key;
+	struct kav_av_user_id av_user_id;
+	struct kav_av_ep_open av_ep_open;
+	struct kav_ep_enable ep_enable;
 };
 
 long kav_ucmd_dispatch(void *obj, const struct kav_ioctl_op *ops,

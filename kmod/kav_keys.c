@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Auth keys of an AV: KAV_MAX_AUTH_KEYS slots in the table's header page,
+ * so that readers resolve an entry's key from the mapping like the entry
+ * itself. A key's handle is its slot number. The kernel is the only
+ * writer; every change is bracketed by the slot's sequence counter.
+ *
+ * A key cannot be removed while entries are bound to it or endpoints that
+ * were enabled with it are open, so no entry or endpoint ever refers to a
+ * slot that was reused. All functions run with t->lock held.
+ */
+#include <linux/bitops.h>
+#include "kav.h"
+
+/* Slots start here in the header page, after struct kav_table_header. */
+#define KAV_KEYS_OFFSET		1024
+
+static_assert(sizeof(struct kav_table_header) <= KAV_KEYS_OFFSET);
+static_assert(sizeof(struct kav_key_slot[KAV_MAX_AUTH_KEYS]) <=
+	      PAGE_SIZE - KAV_KEYS_OFFSET);
+static_assert(KAV_MAX_AUTH_KEYS <= BITS_PER_TYPE(u64));
+
+static struct kav_key_slot *kav_key_slot(struct kav_table *t, u64 handle)
+{
+	return (void *)t->hdr + KAV_KEYS_OFFSET +
+	       handle * sizeof(struct kav_key_slot);
+}
+
+void kav_keys_init(struct kav_table *t)
+{
+	t->hdr->keys_offset = KAV_KEYS_OFFSET;
+	t->hdr->max_keys = KAV_MAX_AUTH_KEYS;
+}
+
+bool kav_key_valid(struct kav_table *t, u64 handle)
+{
+	return handle < KAV_MAX_AUTH_KEYS &&
+	       (kav_key_slot(t, handle)->flags & KAV_KEY_VALID);
+}
+
+void kav_key_get_entry(struct kav_table *t, u64 handle)
+{
+	struct kav_key_slot *k = kav_key_slot(t, handle);
+
+	kav_seq_begin(&k->seq);
+	k->nr_entries++;
+	kav_seq_end(&k->seq);
+}
+
+void kav_key_put_entry(struct kav_table *t, u64 handle)
+{
+	struct kav_key_slot *k = kav_key_slot(t, handle);
+
+	kav_seq_begin(&k->seq);
+	k->nr_entries--;
+	kav_seq_end(&k->seq);
+}
+
+int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
+		   u64 *handle)
+{
+	struct kav_key_slot *k;
+	u64 h, free = KAV_MAX_AUTH_KEYS;
+
+	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
+		k = kav_key_slot(t, h);
+		if (!(k->flags & KAV_KEY_VALID)) {
+			free = min(free, h);
+		} else if (k->vni == key->vni) {
+			*handle = h;
+			return -EEXIST;
+		}
+	}
+	if (free == KAV_MAX_AUTH_KEYS)
+		return -ENOSPC;
+
+	k = kav_key_slot(t, free);
+	kav_seq_begin(&k->seq);
+	k->flags = KAV_KEY_VALID;
+	k->vni = key->vni;
+	k->user_id = KAV_NONE;
+	k->nr_entries = 0;
+	k->nr_endpoints = 0;
+	kav_seq_end(&k->seq);
+	*handle = free;
+	return 0;
+}
+
+int kav_key_remove(struct kav_table *t, u64 handle)
+{
+	struct kav_key_slot *k;
+
+	if (!kav_key_valid(t, handle))
+		return -EINVAL;
+	k = kav_key_slot(t, handle);
+	if (k->nr_entries || k->nr_endpoints)
+		return -EBUSY;
+	kav_seq_begin(&k->seq);
+	memset((u8 *)k + sizeof(k->seq), 0, sizeof(*k) - sizeof(k->seq));
+	kav_seq_end(&k->seq);
+	return 0;
+}
+
+int kav_key_set_user_id(struct kav_table *t, u64 handle, u64 user_id)
+{
+	struct kav_key_slot *k;
+
+	if (!kav_key_valid(t, handle))
+		return -EINVAL;
+	k = kav_key_slot(t, handle);
+	kav_seq_begin(&k->seq);
+	k->user_id = user_id;
+	kav_seq_end(&k->seq);
+	return 0;
+}
+
+/* An endpoint is enabled: it uses every key present now. */
+u64 kav_keys_enable(struct kav_table *t)
+{
+	struct kav_key_slot *k;
+	u64 h, keys = 0;
+
+	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
+		if (!kav_key_valid(t, h))
+			continue;
+		k = kav_key_slot(t, h);
+		kav_seq_begin(&k->seq);
+		k->nr_endpoints++;
+		kav_seq_end(&k->seq);
+		keys |= BIT_ULL(h);
+	}
+	return keys;
+}
+
+void kav_keys_disable(struct kav_table *t, u64 keys)
+{
+	struct kav_key_slot *k;
+	unsigned long h;
+
+	for_each_set_bit(h, (unsigned long *)&keys, KAV_MAX_AUTH_KEYS) {
+		k = kav_key_slot(t, h);
+		kav_seq_begin(&k->seq);
+		k->nr_endpoints--;
+		kav_seq_end(&k->seq);
+	}
+}
