@@ -15,10 +15,6 @@
 /* Slots start here in the header page, after struct kav_table_header. */
 #define KAV_KEYS_OFFSET		1024
 
-static_assert(sizeof(struct kav_table_header) <= KAV_KEYS_OFFSET);
-static_assert(sizeof(struct kav_key_slot[KAV_MAX_AUTH_KEYS]) <=
-	      PAGE_SIZE - KAV_KEYS_OFFSET);
-static_assert(KAV_MAX_AUTH_KEYS <= BITS_PER_TYPE(u64));
 
 static struct kav_key_slot *kav_key_slot(struct kav_table *t, u64 handle)
 {
@@ -28,6 +24,11 @@ static struct kav_key_slot *kav_key_slot(struct kav_table *t, u64 handle)
 
 void kav_keys_init(struct kav_table *t)
 {
+	/* The slots fit in the header page; a u64 bitmap covers them. */
+	BUILD_BUG_ON(sizeof(struct kav_table_header) > KAV_KEYS_OFFSET);
+	BUILD_BUG_ON(KAV_KEYS_OFFSET + KAV_MAX_AUTH_KEYS *
+		     sizeof(struct kav_key_slot) > PAGE_SIZE);
+	BUILD_BUG_ON(KAV_MAX_AUTH_KEYS > BITS_PER_TYPE(u64));
 	t->hdr->keys_offset = KAV_KEYS_OFFSET;
 	t->hdr->max_keys = KAV_MAX_AUTH_KEYS;
 }
