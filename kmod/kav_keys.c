@@ -14,6 +14,7 @@
 
 /* Slots start here in the header page, after struct kav_table_header. */
 #define KAV_KEYS_OFFSET		1024
+#define KAV_KEYS_SIZE		(KAV_MAX_AUTH_KEYS * sizeof(struct kav_key_slot))
 
 static struct kav_key_slot *kav_key_slot(struct kav_table *t, u64 handle)
 {
@@ -25,8 +26,7 @@ void kav_keys_init(struct kav_table *t)
 {
 	/* The slots fit in the header page; a u64 bitmap covers them. */
 	BUILD_BUG_ON(sizeof(struct kav_table_header) > KAV_KEYS_OFFSET);
-	BUILD_BUG_ON(KAV_KEYS_OFFSET + KAV_MAX_AUTH_KEYS *
-		     sizeof(struct kav_key_slot) > PAGE_SIZE);
+	BUILD_BUG_ON(KAV_KEYS_OFFSET + KAV_KEYS_SIZE > PAGE_SIZE);
 	BUILD_BUG_ON(BITS_PER_TYPE(u64) < KAV_MAX_AUTH_KEYS);
 	t->hdr->keys_offset = KAV_KEYS_OFFSET;
 	t->hdr->max_keys = KAV_MAX_AUTH_KEYS;
