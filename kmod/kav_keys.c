@@ -27,7 +27,7 @@ void kav_keys_init(struct kav_table *t)
 	/* The slots fit in the header page; a u64 bitmap covers them. */
 	BUILD_BUG_ON(sizeof(struct kav_table_header) > KAV_KEYS_OFFSET);
 	BUILD_BUG_ON(KAV_KEYS_OFFSET + KAV_KEYS_SIZE > PAGE_SIZE);
-	BUILD_BUG_ON(BITS_PER_TYPE(u64) < KAV_MAX_AUTH_KEYS);
+	BUILD_BUG_ON(KAV_MAX_AUTH_KEYS > 64);
 	t->hdr->keys_offset = KAV_KEYS_OFFSET;
 	t->hdr->max_keys = KAV_MAX_AUTH_KEYS;
 }
