@@ -4,7 +4,7 @@
 SELFTEST_DIR  := $(BUILD)/selftests
 KSFT_HDR_DIR  := $(BUILD)/kselftest
 # kav_module_test unloads and reloads kav.ko, so it runs last.
-SELFTEST_NAMES := kav_uapi_test kav_lib_test kav_module_test
+SELFTEST_NAMES := kav_uapi_test kav_keys_test kav_lib_test kav_module_test
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
 DEMO_BINS     := $(SELFTEST_DIR)/kav_demo
 
