@@ -2,10 +2,16 @@
 /*
  * The kav address vector: a genuine struct fid_av over one kernel AV fd.
  *
- * Mutations (insert, remove) are ioctls on the AV fd; the kernel
- * serialises them and applies each batch atomically. Reads (lookup) come
- * from the read-only table mapping with no system call (table.c). The
- * library's own state is immutable after open, so no locks are needed.
+ * Mutations (insert, remove, auth keys, user ids) are ioctls on the AV
+ * fd; the kernel serialises them and applies each batch atomically. Reads
+ * (lookup, lookup_auth_key, kav_av_resolve) come from the read-only table
+ * mapping with no system call (table.c). The library's own state is
+ * immutable after open except the bound EQ (set once, atomically) and the
+ * hold count (atomic), so no locks are needed.
+ *
+ * fi_addr_t values are decoded as <kav/kav.h> describes: bits 32..63
+ * (group id, rx context) are ignored, bit 31 tells an auth-key handle
+ * from a table index.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,23 +21,144 @@
 #include <unistd.h>
 
 #include "kav_priv.h"
+#include "kav_eq_priv.h"
+#include "kav_set_priv.h"
 
 _Static_assert(offsetof(struct kav_av, av_fid) == 0, "fid first");
 _Static_assert(sizeof(fi_addr_t) == sizeof(__u64), "fi_addr_t is the ABI's u64");
+_Static_assert(KAV_NONE == FI_ADDR_NOTAVAIL, "no user id is FI_ADDR_NOTAVAIL");
+_Static_assert(KAV_MAX_AUTH_KEYS <= 64, "key slots fit a u64 mask");
+/* The 2.x table extends 1.17's: same members at the same offsets. */
+#define KAV_SAME_OFFSET(m) \
+	_Static_assert(offsetof(struct kav_fi_ops_av, m) == \
+		       offsetof(struct fi_ops_av, m), "fi_ops_av." #m)
+KAV_SAME_OFFSET(size);
+KAV_SAME_OFFSET(insert);
+KAV_SAME_OFFSET(insertsvc);
+KAV_SAME_OFFSET(insertsym);
+KAV_SAME_OFFSET(remove);
+KAV_SAME_OFFSET(lookup);
+KAV_SAME_OFFSET(straddr);
+KAV_SAME_OFFSET(av_set);
+_Static_assert(offsetof(struct kav_fi_ops_av, insert_auth_key) ==
+	       sizeof(struct fi_ops_av), "2.x members follow av_set");
 
 static struct kav_av *kav_av_of(struct fid_av *av_fid)
 {
 	return (struct kav_av *)av_fid;
 }
 
+/* ------------------------------------------------------- fi_addr_t codec */
+
+int kav_fi_addr_index(fi_addr_t fi_addr, uint64_t *index)
+{
+	uint64_t low = fi_addr & KAV_FI_ADDR_LOW_MASK;
+
+	if (fi_addr == FI_ADDR_NOTAVAIL || (low & KAV_FI_ADDR_KEY))
+		return -FI_EINVAL;
+	*index = low;
+	return 0;
+}
+
+int kav_fi_addr_key(fi_addr_t fi_addr, uint32_t *slot)
+{
+	uint64_t low = fi_addr & KAV_FI_ADDR_LOW_MASK;
+
+	if (fi_addr == FI_ADDR_NOTAVAIL || !(low & KAV_FI_ADDR_KEY) ||
+	    (low & ~KAV_FI_ADDR_KEY) >= KAV_MAX_AUTH_KEYS)
+		return -FI_EINVAL;
+	*slot = (uint32_t)(low & ~KAV_FI_ADDR_KEY);
+	return 0;
+}
+
+static fi_addr_t kav_key_fi_addr(uint32_t slot)
+{
+	return KAV_FI_ADDR_KEY | slot;
+}
+
+int kav_av_read_valid(const struct kav_av *av, uint64_t index,
+		      struct kav_entry_meta *meta)
+{
+	if (kav_table_read_meta(&av->table, index, meta) ||
+	    !(meta->flags & KAV_ENTRY_VALID))
+		return -FI_EINVAL;
+	return 0;
+}
+
+/* Key slot @slot, required valid: 0 or -FI_EINVAL. */
+static int kav_av_read_key(const struct kav_av *av, uint32_t slot,
+			   struct kav_key_snap *snap)
+{
+	if (kav_table_read_key(&av->table, slot, snap) ||
+	    !(snap->flags & KAV_KEY_VALID))
+		return -FI_EINVAL;
+	return 0;
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+void kav_av_hold(struct kav_av *av)
+{
+	__atomic_add_fetch(&av->refs, 1, __ATOMIC_RELAXED);
+}
+
+void kav_av_unhold(struct kav_av *av)
+{
+	__atomic_sub_fetch(&av->refs, 1, __ATOMIC_RELEASE);
+}
+
 static int kav_av_close(struct fid *fid)
 {
 	struct kav_av *av = (struct kav_av *)fid;
+	unsigned int refs = __atomic_load_n(&av->refs, __ATOMIC_ACQUIRE);
+	unsigned int children = kav_av_children(av);
+	struct fid_eq *eq;
 
+	if (refs || children) {
+		kav_debug("AV close refused: %u endpoints and %u AV sets or "
+			  "peer AVs still bound", refs, children);
+		return -FI_EBUSY;
+	}
+	eq = __atomic_load_n(&av->eq, __ATOMIC_ACQUIRE);
+	if (eq)
+		kav_eq_unbind_av(eq);
 	kav_table_unmap(&av->table);
-	close(av->fd);
+	kav_sys_close(av->fd);
 	__atomic_sub_fetch(&av->domain->av_refs, 1, __ATOMIC_RELEASE);
 	free(av);
+	return 0;
+}
+
+/*
+ * fi_av_bind(av, eq, 0): flags must be 0 and @bfid a kav EQ. An AV takes
+ * one EQ for its lifetime: a second bind fails with -FI_EINVAL. Binding an
+ * AV opened without FI_EVENT is allowed and has no effect beyond holding
+ * the EQ (fi_close() of the EQ fails with -FI_EBUSY until the AV closes).
+ */
+static int kav_av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	struct kav_av *av = (struct kav_av *)fid;
+	struct fid_eq *eq, *none = NULL;
+	int ret;
+
+	if (flags) {
+		kav_debug("fi_av_bind: flags must be 0");
+		return -FI_EINVAL;
+	}
+	if (!bfid || !kav_eq_is(bfid)) {
+		kav_debug("fi_av_bind: not an EQ from kav_eq_open()");
+		return -FI_EINVAL;
+	}
+	eq = (struct fid_eq *)bfid;	/* fid is its first member */
+	ret = kav_eq_bind_av(eq);
+	if (ret)
+		return ret;
+	if (!__atomic_compare_exchange_n(&av->eq, &none, eq, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		kav_eq_unbind_av(eq);
+		kav_debug("fi_av_bind: the AV already has an EQ");
+		return -FI_EINVAL;
+	}
 	return 0;
 }
 
@@ -45,55 +172,222 @@ static int kav_av_close(struct fid *fid)
 typedef int (*kav_fill_fn)(struct kav_av *av, void *arg, size_t i,
 			   uint8_t *slot);
 
-static void kav_mark_failed(fi_addr_t *fi_addr, int *sync_err, size_t i,
-			    int err)
+/* One insert call (insert, insertsvc or insertsym). */
+struct kav_ins {
+	struct kav_av *av;
+	fi_addr_t *fi_addr;		/* in (keys / user ids) and out */
+	int *sync_err;			/* FI_SYNC_ERR */
+	uint32_t kflags;		/* KAV_INSERT_* */
+	struct fid_eq *eq;		/* FI_EVENT AVs */
+	void *context;
+	/* Per kernel batch, in staging order. */
+	uint8_t *stage;
+	size_t *pos;			/* caller positions */
+	uint64_t *out;
+	uint64_t *keys;			/* KAV_INSERT_AUTH_KEY */
+	uint64_t *uids;			/* KAV_INSERT_USER_ID */
+};
+
+/*
+ * Validate an insert call's flags and set up @ins. Errors here fail the
+ * call before anything is attempted (no events).
+ */
+static int kav_ins_init(struct kav_ins *ins, struct kav_av *av,
+			fi_addr_t *fi_addr, uint64_t flags, void *context)
 {
-	if (fi_addr)
-		fi_addr[i] = FI_ADDR_NOTAVAIL;
-	if (sync_err)
-		sync_err[i] = -err;	/* FI_SYNC_ERR: positive fabric errno */
+	memset(ins, 0, sizeof(*ins));
+	ins->av = av;
+	ins->fi_addr = fi_addr;
+	ins->context = context;
+	/* FI_MORE is a hint we may ignore: each call is its own batch. */
+	if (flags & ~(FI_MORE | FI_SYNC_ERR | FI_AV_USER_ID | FI_AUTH_KEY)) {
+		kav_debug("insert: unknown flags %#llx", (unsigned long long)
+			  (flags & ~(FI_MORE | FI_SYNC_ERR | FI_AV_USER_ID |
+				     FI_AUTH_KEY)));
+		return -FI_EINVAL;
+	}
+	if (flags & FI_AV_USER_ID) {
+		/* fi_av(3): invalid on such AVs; use fi_av_set_user_id(). */
+		if ((av->flags & FI_AV_USER_ID) || av->domain->av_auth_key) {
+			kav_debug("insert: FI_AV_USER_ID is invalid on an AV "
+				  "opened with FI_AV_USER_ID or a domain with "
+				  "FI_AV_AUTH_KEY");
+			return -FI_EINVAL;
+		}
+		if (!fi_addr)
+			return -FI_EINVAL;	/* the user ids are input */
+		ins->kflags |= KAV_INSERT_USER_ID;
+	}
+	if (flags & FI_AUTH_KEY) {
+		if (!av->domain->av_auth_key) {
+			kav_debug("insert: FI_AUTH_KEY needs a domain opened "
+				  "with FI_AV_AUTH_KEY");
+			return -FI_EINVAL;
+		}
+		if (!fi_addr)
+			return -FI_EINVAL;	/* the key handles are input */
+		ins->kflags |= KAV_INSERT_AUTH_KEY;
+	}
+	if (av->flags & FI_EVENT) {
+		/* FI_SYNC_ERR "applies to synchronous insertions only". */
+		if (flags & FI_SYNC_ERR)
+			return -FI_EINVAL;
+		ins->eq = __atomic_load_n(&av->eq, __ATOMIC_ACQUIRE);
+		if (!ins->eq)
+			return -FI_ENOEQ;
+	} else if (flags & FI_SYNC_ERR) {
+		if (!context)
+			return -FI_EINVAL;
+		ins->sync_err = context;
+	}
+	return 0;
+}
+
+/* Address @i failed with @err (negative): report it every way asked. */
+static void kav_ins_fail(struct kav_ins *ins, size_t i, int err)
+{
+	int ret;
+
+	if (ins->fi_addr)
+		ins->fi_addr[i] = FI_ADDR_NOTAVAIL;
+	if (ins->sync_err)
+		ins->sync_err[i] = -err; /* FI_SYNC_ERR: positive fabric errno */
+	if (ins->eq) {
+		ret = kav_eq_post_av_error(ins->eq, &ins->av->av_fid.fid,
+					   ins->context, i, -err);
+		if (ret)
+			kav_warn("insert: cannot report address %zu's error "
+				 "on the EQ: %s", i, kav_strerror(ret));
+	}
 }
 
 /*
- * Send @n staged addresses (caller positions in @pos) as one kernel batch.
- * The batch is atomic, so when the kernel names one bad address we drop
- * that one and resend the rest; libkav validated them already, so that is
- * a safety net, not the normal path. Returns how many were inserted.
+ * The per-address input of address @i (the fi_addr array, read before
+ * anything is written back to that position), staged at @n.
  */
-static size_t kav_av_submit(struct kav_av *av, uint8_t *stage, size_t *pos,
-			    uint64_t *out, size_t n, fi_addr_t *fi_addr,
-			    int *sync_err)
+static int kav_ins_input(struct kav_ins *ins, size_t i, size_t n)
 {
-	size_t stride = av->slot_size, e, j;
+	struct kav_key_snap key;
+	uint32_t slot;
+
+	if (ins->kflags & KAV_INSERT_AUTH_KEY) {
+		if (kav_fi_addr_key(ins->fi_addr[i], &slot) ||
+		    kav_av_read_key(ins->av, slot, &key)) {
+			kav_debug("insert: fi_addr[%zu] = %#llx is not an auth "
+				  "key handle of this AV", i,
+				  (unsigned long long)ins->fi_addr[i]);
+			return -FI_EINVAL;
+		}
+		ins->keys[n] = slot;
+	}
+	if (ins->kflags & KAV_INSERT_USER_ID)
+		ins->uids[n] = ins->fi_addr[i];
+	return 0;
+}
+
+/* Drop staged element @e of @n. */
+static void kav_ins_drop(struct kav_ins *ins, size_t e, size_t n)
+{
+	size_t stride = ins->av->slot_size, rest = n - e - 1;
+
+	memmove(ins->stage + e * stride, ins->stage + (e + 1) * stride,
+		rest * stride);
+	memmove(ins->pos + e, ins->pos + e + 1, rest * sizeof(*ins->pos));
+	if (ins->keys)
+		memmove(ins->keys + e, ins->keys + e + 1,
+			rest * sizeof(*ins->keys));
+	if (ins->uids)
+		memmove(ins->uids + e, ins->uids + e + 1,
+			rest * sizeof(*ins->uids));
+}
+
+/*
+ * Entries the kernel placed beyond KAV_FI_ADDR_INDEX_MAX cannot be named
+ * by an fi_addr_t (bit 31 marks key handles): take them out again and
+ * fail those addresses with -FI_ENOSPC. Returns how many stay inserted.
+ * Only a module with max_entries above 2^31 can get here.
+ */
+static size_t kav_ins_trim(struct kav_ins *ins, size_t n)
+{
+	struct kav_av_remove req;
+	uint64_t *rm;
+	size_t j, k = 0;
+	int ret;
+
+	for (j = 0; j < n; j++)
+		if (ins->out[j] > KAV_FI_ADDR_INDEX_MAX)
+			k++;
+	if (!k)
+		return n;
+	rm = malloc(k * sizeof(*rm));
+	for (j = 0, k = 0; j < n; j++) {
+		if (ins->out[j] <= KAV_FI_ADDR_INDEX_MAX)
+			continue;
+		if (rm)
+			rm[k] = ins->out[j];
+		k++;
+		kav_ins_fail(ins, ins->pos[j], -FI_ENOSPC);
+		ins->pos[j] = SIZE_MAX;
+	}
+	kav_info("insert: %zu entries landed beyond index %llu; removing them",
+		 k, (unsigned long long)KAV_FI_ADDR_INDEX_MAX);
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.count = (__u32)k;
+	req.err_index = KAV_NO_INDEX;
+	req.fi_addrs = (uintptr_t)rm;
+	ret = rm ? kav_sys_ioctl(ins->av->fd, KAV_IOC_AV_REMOVE, &req) :
+		   -ENOMEM;
+	if (ret < 0)
+		kav_warn("insert: cannot remove unaddressable entries: %s",
+			 kav_strerror(kav_err_from_errno(-ret)));
+	free(rm);
+	return n - k;
+}
+
+/*
+ * Send @n staged addresses as one kernel batch. The batch is atomic, so
+ * when the kernel names one bad address we drop that one and resend the
+ * rest; libkav validated them already, so that is a safety net, not the
+ * normal path. Returns how many were inserted.
+ */
+static size_t kav_ins_submit(struct kav_ins *ins, size_t n)
+{
+	struct kav_av *av = ins->av;
 	struct kav_av_insert req;
+	size_t e, j, done;
 	int ret, err;
 
 	while (n) {
 		memset(&req, 0, sizeof(req));
 		req.size = sizeof(req);
+		req.flags = ins->kflags;
 		req.count = (__u32)n;
-		req.addr_stride = (__u32)stride;
-		req.addrs = (uintptr_t)stage;
-		req.fi_addrs = (uintptr_t)out;
+		req.addr_stride = av->slot_size;
+		req.addrs = (uintptr_t)ins->stage;
+		req.fi_addrs = (uintptr_t)ins->out;
 		req.err_index = KAV_NO_INDEX;
+		req.auth_keys = (uintptr_t)ins->keys;
+		req.user_ids = (uintptr_t)ins->uids;
 		ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_INSERT, &req);
 		if (ret >= 0) {
+			done = kav_ins_trim(ins, n);
 			for (j = 0; j < n; j++) {
-				if (fi_addr)
-					fi_addr[pos[j]] = out[j];
-				if (sync_err)
-					sync_err[pos[j]] = 0;
+				if (ins->pos[j] == SIZE_MAX)
+					continue;
+				if (ins->fi_addr)
+					ins->fi_addr[ins->pos[j]] = ins->out[j];
+				if (ins->sync_err)
+					ins->sync_err[ins->pos[j]] = 0;
 			}
-			return n;
+			return done;
 		}
 		if (ret == -EINVAL && req.err_index < n) {
 			e = req.err_index;
 			kav_info("kernel refused address %zu of the insert",
-				 pos[e]);
-			kav_mark_failed(fi_addr, sync_err, pos[e], -FI_EINVAL);
-			memmove(stage + e * stride, stage + (e + 1) * stride,
-				(n - e - 1) * stride);
-			memmove(pos + e, pos + e + 1, (n - e - 1) * sizeof(*pos));
+				 ins->pos[e]);
+			kav_ins_fail(ins, ins->pos[e], -FI_EINVAL);
+			kav_ins_drop(ins, e, n);
 			n--;
 			continue;
 		}
@@ -101,7 +395,7 @@ static size_t kav_av_submit(struct kav_av *av, uint8_t *stage, size_t *pos,
 		kav_warn("insert of %zu addresses failed: %s", n,
 			 kav_strerror(err));
 		for (j = 0; j < n; j++)
-			kav_mark_failed(fi_addr, sync_err, pos[j], err);
+			kav_ins_fail(ins, ins->pos[j], err);
 		return 0;
 	}
 	return 0;
@@ -110,68 +404,82 @@ static size_t kav_av_submit(struct kav_av *av, uint8_t *stage, size_t *pos,
 /*
  * The one insertion path behind insert, insertsvc and insertsym: stage up
  * to KAV_BATCH_MAX valid addresses at the AV's slot size, skipping (and
- * marking) invalid ones, and submit each batch. Returns the number
+ * reporting) invalid ones, and submit each batch. Returns the number
  * inserted, as fi_av_insert() does; count must be <= INT_MAX.
  */
-static int kav_av_insert_common(struct kav_av *av, size_t count,
-				kav_fill_fn fill, void *arg,
-				fi_addr_t *fi_addr, int *sync_err)
+static int kav_ins_run(struct kav_ins *ins, size_t count, kav_fill_fn fill,
+		       void *arg)
 {
 	size_t chunk = KAV_MIN(count, (size_t)KAV_BATCH_MAX);
+	struct kav_av *av = ins->av;
 	size_t inserted = 0, base, end, i, n;
-	uint8_t *stage;
-	uint64_t *out;
-	size_t *pos;
+	bool nomem;
 	int ret;
 
 	if (!count)
 		return 0;
-	stage = malloc(chunk * av->slot_size);
-	pos = malloc(chunk * sizeof(*pos));
-	out = malloc(chunk * sizeof(*out));
-	if (!stage || !pos || !out) {
+	ins->stage = malloc(chunk * av->slot_size);
+	ins->pos = malloc(chunk * sizeof(*ins->pos));
+	ins->out = malloc(chunk * sizeof(*ins->out));
+	nomem = !ins->stage || !ins->pos || !ins->out;
+	if (ins->kflags & KAV_INSERT_AUTH_KEY) {
+		ins->keys = malloc(chunk * sizeof(*ins->keys));
+		nomem |= !ins->keys;
+	}
+	if (ins->kflags & KAV_INSERT_USER_ID) {
+		ins->uids = malloc(chunk * sizeof(*ins->uids));
+		nomem |= !ins->uids;
+	}
+	if (nomem) {
 		for (i = 0; i < count; i++)
-			kav_mark_failed(fi_addr, sync_err, i, -FI_ENOMEM);
-		inserted = 0;
+			kav_ins_fail(ins, i, -FI_ENOMEM);
 		ret = -FI_ENOMEM;
 		goto out;
 	}
 	for (base = 0; base < count; base = end) {
 		end = base + KAV_MIN(count - base, chunk);
 		for (n = 0, i = base; i < end; i++) {
-			ret = fill(av, arg, i, stage + n * av->slot_size);
+			ret = kav_ins_input(ins, i, n);
+			if (!ret)
+				ret = fill(av, arg, i,
+					   ins->stage + n * av->slot_size);
 			if (ret) {
 				kav_debug("address %zu not inserted: %s", i,
 					  kav_strerror(ret));
-				kav_mark_failed(fi_addr, sync_err, i, ret);
+				kav_ins_fail(ins, i, ret);
 				continue;
 			}
-			pos[n++] = i;
+			ins->pos[n++] = i;
 		}
-		inserted += kav_av_submit(av, stage, pos, out, n, fi_addr,
-					  sync_err);
+		inserted += kav_ins_submit(ins, n);
 	}
 	ret = (int)inserted;
 out:
-	free(stage);
-	free(pos);
-	free(out);
+	free(ins->stage);
+	free(ins->pos);
+	free(ins->out);
+	free(ins->keys);
+	free(ins->uids);
 	return ret;
 }
 
-/* Flags every insert call takes; returns the FI_SYNC_ERR array or NULL. */
-static int kav_insert_flags(uint64_t flags, void *context, int **sync_err)
+/*
+ * The return value of an insert call. Synchronous AVs: the number
+ * inserted. FI_EVENT AVs: the errors went to the EQ as they happened; now
+ * the one FI_AV_COMPLETE event, and FI_SUCCESS (or why the completion
+ * could not be queued; the insertions themselves stand).
+ */
+static int kav_ins_finish(struct kav_ins *ins, int ret)
 {
-	*sync_err = NULL;
-	/* FI_MORE is a hint we may ignore: each call is its own batch. */
-	if (flags & ~(FI_MORE | FI_SYNC_ERR))
-		return -FI_EINVAL;
-	if (flags & FI_SYNC_ERR) {
-		if (!context)
-			return -FI_EINVAL;
-		*sync_err = context;
-	}
-	return 0;
+	if (!ins->eq)
+		return ret;
+	ret = kav_eq_post_av_complete(ins->eq, &ins->av->av_fid.fid,
+				      ins->context,
+				      ret > 0 ? (uint64_t)ret : 0);
+	if (ret)
+		kav_warn("insert: cannot queue the completion: %s",
+			 kav_strerror(ret));
+	return ret;
 }
 
 /* fi_av_insert(): the caller's array. */
@@ -204,17 +512,16 @@ static int kav_av_insert(struct fid_av *av_fid, const void *addr,
 		.addr = addr,
 		.stride = kav_addr_user_stride(av->addr_format),
 	};
-	int *sync_err, ret;
+	struct kav_ins ins;
+	int ret;
 
-	ret = kav_insert_flags(flags, context, &sync_err);
+	ret = kav_ins_init(&ins, av, fi_addr, flags, context);
 	if (ret)
 		return ret;
-	if (!count)
-		return 0;
-	if (!addr || count > INT_MAX)
+	if (count && (!addr || count > INT_MAX))
 		return -FI_EINVAL;
-	return kav_av_insert_common(av, count, kav_fill_array, &src, fi_addr,
-				    sync_err);
+	return kav_ins_finish(&ins, kav_ins_run(&ins, count, kav_fill_array,
+						&src));
 }
 
 /* One address, already parsed or resolved (or the reason it is not). */
@@ -242,10 +549,11 @@ static int kav_av_insertsvc(struct fid_av *av_fid, const char *node,
 {
 	struct kav_av *av = kav_av_of(av_fid);
 	struct kav_src_one src = { 0 };
-	int *sync_err, ret;
+	struct kav_ins ins;
 	uint16_t port;
+	int ret;
 
-	ret = kav_insert_flags(flags, context, &sync_err);
+	ret = kav_ins_init(&ins, av, fi_addr, flags, context);
 	if (ret)
 		return ret;
 	if (!node)
@@ -265,8 +573,7 @@ static int kav_av_insertsvc(struct fid_av *av_fid, const char *node,
 		src.err = kav_addr_resolve(av->addr_format, node, service, 0,
 					   src.addr);
 	}
-	return kav_av_insert_common(av, 1, kav_fill_one, &src, fi_addr,
-				    sync_err);
+	return kav_ins_finish(&ins, kav_ins_run(&ins, 1, kav_fill_one, &src));
 }
 
 /* fi_av_insertsym(): node-major, one resolution per node. */
@@ -309,10 +616,11 @@ static int kav_av_insertsym(struct fid_av *av_fid, const char *node,
 {
 	struct kav_av *av = kav_av_of(av_fid);
 	struct kav_src_sym src = { 0 };
+	struct kav_ins ins;
 	struct kav_sym sym;
-	int *sync_err, ret;
+	int ret;
 
-	ret = kav_insert_flags(flags, context, &sync_err);
+	ret = kav_ins_init(&ins, av, fi_addr, flags, context);
 	if (ret)
 		return ret;
 	if (av->addr_format == FI_ADDR_STR)
@@ -321,8 +629,8 @@ static int kav_av_insertsym(struct fid_av *av_fid, const char *node,
 	if (ret)
 		return ret;
 	src.sym = &sym;
-	return kav_av_insert_common(av, nodecnt * svccnt, kav_fill_sym, &src,
-				    fi_addr, sync_err);
+	return kav_ins_finish(&ins, kav_ins_run(&ins, nodecnt * svccnt,
+						kav_fill_sym, &src));
 }
 
 /* --------------------------------------------------------------- removal */
@@ -340,26 +648,25 @@ static int kav_cmp_u64(const void *a, const void *b)
  * (A concurrent remover of the same entries can still make a later batch
  * fail after earlier ones were applied.)
  */
-static int kav_av_remove_check(struct kav_av *av, const fi_addr_t *fi_addr,
+static int kav_av_remove_check(struct kav_av *av, const uint64_t *idx,
 			       size_t count)
 {
-	struct kav_entry_snap snap;
+	struct kav_entry_meta meta;
 	uint64_t *sorted;
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < count; i++) {
-		if (kav_table_read_entry(&av->table, fi_addr[i], &snap) ||
-		    !(snap.flags & KAV_ENTRY_VALID)) {
-			kav_debug("remove: fi_addr[%zu] = %llu is not valid",
-				  i, (unsigned long long)fi_addr[i]);
+		if (kav_av_read_valid(av, idx[i], &meta)) {
+			kav_debug("remove: fi_addr[%zu] (index %llu) is not "
+				  "valid", i, (unsigned long long)idx[i]);
 			return -FI_EINVAL;
 		}
 	}
 	sorted = malloc(count * sizeof(*sorted));
 	if (!sorted)
 		return -FI_ENOMEM;
-	memcpy(sorted, fi_addr, count * sizeof(*sorted));
+	memcpy(sorted, idx, count * sizeof(*sorted));
 	qsort(sorted, count, sizeof(*sorted), kav_cmp_u64);
 	for (i = 1; i < count; i++)
 		if (sorted[i] == sorted[i - 1])
@@ -368,22 +675,15 @@ static int kav_av_remove_check(struct kav_av *av, const fi_addr_t *fi_addr,
 	return ret;
 }
 
-static int kav_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
-			 size_t count, uint64_t flags)
+static int kav_av_remove_entries(struct kav_av *av, const uint64_t *idx,
+				 size_t count)
 {
-	struct kav_av *av = kav_av_of(av_fid);
 	struct kav_av_remove req;
 	size_t base, n;
 	int ret;
 
-	if (flags)
-		return -FI_EINVAL;
-	if (!count)
-		return 0;
-	if (!fi_addr)
-		return -FI_EINVAL;
 	if (count > KAV_BATCH_MAX) {
-		ret = kav_av_remove_check(av, fi_addr, count);
+		ret = kav_av_remove_check(av, idx, count);
 		if (ret)
 			return ret;
 	}
@@ -393,15 +693,15 @@ static int kav_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 		req.size = sizeof(req);
 		req.count = (__u32)n;
 		req.err_index = KAV_NO_INDEX;
-		req.fi_addrs = (uintptr_t)(fi_addr + base);
+		req.fi_addrs = (uintptr_t)(idx + base);
 		ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_REMOVE, &req);
 		if (ret < 0) {
 			ret = kav_err_from_errno(-ret);
 			if (req.err_index != KAV_NO_INDEX && req.err_index < n)
-				kav_debug("remove: fi_addr[%zu] = %llu is not "
-					  "valid", base + req.err_index,
+				kav_debug("remove: fi_addr[%zu] (index %llu) "
+					  "is not valid", base + req.err_index,
 					  (unsigned long long)
-					  fi_addr[base + req.err_index]);
+					  idx[base + req.err_index]);
 			else
 				kav_warn("remove of %zu entries failed: %s",
 					 n, kav_strerror(ret));
@@ -411,18 +711,103 @@ static int kav_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 	return 0;
 }
 
+/*
+ * fi_av_remove(FI_AUTH_KEY): every handle is checked first (a key handle
+ * of a present key, none twice, no entries bound to it and no enabled
+ * endpoint using it, as the mapping shows), then the keys are removed one
+ * ioctl each. The checks make a refusal the normal way to fail, with
+ * nothing removed; a concurrent insert or enable can still make a later
+ * key fail (-FI_EBUSY from the kernel) after earlier ones were removed.
+ */
+static int kav_av_remove_keys(struct kav_av *av, const fi_addr_t *fi_addr,
+			      size_t count)
+{
+	struct kav_key_snap key;
+	struct kav_av_key req;
+	uint64_t seen = 0;
+	uint32_t slot;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		if (kav_fi_addr_key(fi_addr[i], &slot) ||
+		    kav_av_read_key(av, slot, &key) ||
+		    (seen & (1ULL << slot))) {
+			kav_debug("remove: fi_addr[%zu] = %#llx is not an auth "
+				  "key handle of this AV (or repeats one)", i,
+				  (unsigned long long)fi_addr[i]);
+			return -FI_EINVAL;
+		}
+		seen |= 1ULL << slot;
+		if (key.nr_entries || key.nr_endpoints) {
+			kav_debug("remove: key %u is used by %u entries and "
+				  "%u endpoints", slot, key.nr_entries,
+				  key.nr_endpoints);
+			return -FI_EBUSY;
+		}
+	}
+	for (i = 0; i < count; i++) {
+		kav_fi_addr_key(fi_addr[i], &slot);
+		memset(&req, 0, sizeof(req));
+		req.size = sizeof(req);
+		req.handle = slot;
+		ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_KEY_REMOVE, &req);
+		if (ret < 0) {
+			ret = kav_err_from_errno(-ret);
+			kav_info("remove: key %u: %s (%zu of %zu removed)",
+				 slot, kav_strerror(ret), i, count);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int kav_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
+			 size_t count, uint64_t flags)
+{
+	struct kav_av *av = kav_av_of(av_fid);
+	uint64_t *idx;
+	size_t i;
+	int ret;
+
+	if (flags & ~FI_AUTH_KEY)
+		return -FI_EINVAL;
+	if (!count)
+		return 0;
+	if (!fi_addr)
+		return -FI_EINVAL;
+	if (flags & FI_AUTH_KEY)
+		return kav_av_remove_keys(av, fi_addr, count);
+	idx = malloc(count * sizeof(*idx));
+	if (!idx)
+		return -FI_ENOMEM;
+	for (i = 0; i < count; i++) {
+		if (kav_fi_addr_index(fi_addr[i], &idx[i])) {
+			kav_debug("remove: fi_addr[%zu] = %#llx is not an "
+				  "address (a key handle needs FI_AUTH_KEY)",
+				  i, (unsigned long long)fi_addr[i]);
+			free(idx);
+			return -FI_EINVAL;
+		}
+	}
+	ret = kav_av_remove_entries(av, idx, count);
+	free(idx);
+	return ret;
+}
+
 /* ---------------------------------------------------------------- reading */
 
 static int kav_av_lookup(struct fid_av *av_fid, fi_addr_t fi_addr,
 			 void *addr, size_t *addrlen)
 {
 	struct kav_av *av = kav_av_of(av_fid);
+	uint64_t index;
 
 	if (!addrlen || (!addr && *addrlen))
 		return -FI_EINVAL;
-	if (fi_addr == FI_ADDR_NOTAVAIL)
+	if (kav_fi_addr_index(fi_addr, &index))
 		return -FI_EINVAL;
-	return kav_table_lookup(&av->table, fi_addr, addr, addrlen);
+	return kav_table_lookup(&av->table, index, addr, addrlen);
 }
 
 static const char *kav_av_straddr(struct fid_av *av_fid, const void *addr,
@@ -432,45 +817,274 @@ static const char *kav_av_straddr(struct fid_av *av_fid, const void *addr,
 				len);
 }
 
-static int kav_av_no_set(struct fid_av *av, struct fi_av_set_attr *attr,
-			 struct fid_av_set **av_set, void *context)
+/* -------------------------------------------------------------- auth keys */
+
+/*
+ * fi_av_insert_auth_key(): the key is a struct kav_auth_key. A key already
+ * in the AV is not inserted twice: -FI_EALREADY, with *fi_addr set to the
+ * existing handle.
+ */
+static int kav_av_insert_auth_key(struct fid_av *av_fid, const void *auth_key,
+				  size_t auth_key_size, fi_addr_t *fi_addr,
+				  uint64_t flags)
 {
-	(void)av; (void)attr; (void)av_set; (void)context;
-	return -FI_ENOSYS;
+	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_av_key req;
+	int ret;
+
+	if (!av->domain->av_auth_key) {
+		kav_debug("fi_av_insert_auth_key: the domain was not opened "
+			  "with auth_key_size = FI_AV_AUTH_KEY");
+		return -FI_EINVAL;
+	}
+	if (flags || !auth_key || !fi_addr ||
+	    auth_key_size != sizeof(struct kav_auth_key))
+		return -FI_EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	memcpy(&req.key, auth_key, sizeof(req.key));
+	req.handle = KAV_MAX_AUTH_KEYS;
+	ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_KEY_INSERT, &req);
+	if (ret < 0 && ret != -EEXIST) {
+		ret = kav_err_from_errno(-ret);
+		kav_info("fi_av_insert_auth_key: %s", kav_strerror(ret));
+		return ret;
+	}
+	if (req.handle >= KAV_MAX_AUTH_KEYS) {
+		kav_warn("fi_av_insert_auth_key: the kernel returned key slot "
+			 "%llu", (unsigned long long)req.handle);
+		return -FI_EIO;
+	}
+	*fi_addr = kav_key_fi_addr((uint32_t)req.handle);
+	return ret == -EEXIST ? -FI_EALREADY : 0;
 }
+
+/*
+ * fi_av_lookup_auth_key(): @fi_addr is a key handle or an address. An
+ * address bound to no key: -FI_ENOKEY. Truncates like fi_av_lookup().
+ */
+static int kav_av_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,
+				  void *auth_key, size_t *auth_key_size)
+{
+	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_auth_key key = { 0 };
+	struct kav_entry_meta meta;
+	struct kav_key_snap snap;
+	uint64_t index;
+	uint32_t slot;
+
+	if (!auth_key_size || (!auth_key && *auth_key_size))
+		return -FI_EINVAL;
+	if (!kav_fi_addr_key(fi_addr, &slot)) {
+		if (kav_av_read_key(av, slot, &snap))
+			return -FI_EINVAL;
+	} else {
+		if (kav_fi_addr_index(fi_addr, &index) ||
+		    kav_av_read_valid(av, index, &meta))
+			return -FI_EINVAL;
+		if (meta.auth_key == KAV_NONE)
+			return -FI_ENOKEY;
+		/*
+		 * A key cannot go while entries use it, so an invalid slot
+		 * means the entry was removed since we read it.
+		 */
+		if (meta.auth_key >= KAV_MAX_AUTH_KEYS ||
+		    kav_av_read_key(av, (uint32_t)meta.auth_key, &snap))
+			return -FI_EINVAL;
+	}
+	key.vni = snap.vni;
+	memcpy(auth_key, &key, KAV_MIN(*auth_key_size, sizeof(key)));
+	*auth_key_size = sizeof(key);
+	return 0;
+}
+
+/*
+ * fi_av_set_user_id(): AVs opened with FI_AV_USER_ID only. flags 0: an
+ * address; FI_AUTH_KEY: a key handle.
+ */
+static int kav_av_set_user_id(struct fid_av *av_fid, fi_addr_t fi_addr,
+			      fi_addr_t user_id, uint64_t flags)
+{
+	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_av_user_id req;
+	uint64_t index;
+	uint32_t slot;
+	int ret;
+
+	if (!(av->flags & FI_AV_USER_ID)) {
+		kav_debug("fi_av_set_user_id: the AV was not opened with "
+			  "FI_AV_USER_ID");
+		return -FI_EINVAL;
+	}
+	if (flags & ~FI_AUTH_KEY)
+		return -FI_EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	if (flags & FI_AUTH_KEY) {
+		if (kav_fi_addr_key(fi_addr, &slot))
+			return -FI_EINVAL;
+		req.flags = KAV_USER_ID_AUTH_KEY;
+		req.index = slot;
+	} else {
+		if (kav_fi_addr_index(fi_addr, &index))
+			return -FI_EINVAL;
+		req.index = index;
+	}
+	req.user_id = user_id;
+	ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_SET_USER_ID, &req);
+	return ret < 0 ? kav_err_from_errno(-ret) : 0;
+}
+
+/* ---------------------------------------------------------------- tables */
 
 static struct fi_ops kav_av_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = kav_av_close,
-	.bind = kav_no_bind,		/* FI_EVENT is not offered */
+	.bind = kav_av_bind,
 	.control = kav_no_control,
 	.ops_open = kav_no_ops_open,
 	.tostr = kav_no_tostr,
 	.ops_set = kav_no_ops_set,
 };
 
-static struct fi_ops_av kav_av_ops = {
-	.size = sizeof(struct fi_ops_av),
+static struct kav_fi_ops_av kav_av_ops = {
+	.size = sizeof(struct kav_fi_ops_av),
 	.insert = kav_av_insert,
 	.insertsvc = kav_av_insertsvc,
 	.insertsym = kav_av_insertsym,
 	.remove = kav_av_remove,
 	.lookup = kav_av_lookup,
 	.straddr = kav_av_straddr,
-	.av_set = kav_av_no_set,
+	.av_set = kav_av_set_open,	/* av_set.c */
+	.insert_auth_key = kav_av_insert_auth_key,
+	.lookup_auth_key = kav_av_lookup_auth_key,
+	.set_user_id = kav_av_set_user_id,
 };
+
+struct kav_av *kav_av_from_fid(struct fid_av *av_fid)
+{
+	/* Only our own AVs carry our ops table. */
+	if (!av_fid || av_fid->fid.fclass != FI_CLASS_AV ||
+	    av_fid->fid.ops != &kav_av_fi_ops)
+		return NULL;
+	return kav_av_of(av_fid);
+}
 
 KAV_API int kav_av_fd(struct fid_av *av_fid)
 {
-	/* Only our own AVs carry our ops table. */
-	if (!av_fid || av_fid->fid.ops != &kav_av_fi_ops)
+	struct kav_av *av = kav_av_from_fid(av_fid);
+
+	return av ? av->fd : -FI_EINVAL;
+}
+
+/* ------------------------------------------------- zero-copy resolution */
+
+KAV_API int kav_av_resolve(struct fid_av *av_fid, fi_addr_t fi_addr,
+			   struct kav_resolved *out)
+{
+	struct kav_av *av = kav_av_from_fid(av_fid);
+	struct kav_entry_meta meta;
+	struct kav_key_snap key;
+	uint64_t index;
+
+	if (!av || !out || kav_fi_addr_index(fi_addr, &index) ||
+	    kav_av_read_valid(av, index, &meta))
 		return -FI_EINVAL;
-	return kav_av_of(av_fid)->fd;
+	out->addr = kav_table_entry(&av->table, index)->addr;
+	out->addr_len = meta.addr_len;
+	out->key = FI_ADDR_NOTAVAIL;
+	out->vni = 0;
+	if (meta.auth_key != KAV_NONE) {
+		if (meta.auth_key >= KAV_MAX_AUTH_KEYS ||
+		    kav_av_read_key(av, (uint32_t)meta.auth_key, &key))
+			return -FI_EINVAL;	/* removed meanwhile */
+		out->key = kav_key_fi_addr((uint32_t)meta.auth_key);
+		out->vni = key.vni;
+	}
+	out->user_id = meta.user_id;
+	out->index = index;
+	out->seq = meta.seq;
+	return 0;
+}
+
+KAV_API int kav_av_resolve_check(struct fid_av *av_fid,
+				 const struct kav_resolved *res)
+{
+	struct kav_av *av = kav_av_from_fid(av_fid);
+
+	if (!av || !res || res->index >= kav_table_nr_slots(&av->table))
+		return 0;
+	return kav_table_entry_seq(&av->table, res->index) == res->seq;
+}
+
+/* ------------------------------------------------------------- endpoints */
+
+KAV_API int kav_ep_open(struct fid_av *av_fid, struct kav_ep **out)
+{
+	struct kav_av *av = kav_av_from_fid(av_fid);
+	struct kav_av_ep_open req;
+	struct kav_ep *ep;
+	int ret;
+
+	if (!av || !out)
+		return -FI_EINVAL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return -FI_ENOMEM;
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.fd = -1;
+	ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_EP_OPEN, &req);
+	if (ret < 0 || req.fd < 0) {
+		free(ep);
+		ret = ret < 0 ? kav_err_from_errno(-ret) : -FI_EIO;
+		kav_info("kav_ep_open: %s", kav_strerror(ret));
+		return ret;
+	}
+	ep->av = av;
+	ep->fd = req.fd;
+	kav_av_hold(av);
+	*out = ep;
+	return 0;
+}
+
+KAV_API int kav_ep_enable(struct kav_ep *ep)
+{
+	struct kav_ep_enable req;
+	int ret;
+
+	if (!ep)
+		return -FI_EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	ret = kav_sys_ioctl(ep->fd, KAV_IOC_EP_ENABLE, &req);
+	if (ret < 0)
+		return kav_err_from_errno(-ret);
+	ep->keys = req.keys;
+	ep->enabled = true;
+	return 0;
+}
+
+KAV_API uint64_t kav_ep_keys(const struct kav_ep *ep)
+{
+	return ep ? ep->keys : 0;
+}
+
+KAV_API int kav_ep_close(struct kav_ep *ep)
+{
+	if (!ep)
+		return -FI_EINVAL;
+	kav_sys_close(ep->fd);
+	kav_av_unhold(ep->av);
+	free(ep);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ open */
 
-/* Attributes this slice supports; 0 or the error to return. */
+#define KAV_AV_OPEN_FLAGS (FI_EVENT | FI_READ | FI_SYMMETRIC | FI_AV_USER_ID)
+
+/* 0 or the error to return for @attr. */
 static int kav_av_check_attr(const struct fi_av_attr *attr)
 {
 	switch (attr->type) {
@@ -481,20 +1095,29 @@ static int kav_av_check_attr(const struct fi_av_attr *attr)
 	default:
 		return -FI_EINVAL;
 	}
-	if (attr->rx_ctx_bits < 0)
+	if (attr->rx_ctx_bits < 0 ||
+	    attr->rx_ctx_bits > KAV_RX_CTX_BITS_MAX) {
+		kav_debug("fi_av_open: rx_ctx_bits %d is outside 0..%d",
+			  attr->rx_ctx_bits, KAV_RX_CTX_BITS_MAX);
 		return -FI_EINVAL;
-	/* FI_SYMMETRIC is an allocation hint and may be ignored. */
-	if (attr->flags & ~FI_SYMMETRIC) {
-		kav_info("AV flags %#llx are not supported yet",
-			 (unsigned long long)(attr->flags & ~FI_SYMMETRIC));
-		return -FI_ENOSYS;
 	}
+	/*
+	 * FI_SYMMETRIC is an allocation hint and may be ignored; FI_EVENT
+	 * and FI_AV_USER_ID are implemented; FI_READ needs a name.
+	 */
+	if (attr->flags & ~KAV_AV_OPEN_FLAGS) {
+		kav_debug("fi_av_open: unknown flags %#llx",
+			  (unsigned long long)(attr->flags &
+					       ~KAV_AV_OPEN_FLAGS));
+		return -FI_EINVAL;
+	}
+	if ((attr->flags & FI_READ) && !attr->name) {
+		kav_debug("fi_av_open: FI_READ needs a name");
+		return -FI_EINVAL;
+	}
+	/* map_addr is ignored when name is NULL (fi_av(3)). */
 	if (attr->name) {
-		kav_info("named AVs are not supported yet");
-		return -FI_ENOSYS;
-	}
-	if (attr->rx_ctx_bits) {
-		kav_info("rx_ctx_bits is not supported yet");
+		kav_info("named AVs: not implemented yet");
 		return -FI_ENOSYS;
 	}
 	return 0;
@@ -520,7 +1143,7 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	req.size = sizeof(req);
 	req.addr_format = kav_format;
 	req.addr_max = 0;		/* the format's own size */
-	req.count = attr->count;
+	req.count = attr->count;	/* a hint; ep_per_node is not used */
 	ret = kav_sys_ioctl(d->fd, KAV_IOC_AV_CREATE, &req);
 	if (ret < 0) {
 		ret = kav_err_from_errno(-ret);
@@ -533,13 +1156,13 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	}
 	if (req.fd < 0 || req.map_size > SIZE_MAX) {
 		if (req.fd >= 0)
-			close(req.fd);
+			kav_sys_close(req.fd);
 		return -FI_EIO;
 	}
 
 	av = calloc(1, sizeof(*av));
 	if (!av) {
-		close(req.fd);
+		kav_sys_close(req.fd);
 		return -FI_ENOMEM;
 	}
 	av->fd = req.fd;
@@ -560,10 +1183,12 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	av->av_fid.fid.fclass = FI_CLASS_AV;
 	av->av_fid.fid.context = context;
 	av->av_fid.fid.ops = &kav_av_fi_ops;
-	av->av_fid.ops = &kav_av_ops;
+	av->av_fid.ops = (struct fi_ops_av *)&kav_av_ops;
 	av->domain = d;
 	av->addr_format = d->addr_format;
 	av->slot_size = av->table.addr_max;
+	av->flags = attr->flags;
+	av->rx_ctx_bits = attr->rx_ctx_bits;
 	__atomic_add_fetch(&d->av_refs, 1, __ATOMIC_RELAXED);
 	if (attr->type == FI_AV_UNSPEC)
 		attr->type = FI_AV_TABLE;
@@ -574,7 +1199,7 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	return 0;
 err:
 	kav_table_unmap(&av->table);
-	close(av->fd);
+	kav_sys_close(av->fd);
 	free(av);
 	return ret;
 }

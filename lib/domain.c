@@ -198,6 +198,12 @@ static struct fi_ops_mr kav_domain_mr_ops = {
 	.regattr = kav_no_mr_regattr,
 };
 
+bool kav_domain_is(const struct fid *fid)
+{
+	return fid && fid->fclass == FI_CLASS_DOMAIN &&
+	       fid->ops == &kav_domain_fi_ops;
+}
+
 /* Open the device, explaining the failures a user can act on. */
 static int kav_open_device(const char *path)
 {
@@ -218,6 +224,8 @@ static int kav_open_device(const char *path)
 KAV_API int kav_domain_open(const struct fi_info *info,
 			    struct fid_domain **domain, void *context)
 {
+	const struct fi_domain_attr *dattr;
+	bool av_auth_key = false;
 	struct kav_domain *d;
 	const char *path;
 	uint32_t format;
@@ -226,6 +234,7 @@ KAV_API int kav_domain_open(const struct fi_info *info,
 	if (!info || !domain)
 		return -FI_EINVAL;
 	*domain = NULL;
+	dattr = info->domain_attr;
 	format = info->addr_format == FI_FORMAT_UNSPEC ?
 		 FI_SOCKADDR : info->addr_format;
 	if (!kav_addr_kav_format(format)) {
@@ -234,10 +243,23 @@ KAV_API int kav_domain_open(const struct fi_info *info,
 			 "FI_ADDR_STR)", format);
 		return -FI_EINVAL;
 	}
-	/* Silently ignoring a requested auth key would defeat kav's point. */
-	if (info->domain_attr && (info->domain_attr->auth_key_size ||
-				  info->domain_attr->auth_key)) {
-		kav_warn("domain auth keys are not supported yet");
+	/*
+	 * auth_key_size == FI_AV_AUTH_KEY: keys live in each AV
+	 * (fi_av_insert_auth_key()); libfabric requires auth_key NULL then.
+	 * A domain-wide key is not taken yet, and silently ignoring one
+	 * would defeat kav's point.
+	 */
+	if (dattr && dattr->auth_key_size == FI_AV_AUTH_KEY) {
+		if (dattr->auth_key) {
+			kav_warn("domain auth_key must be NULL with "
+				 "auth_key_size FI_AV_AUTH_KEY");
+			return -FI_EINVAL;
+		}
+		av_auth_key = true;
+	} else if (dattr && (dattr->auth_key_size || dattr->auth_key)) {
+		kav_warn("domain auth keys: see kav grants (issue 4); use "
+			 "auth_key_size = FI_AV_AUTH_KEY and "
+			 "fi_av_insert_auth_key()");
 		return -FI_ENOSYS;
 	}
 
@@ -261,6 +283,7 @@ KAV_API int kav_domain_open(const struct fi_info *info,
 	d->domain_fid.mr = &kav_domain_mr_ops;
 	d->fd = fd;
 	d->addr_format = format;
+	d->av_auth_key = av_auth_key;
 	kav_debug("domain opened on %s (fd %d, format %u)", path, fd, format);
 	*domain = &d->domain_fid;
 	return 0;

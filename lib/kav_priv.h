@@ -59,8 +59,12 @@ int kav_err_from_open_errno(int err);
  * retried (every kav ioctl is all-or-nothing, so a retry is safe).
  */
 int kav_sys_ioctl(int fd, unsigned long req, void *arg);
+/* close() of a kernel object fd (AV, endpoint); a seam like the ioctl. */
+void kav_sys_close(int fd);
 #ifdef KAV_TESTING
 extern int (*kav_sys_ioctl_hook)(int fd, unsigned long req, void *arg);
+/* Told about every kav_sys_close() before the fd is closed. */
+extern void (*kav_sys_close_hook)(int fd);
 #endif
 
 /* ---------------------------------------------------------------- table.c */
@@ -80,6 +84,8 @@ struct kav_table {
 	uint32_t addr_format;		/* enum kav_addr_format */
 	uint32_t addr_max;
 	uint64_t max_entries;
+	uint32_t keys_offset;		/* auth-key slots in the header page */
+	uint32_t max_keys;		/* 0: the kernel has no key slots */
 };
 
 /* A consistent copy of one entry. */
@@ -90,6 +96,15 @@ struct kav_entry_snap {
 	uint64_t auth_key;
 	uint64_t user_id;
 	uint8_t addr[KAV_ADDR_MAX_LEN];
+};
+
+/* An entry without its address (kav_table_read_meta()). */
+struct kav_entry_meta {
+	uint64_t seq;
+	uint32_t flags;
+	uint32_t addr_len;		/* clamped to the table's addr_max */
+	uint64_t auth_key;
+	uint64_t user_id;
 };
 
 /*
@@ -115,6 +130,9 @@ const struct kav_entry *kav_table_entry(const struct kav_table *t,
  */
 int kav_table_read_entry(const struct kav_table *t, uint64_t index,
 			 struct kav_entry_snap *snap);
+/* As kav_table_read_entry() without copying the address. */
+int kav_table_read_meta(const struct kav_table *t, uint64_t index,
+			struct kav_entry_meta *meta);
 /*
  * fi_av_lookup() semantics on a valid entry: copy min(*addrlen, addr_len)
  * bytes to @addr and set *addrlen = addr_len (for KAV_ADDR_STR, counting
@@ -123,10 +141,33 @@ int kav_table_read_entry(const struct kav_table *t, uint64_t index,
  */
 int kav_table_lookup(const struct kav_table *t, uint64_t index, void *addr,
 		     size_t *addrlen);
+/* A consistent copy of one auth-key slot. */
+struct kav_key_snap {
+	uint64_t seq;
+	uint32_t flags;			/* KAV_KEY_VALID */
+	uint32_t vni;
+	uint64_t user_id;
+	uint32_t nr_entries;
+	uint32_t nr_endpoints;
+};
+
+/* Address of key slot @slot; no bounds check (callers check max_keys). */
+const struct kav_key_slot *kav_table_key(const struct kav_table *t,
+					 uint32_t slot);
+/*
+ * Copy key slot @slot consistently (seq protocol). -FI_EINVAL when
+ * slot >= max_keys; does not look at KAV_KEY_VALID.
+ */
+int kav_table_read_key(const struct kav_table *t, uint32_t slot,
+		       struct kav_key_snap *snap);
+/* Current seq of entry @index (acquire); index < nr_slots is the caller's. */
+uint64_t kav_table_entry_seq(const struct kav_table *t, uint64_t index);
 #ifdef KAV_TESTING
 /* Called after each seq load of a read attempt (attempt = 0, 1, ...). */
 extern void (*kav_table_read_hook)(const struct kav_entry *e,
 				   unsigned int attempt);
+extern void (*kav_table_key_read_hook)(const struct kav_key_slot *k,
+				       unsigned int attempt);
 #endif
 
 /* ----------------------------------------------------------------- addr.c */
@@ -233,8 +274,12 @@ struct kav_domain {
 	struct fid_domain domain_fid;	/* first: fid <-> domain casts */
 	int fd;
 	uint32_t addr_format;		/* FI_* format of every AV */
+	bool av_auth_key;		/* auth_key_size == FI_AV_AUTH_KEY */
 	unsigned int av_refs;		/* open AVs (atomic) */
 };
+
+/* True when @fid is a domain from kav_domain_open(). */
+bool kav_domain_is(const struct fid *fid);
 
 struct kav_av {
 	struct fid_av av_fid;		/* first */
@@ -242,11 +287,42 @@ struct kav_av {
 	int fd;
 	uint32_t addr_format;		/* FI_* */
 	uint32_t slot_size;		/* kernel addr_stride = table addr_max */
+	uint64_t flags;			/* fi_av_attr.flags (FI_EVENT, ...) */
+	int rx_ctx_bits;		/* fi_av_attr.rx_ctx_bits */
+	struct fid_eq *eq;		/* fi_av_bind(); set once (atomic) */
+	unsigned int refs;		/* holders: kav_eps, AV sets (atomic) */
 	struct kav_table table;
 };
 
 int kav_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		struct fid_av **av, void *context);
+/* The kav AV behind @av, or NULL when @av is not one. */
+struct kav_av *kav_av_from_fid(struct fid_av *av);
+/*
+ * Hold @av open: while any hold exists fi_close() of the AV fails with
+ * -FI_EBUSY (kav_eps, AV sets and anything else bound to the AV).
+ */
+void kav_av_hold(struct kav_av *av);
+void kav_av_unhold(struct kav_av *av);
+
+/*
+ * fi_addr_t decoding (<kav/kav.h>, "kav's fi_addr_t encoding"). Both drop
+ * the group / rx-context bits (32..63) and fail with -FI_EINVAL for
+ * FI_ADDR_NOTAVAIL or for the other kind of handle.
+ */
+int kav_fi_addr_index(fi_addr_t fi_addr, uint64_t *index);
+int kav_fi_addr_key(fi_addr_t fi_addr, uint32_t *slot);
+/* Read entry @index of @av (no address) and require it valid: 0/-FI_EINVAL. */
+int kav_av_read_valid(const struct kav_av *av, uint64_t index,
+		      struct kav_entry_meta *meta);
+
+/* An endpoint object (<kav/kav.h>, kav_ep_open()). */
+struct kav_ep {
+	struct kav_av *av;
+	int fd;
+	bool enabled;
+	uint64_t keys;			/* KAV_IOC_EP_ENABLE's snapshot */
+};
 
 /* struct fi_ops entries kav does not provide: -FI_ENOSYS (domain.c). */
 int kav_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);

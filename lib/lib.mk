@@ -8,10 +8,12 @@
 # so there is no link against libfabric.so (-z defs checks nothing else
 # is left undefined). Only kav_* symbols are exported (libkav.map).
 
-LIB_SRCS := $(addprefix lib/,addr.c addr_expand.c av.c domain.c errno.c \
-	      log.c sys.c table.c)
+LIB_SRCS := $(addprefix lib/,addr.c addr_expand.c av.c av_set.c domain.c \
+	      eq.c errno.c log.c peer.c sys.c table.c)
 LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
-LIB_HDRS := lib/kav_priv.h lib/include/kav/kav.h uapi/linux/kav.h
+LIB_HDRS := lib/kav_priv.h lib/kav_eq_priv.h lib/kav_set_priv.h \
+	    lib/include/kav/kav.h lib/include/kav/kav_eq.h \
+	    lib/include/kav/kav_peer.h uapi/linux/kav.h
 LIB_OWN_CFLAGS := -fPIC -fvisibility=hidden
 
 .PHONY: lib lib-clean

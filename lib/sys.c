@@ -6,12 +6,24 @@
  */
 #include <errno.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "kav_priv.h"
 
 #ifdef KAV_TESTING
 int (*kav_sys_ioctl_hook)(int fd, unsigned long req, void *arg);
+void (*kav_sys_close_hook)(int fd);
 #endif
+
+void kav_sys_close(int fd)
+{
+#ifdef KAV_TESTING
+	if (kav_sys_close_hook)
+		kav_sys_close_hook(fd);
+#endif
+	/* Linux releases the descriptor even when close() fails. */
+	close(fd);
+}
 
 int kav_sys_ioctl(int fd, unsigned long req, void *arg)
 {

@@ -27,8 +27,16 @@ void (*kav_table_read_hook)(const struct kav_entry *e, unsigned int attempt);
 		if (kav_table_read_hook)				\
 			kav_table_read_hook((e), (attempt));		\
 	} while (0)
+void (*kav_table_key_read_hook)(const struct kav_key_slot *k,
+				unsigned int attempt);
+#define KAV_KEY_READ_HOOK(k, attempt)					\
+	do {								\
+		if (kav_table_key_read_hook)				\
+			kav_table_key_read_hook((k), (attempt));	\
+	} while (0)
 #else
 #define KAV_READ_HOOK(e, attempt) do { } while (0)
+#define KAV_KEY_READ_HOOK(k, attempt) do { } while (0)
 #endif
 
 static inline void kav_cpu_relax(void)
@@ -86,6 +94,22 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 			 (unsigned long long)capacity);
 		return -FI_EIO;
 	}
+	/*
+	 * Auth-key slots live in the header page. A header without them
+	 * (keys_offset and max_keys 0) is a table with no key support.
+	 */
+	if (h->max_keys || h->keys_offset) {
+		if (h->keys_offset < sizeof(*h) || h->keys_offset % 8 ||
+		    h->max_keys > KAV_MAX_AUTH_KEYS ||
+		    h->keys_offset + (uint64_t)h->max_keys *
+		    sizeof(struct kav_key_slot) > h->header_size) {
+			kav_warn("AV table key slots are inconsistent "
+				 "(keys_offset %u, max_keys %u, header_size "
+				 "%u)", h->keys_offset, h->max_keys,
+				 h->header_size);
+			return -FI_EIO;
+		}
+	}
 	if (expect_format && h->addr_format != expect_format) {
 		kav_warn("AV table stores format %u, expected %u",
 			 h->addr_format, expect_format);
@@ -98,6 +122,8 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 	t->addr_format = h->addr_format;
 	t->addr_max = h->addr_max;
 	t->max_entries = h->max_entries;
+	t->keys_offset = h->keys_offset;
+	t->max_keys = h->max_keys;
 	return 0;
 }
 
@@ -155,8 +181,8 @@ const struct kav_entry *kav_table_entry(const struct kav_table *t,
 					  index * t->entry_size);
 }
 
-int kav_table_read_entry(const struct kav_table *t, uint64_t index,
-			 struct kav_entry_snap *snap)
+static int kav_table_read(const struct kav_table *t, uint64_t index,
+			  struct kav_entry_meta *m, uint8_t *addr)
 {
 	const struct kav_entry *e;
 	unsigned int attempt;
@@ -180,21 +206,45 @@ int kav_table_read_entry(const struct kav_table *t, uint64_t index,
 			kav_cpu_relax();
 			continue;
 		}
-		snap->flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+		m->flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
 		len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
-		snap->auth_key = __atomic_load_n(&e->auth_key, __ATOMIC_RELAXED);
-		snap->user_id = __atomic_load_n(&e->user_id, __ATOMIC_RELAXED);
+		m->auth_key = __atomic_load_n(&e->auth_key, __ATOMIC_RELAXED);
+		m->user_id = __atomic_load_n(&e->user_id, __ATOMIC_RELAXED);
 		/* A torn addr_len must not make us copy past the entry. */
 		len = KAV_MIN(len, t->addr_max);
-		memcpy(snap->addr, e->addr, len);
+		if (addr)
+			memcpy(addr, e->addr, len);
 		/* Order the copy before the second load of seq. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq)
 			break;
 	}
-	snap->seq = seq;
-	snap->addr_len = len;
+	m->seq = seq;
+	m->addr_len = len;
 	return 0;
+}
+
+int kav_table_read_entry(const struct kav_table *t, uint64_t index,
+			 struct kav_entry_snap *snap)
+{
+	struct kav_entry_meta m;
+	int ret;
+
+	ret = kav_table_read(t, index, &m, snap->addr);
+	if (ret)
+		return ret;
+	snap->seq = m.seq;
+	snap->flags = m.flags;
+	snap->addr_len = m.addr_len;
+	snap->auth_key = m.auth_key;
+	snap->user_id = m.user_id;
+	return 0;
+}
+
+int kav_table_read_meta(const struct kav_table *t, uint64_t index,
+			struct kav_entry_meta *meta)
+{
+	return kav_table_read(t, index, meta, NULL);
 }
 
 int kav_table_lookup(const struct kav_table *t, uint64_t index, void *addr,
@@ -214,4 +264,50 @@ int kav_table_lookup(const struct kav_table *t, uint64_t index, void *addr,
 		memcpy(addr, snap.addr, n);
 	*addrlen = snap.addr_len;
 	return 0;
+}
+
+const struct kav_key_slot *kav_table_key(const struct kav_table *t,
+					 uint32_t slot)
+{
+	return (const struct kav_key_slot *)(t->base + t->keys_offset +
+					     slot * sizeof(struct kav_key_slot));
+}
+
+int kav_table_read_key(const struct kav_table *t, uint32_t slot,
+		       struct kav_key_snap *snap)
+{
+	const struct kav_key_slot *k;
+	unsigned int attempt;
+	uint64_t seq;
+
+	if (slot >= t->max_keys)
+		return -FI_EINVAL;
+	k = kav_table_key(t, slot);
+	/* The same seqcount read side as entries. */
+	for (attempt = 0;; attempt++) {
+		seq = __atomic_load_n(&k->seq, __ATOMIC_ACQUIRE);
+		KAV_KEY_READ_HOOK(k, attempt);
+		if (seq & 1) {
+			kav_cpu_relax();
+			continue;
+		}
+		snap->flags = __atomic_load_n(&k->flags, __ATOMIC_RELAXED);
+		snap->vni = __atomic_load_n(&k->vni, __ATOMIC_RELAXED);
+		snap->user_id = __atomic_load_n(&k->user_id, __ATOMIC_RELAXED);
+		snap->nr_entries = __atomic_load_n(&k->nr_entries,
+						   __ATOMIC_RELAXED);
+		snap->nr_endpoints = __atomic_load_n(&k->nr_endpoints,
+						     __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&k->seq, __ATOMIC_RELAXED) == seq)
+			break;
+	}
+	snap->seq = seq;
+	return 0;
+}
+
+uint64_t kav_table_entry_seq(const struct kav_table *t, uint64_t index)
+{
+	return __atomic_load_n(&kav_table_entry(t, index)->seq,
+			       __ATOMIC_ACQUIRE);
 }

@@ -14,6 +14,8 @@
 struct fake_kav_stats fake_kav_stats;
 uint64_t fake_kav_max_entries = 1024;
 int fake_kav_reject_port = -1;
+uint64_t fake_kav_index_offset;
+uint32_t fake_kav_max_keys = KAV_MAX_AUTH_KEYS;
 
 /* ------------------------------------------------------------ table image */
 
@@ -40,6 +42,10 @@ void fake_table_init(void *mem, uint32_t format, uint32_t addr_max,
 	h->addr_max = addr_max;
 	h->max_entries = max_entries;
 	h->map_size = size;
+	h->keys_offset = FAKE_KEYS_OFFSET;
+	h->max_keys = KAV_MAX_AUTH_KEYS;
+	for (i = 0; i < KAV_MAX_AUTH_KEYS; i++)
+		fake_table_key(mem, (uint32_t)i)->user_id = KAV_NONE;
 	for (i = 0; i < max_entries; i++) {
 		struct kav_entry *e = fake_table_entry(mem, i);
 
@@ -56,8 +62,9 @@ struct kav_entry *fake_table_entry(void *mem, uint64_t index)
 				    index * h->entry_size);
 }
 
-void fake_table_write(void *mem, uint64_t index, uint32_t flags,
-		      const void *addr, uint32_t addr_len)
+static void fake_entry_write(void *mem, uint64_t index, uint32_t flags,
+			     const void *addr, uint32_t addr_len,
+			     bool ids, uint64_t auth_key, uint64_t user_id)
 {
 	struct kav_entry *e = fake_table_entry(mem, index);
 	struct kav_table_header *h = mem;
@@ -69,7 +76,48 @@ void fake_table_write(void *mem, uint64_t index, uint32_t flags,
 	memset(e->addr, 0, h->addr_max);
 	if (addr_len)
 		memcpy(e->addr, addr, addr_len);
+	if (ids) {
+		e->auth_key = auth_key;
+		e->user_id = user_id;
+	}
 	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
+}
+
+void fake_table_write(void *mem, uint64_t index, uint32_t flags,
+		      const void *addr, uint32_t addr_len)
+{
+	fake_entry_write(mem, index, flags, addr, addr_len, false, 0, 0);
+}
+
+void fake_table_write_full(void *mem, uint64_t index, uint32_t flags,
+			   const void *addr, uint32_t addr_len,
+			   uint64_t auth_key, uint64_t user_id)
+{
+	fake_entry_write(mem, index, flags, addr, addr_len, true, auth_key,
+			 user_id);
+}
+
+struct kav_key_slot *fake_table_key(void *mem, uint32_t slot)
+{
+	struct kav_table_header *h = mem;
+
+	return (struct kav_key_slot *)((uint8_t *)mem + h->keys_offset) + slot;
+}
+
+void fake_table_write_key(void *mem, uint32_t slot, uint32_t flags,
+			  uint32_t vni, uint64_t user_id, uint32_t nr_entries,
+			  uint32_t nr_endpoints)
+{
+	struct kav_key_slot *k = fake_table_key(mem, slot);
+
+	__atomic_store_n(&k->seq, k->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	k->flags = flags;
+	k->vni = vni;
+	k->user_id = user_id;
+	k->nr_entries = nr_entries;
+	k->nr_endpoints = nr_endpoints;
+	__atomic_store_n(&k->seq, k->seq + 1, __ATOMIC_RELEASE);
 }
 
 void fake_table_set_nr_slots(void *mem, uint64_t nr_slots)
@@ -82,6 +130,7 @@ void fake_table_set_nr_slots(void *mem, uint64_t nr_slots)
 /* ------------------------------------------------------------ fake kernel */
 
 #define FAKE_MAX_AVS 16
+#define FAKE_MAX_EPS 16
 
 struct fake_av {
 	int fd;				/* the memfd handed out as AV fd */
@@ -90,7 +139,39 @@ struct fake_av {
 	uint64_t next_free;		/* no free slot below this */
 };
 
+/* An endpoint fd (KAV_IOC_AV_EP_OPEN): a memfd the fake tracks. */
+struct fake_ep {
+	int fd;				/* -1: unused */
+	struct fake_av *av;
+	bool enabled;
+	uint64_t keys;
+};
+
 static struct fake_av fake_avs[FAKE_MAX_AVS];
+static struct fake_ep fake_eps[FAKE_MAX_EPS];
+
+static struct kav_table_header *fake_hdr(struct fake_av *av)
+{
+	return (struct kav_table_header *)av->mem;
+}
+
+/* Adjust one counter of key slot @slot, keeping the seq protocol. */
+static void fake_key_count(struct fake_av *av, uint64_t slot, int entries,
+			   int endpoints)
+{
+	struct kav_key_slot *k = fake_table_key(av->mem, (uint32_t)slot);
+
+	fake_table_write_key(av->mem, (uint32_t)slot, k->flags, k->vni,
+			     k->user_id, k->nr_entries + entries,
+			     k->nr_endpoints + endpoints);
+}
+
+static bool fake_key_valid(struct fake_av *av, uint64_t slot)
+{
+	return slot < fake_hdr(av)->max_keys &&
+	       (fake_table_key(av->mem, (uint32_t)slot)->flags &
+		KAV_KEY_VALID);
+}
 
 static struct fake_av *fake_av_find(int fd)
 {
@@ -127,6 +208,7 @@ static int fake_create(struct kav_av_create *req)
 	int fd, i;
 
 	fake_kav_stats.creates++;
+	fake_kav_stats.last_create_count = req->count;
 	if (req->size != sizeof(*req) || req->flags)
 		return -EINVAL;
 	addr_max = req->addr_max ? req->addr_max :
@@ -164,6 +246,9 @@ static int fake_create(struct kav_av_create *req)
 	av->size = size;
 	fake_table_init(av->mem, req->addr_format, addr_max, entry_size,
 			fake_kav_max_entries);
+	fake_hdr(av)->max_keys = fake_kav_max_keys;
+	if (!fake_kav_max_keys)
+		fake_hdr(av)->keys_offset = 0;
 	req->fd = fd;
 	req->entry_size = entry_size;
 	req->max_entries = fake_kav_max_entries;
@@ -217,15 +302,25 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 	fake_kav_stats.inserts++;
 	if (req->count > fake_kav_stats.max_batch)
 		fake_kav_stats.max_batch = req->count;
+	const uint64_t *keys = (const uint64_t *)(uintptr_t)req->auth_keys;
+	const uint64_t *uids = (const uint64_t *)(uintptr_t)req->user_ids;
+	uint64_t key, uid;
+
+	fake_kav_stats.last_insert_flags = req->flags;
 	req->err_index = KAV_NO_INDEX;
-	if (req->size != sizeof(*req) || req->flags || req->__reserved ||
+	if (req->size != sizeof(*req) ||
+	    (req->flags & ~(KAV_INSERT_AUTH_KEY | KAV_INSERT_USER_ID)) ||
+	    req->__reserved ||
 	    req->count > KAV_BATCH_MAX || !req->addr_stride ||
-	    req->addr_stride > KAV_ADDR_MAX_LEN)
+	    req->addr_stride > KAV_ADDR_MAX_LEN ||
+	    !(req->flags & KAV_INSERT_AUTH_KEY) != !keys ||
+	    !(req->flags & KAV_INSERT_USER_ID) != !uids)
 		return -EINVAL;
 	/* Validate everything first: the batch is all or nothing. */
 	for (i = 0; i < req->count; i++) {
 		if (!fake_addr_len(h, addrs + (size_t)i * req->addr_stride,
-				   req->addr_stride)) {
+				   req->addr_stride) ||
+		    (keys && !fake_key_valid(av, keys[i]))) {
 			req->err_index = i;
 			return -EINVAL;
 		}
@@ -244,10 +339,15 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 			fake_table_set_nr_slots(av->mem, n < h->max_entries ?
 						n : h->max_entries);
 		}
-		fake_table_write(av->mem, idx, KAV_ENTRY_VALID, a, len);
+		key = keys ? keys[i] : KAV_NONE;
+		uid = uids ? uids[i] : KAV_NONE;
+		fake_table_write_full(av->mem, idx, KAV_ENTRY_VALID, a, len,
+				      key, uid);
+		if (keys)
+			fake_key_count(av, key, 1, 0);
 		h->nr_valid++;
 		if (out)
-			out[i] = idx;
+			out[i] = idx + fake_kav_index_offset;
 	}
 	h->generation++;
 	return 0;
@@ -278,7 +378,12 @@ static int fake_remove(struct fake_av *av, struct kav_av_remove *req)
 	}
 	h->generation++;
 	for (i = 0; i < req->count; i++) {
-		fake_table_write(av->mem, idx[i], 0, NULL, 0);
+		uint64_t key = fake_table_entry(av->mem, idx[i])->auth_key;
+
+		if (key != KAV_NONE)
+			fake_key_count(av, key, -1, 0);
+		fake_table_write_full(av->mem, idx[i], 0, NULL, 0, KAV_NONE,
+				      KAV_NONE);
 		h->nr_valid--;
 		if (idx[i] < av->next_free)
 			av->next_free = idx[i];
@@ -287,12 +392,154 @@ static int fake_remove(struct fake_av *av, struct kav_av_remove *req)
 	return 0;
 }
 
+static int fake_key_insert(struct fake_av *av, struct kav_av_key *req)
+{
+	struct kav_table_header *h = fake_hdr(av);
+	uint32_t slot, free_slot = UINT32_MAX;
+
+	fake_kav_stats.key_inserts++;
+	if (req->size != sizeof(*req) || req->flags || req->key.__reserved)
+		return -EINVAL;
+	for (slot = 0; slot < h->max_keys; slot++) {
+		if (!fake_key_valid(av, slot)) {
+			if (free_slot == UINT32_MAX)
+				free_slot = slot;
+			continue;
+		}
+		if (fake_table_key(av->mem, slot)->vni == req->key.vni) {
+			req->handle = slot;
+			return -EEXIST;
+		}
+	}
+	if (free_slot == UINT32_MAX)
+		return -ENOSPC;
+	fake_table_write_key(av->mem, free_slot, KAV_KEY_VALID, req->key.vni,
+			     KAV_NONE, 0, 0);
+	req->handle = free_slot;
+	return 0;
+}
+
+static int fake_key_remove(struct fake_av *av, struct kav_av_key *req)
+{
+	struct kav_key_slot *k;
+
+	fake_kav_stats.key_removes++;
+	if (req->size != sizeof(*req) || req->flags ||
+	    !fake_key_valid(av, req->handle))
+		return -EINVAL;
+	k = fake_table_key(av->mem, (uint32_t)req->handle);
+	if (k->nr_entries || k->nr_endpoints)
+		return -EBUSY;
+	fake_table_write_key(av->mem, (uint32_t)req->handle, 0, 0, KAV_NONE,
+			     0, 0);
+	return 0;
+}
+
+static int fake_set_user_id(struct fake_av *av, struct kav_av_user_id *req)
+{
+	uint8_t addr[KAV_ADDR_MAX_LEN];
+	struct kav_key_slot *k;
+	struct kav_entry *e;
+
+	fake_kav_stats.set_user_ids++;
+	if (req->size != sizeof(*req) || (req->flags & ~KAV_USER_ID_AUTH_KEY))
+		return -EINVAL;
+	if (req->flags & KAV_USER_ID_AUTH_KEY) {
+		if (!fake_key_valid(av, req->index))
+			return -EINVAL;
+		k = fake_table_key(av->mem, (uint32_t)req->index);
+		fake_table_write_key(av->mem, (uint32_t)req->index, k->flags,
+				     k->vni, req->user_id, k->nr_entries,
+				     k->nr_endpoints);
+		return 0;
+	}
+	if (req->index >= fake_hdr(av)->nr_slots)
+		return -EINVAL;
+	e = fake_table_entry(av->mem, req->index);
+	if (!(e->flags & KAV_ENTRY_VALID))
+		return -EINVAL;
+	memcpy(addr, e->addr, e->addr_len);	/* the write clears e->addr */
+	fake_table_write_full(av->mem, req->index, e->flags, addr,
+			      e->addr_len, e->auth_key, req->user_id);
+	return 0;
+}
+
+static struct fake_ep *fake_ep_find(int fd)
+{
+	int i;
+
+	for (i = 0; i < FAKE_MAX_EPS; i++)
+		if (fake_eps[i].av && fake_eps[i].fd == fd)
+			return &fake_eps[i];
+	return NULL;
+}
+
+static int fake_ep_open(struct fake_av *av, struct kav_av_ep_open *req)
+{
+	struct fake_ep *ep = NULL;
+	int fd, i;
+
+	fake_kav_stats.ep_opens++;
+	if (req->size != sizeof(*req) || req->flags || req->__reserved)
+		return -EINVAL;
+	for (i = 0; i < FAKE_MAX_EPS && !ep; i++)
+		if (!fake_eps[i].av)
+			ep = &fake_eps[i];
+	if (!ep)
+		return -EMFILE;
+	fd = memfd_create("fake-kav-ep", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ep->fd = fd;
+	ep->av = av;
+	ep->enabled = false;
+	ep->keys = 0;
+	req->fd = fd;
+	return 0;
+}
+
+static int fake_ep_enable(struct fake_ep *ep, struct kav_ep_enable *req)
+{
+	uint32_t slot;
+
+	fake_kav_stats.ep_enables++;
+	if (req->size != sizeof(*req) || req->flags)
+		return -EINVAL;
+	if (ep->enabled)
+		return -EALREADY;
+	for (slot = 0; slot < fake_hdr(ep->av)->max_keys; slot++) {
+		if (!fake_key_valid(ep->av, slot))
+			continue;
+		ep->keys |= 1ULL << slot;
+		fake_key_count(ep->av, slot, 0, 1);
+	}
+	ep->enabled = true;
+	req->keys = ep->keys;
+	return 0;
+}
+
+static void fake_ep_release(struct fake_ep *ep)
+{
+	uint32_t slot;
+
+	for (slot = 0; slot < 64; slot++)
+		if (ep->enabled && (ep->keys & (1ULL << slot)))
+			fake_key_count(ep->av, slot, 0, -1);
+	memset(ep, 0, sizeof(*ep));
+	ep->fd = -1;
+}
+
 static int fake_ioctl(int fd, unsigned long req, void *arg)
 {
+	struct fake_ep *ep;
 	struct fake_av *av;
 
 	if (req == KAV_IOC_AV_CREATE)
 		return fake_create(arg);
+	ep = fake_ep_find(fd);
+	if (ep)
+		return req == KAV_IOC_EP_ENABLE ? fake_ep_enable(ep, arg) :
+						  -ENOTTY;
 	av = fake_av_find(fd);
 	if (!av)
 		return -ENOTTY;
@@ -301,9 +548,34 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 		return fake_insert(av, arg);
 	case KAV_IOC_AV_REMOVE:
 		return fake_remove(av, arg);
+	case KAV_IOC_AV_KEY_INSERT:
+		return fake_key_insert(av, arg);
+	case KAV_IOC_AV_KEY_REMOVE:
+		return fake_key_remove(av, arg);
+	case KAV_IOC_AV_SET_USER_ID:
+		return fake_set_user_id(av, arg);
+	case KAV_IOC_AV_EP_OPEN:
+		return fake_ep_open(av, arg);
 	default:
 		return -ENOTTY;
 	}
+}
+
+static void fake_close(int fd)
+{
+	struct fake_ep *ep = fake_ep_find(fd);
+
+	fake_kav_stats.closes++;
+	if (ep)
+		fake_ep_release(ep);
+	/* A closed AV's table stays until its fd number comes back. */
+}
+
+void *fake_kav_table(int av_fd)
+{
+	struct fake_av *av = fake_av_find(av_fd);
+
+	return av ? av->mem : NULL;
 }
 
 void fake_kav_reset(void)
@@ -311,16 +583,26 @@ void fake_kav_reset(void)
 	int i;
 
 	kav_sys_ioctl_hook = NULL;
+	kav_sys_close_hook = NULL;
+	for (i = 0; i < FAKE_MAX_EPS; i++) {
+		if (fake_eps[i].av)
+			close(fake_eps[i].fd);	/* leaked by a test */
+		memset(&fake_eps[i], 0, sizeof(fake_eps[i]));
+		fake_eps[i].fd = -1;
+	}
 	for (i = 0; i < FAKE_MAX_AVS; i++)
 		if (fake_avs[i].mem)
 			fake_av_forget(&fake_avs[i]);
 	memset(&fake_kav_stats, 0, sizeof(fake_kav_stats));
 	fake_kav_max_entries = 1024;
 	fake_kav_reject_port = -1;
+	fake_kav_index_offset = 0;
+	fake_kav_max_keys = KAV_MAX_AUTH_KEYS;
 }
 
 void fake_kav_install(void)
 {
 	fake_kav_reset();
 	kav_sys_ioctl_hook = fake_ioctl;
+	kav_sys_close_hook = fake_close;
 }

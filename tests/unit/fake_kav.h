@@ -25,13 +25,34 @@ struct kav_entry *fake_table_entry(void *mem, uint64_t index);
 /* Write entry @index as the kernel would (seq odd, fields, seq even). */
 void fake_table_write(void *mem, uint64_t index, uint32_t flags,
 		      const void *addr, uint32_t addr_len);
+/* The same, also setting the entry's auth-key handle and user id. */
+void fake_table_write_full(void *mem, uint64_t index, uint32_t flags,
+			   const void *addr, uint32_t addr_len,
+			   uint64_t auth_key, uint64_t user_id);
 void fake_table_set_nr_slots(void *mem, uint64_t nr_slots);
+/* Key slot @slot of a table image (keys_offset, FAKE_KEYS_OFFSET). */
+struct kav_key_slot *fake_table_key(void *mem, uint32_t slot);
+/* Write key slot @slot with the seq protocol. */
+void fake_table_write_key(void *mem, uint32_t slot, uint32_t flags,
+			  uint32_t vni, uint64_t user_id, uint32_t nr_entries,
+			  uint32_t nr_endpoints);
+
+/* Where fake tables keep their key slots. */
+#define FAKE_KEYS_OFFSET	128u
 
 struct fake_kav_stats {
 	unsigned int creates;
+	uint64_t last_create_count;	/* count hint of the last AV_CREATE */
 	unsigned int inserts;		/* INSERT ioctls, failed ones too */
 	unsigned int removes;
 	uint32_t max_batch;		/* largest INSERT count seen */
+	uint32_t last_insert_flags;	/* flags of the last INSERT */
+	unsigned int key_inserts;
+	unsigned int key_removes;
+	unsigned int set_user_ids;
+	unsigned int ep_opens;
+	unsigned int ep_enables;
+	unsigned int closes;		/* kav_sys_close() calls */
 };
 
 extern struct fake_kav_stats fake_kav_stats;
@@ -42,6 +63,15 @@ extern uint64_t fake_kav_max_entries;
  * by the fake kernel with EINVAL and its err_index (-1: none).
  */
 extern int fake_kav_reject_port;
+/*
+ * Added to every index INSERT reports (nothing else changes): lets a test
+ * see what libkav does with indices beyond KAV_FI_ADDR_INDEX_MAX.
+ */
+extern uint64_t fake_kav_index_offset;
+/* max_keys of the next AV_CREATE (default KAV_MAX_AUTH_KEYS). */
+extern uint32_t fake_kav_max_keys;
+/* Mapping of the AV behind @av_fd (NULL if none), to inspect or corrupt. */
+void *fake_kav_table(int av_fd);
 
 void fake_kav_install(void);	/* hook + reset */
 void fake_kav_reset(void);	/* unhook and forget every fake AV */

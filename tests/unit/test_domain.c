@@ -137,6 +137,53 @@ static void test_bad_arguments(void **state)
 	info.addr_format = FI_SOCKADDR_IN;
 	info.domain_attr = &dattr;
 	assert_int_equal(kav_domain_open(&info, &dom, NULL), -FI_ENOSYS);
+	dattr.auth_key = NULL;		/* a size alone is a key too */
+	assert_int_equal(kav_domain_open(&info, &dom, NULL), -FI_ENOSYS);
+	/* FI_AV_AUTH_KEY: keys come per AV; the domain key must be NULL. */
+	dattr.auth_key = key;
+	dattr.auth_key_size = FI_AV_AUTH_KEY;
+	assert_int_equal(kav_domain_open(&info, &dom, NULL), -FI_EINVAL);
+	assert_null(dom);
+}
+
+static void do_open_key(void *arg)
+{
+	struct open_call *c = arg;
+
+	c->ret = kav_domain_open(&c->info, &c->dom, NULL);
+}
+
+static void test_av_auth_key_domain(void **state)
+{
+	struct fi_domain_attr dattr;
+	struct open_call c;
+	uint8_t key[8] = { 1 };
+	char log[1024];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	memset(&dattr, 0, sizeof(dattr));
+	c.info.addr_format = FI_SOCKADDR_IN;
+	c.info.domain_attr = &dattr;
+	dattr.auth_key_size = FI_AV_AUTH_KEY;
+	setenv("KAV_DEVICE", "/dev/null", 1);
+	assert_int_equal(kav_domain_open(&c.info, &c.dom, NULL), 0);
+	assert_true(((struct kav_domain *)c.dom)->av_auth_key);
+	assert_int_equal(fi_close(&c.dom->fid), 0);
+	c.dom = NULL;
+	dattr.auth_key_size = 0;
+	assert_int_equal(kav_domain_open(&c.info, &c.dom, NULL), 0);
+	assert_false(((struct kav_domain *)c.dom)->av_auth_key);
+	assert_int_equal(fi_close(&c.dom->fid), 0);
+	c.dom = NULL;
+	unsetenv("KAV_DEVICE");
+	/* A domain-wide key is refused, saying where keys come from. */
+	dattr.auth_key = key;
+	dattr.auth_key_size = sizeof(key);
+	capture_stderr(do_open_key, &c, log, sizeof(log));
+	assert_int_equal(c.ret, -FI_ENOSYS);
+	assert_non_null(strstr(log, "issue 4"));
+	assert_non_null(strstr(log, "FI_AV_AUTH_KEY"));
 }
 
 /*
@@ -187,13 +234,16 @@ static void test_domain_ops(void **state)
 	attr.type = FI_AV_TABLE;
 	attr.name = "job42";
 	assert_int_equal(fi_av_open(dom, &attr, &av, NULL), -FI_ENOSYS);
-	attr.name = NULL;
-	attr.flags = FI_EVENT;
+	attr.flags = FI_READ;
 	assert_int_equal(fi_av_open(dom, &attr, &av, NULL), -FI_ENOSYS);
+	attr.name = NULL;		/* FI_READ needs a name */
+	assert_int_equal(fi_av_open(dom, &attr, &av, NULL), -FI_EINVAL);
+	attr.flags = FI_WRITE;		/* not an AV flag */
+	assert_int_equal(fi_av_open(dom, &attr, &av, NULL), -FI_EINVAL);
 	attr.flags = 0;
-	attr.rx_ctx_bits = 2;
-	assert_int_equal(fi_av_open(dom, &attr, &av, NULL), -FI_ENOSYS);
 	attr.rx_ctx_bits = -1;
+	assert_int_equal(fi_av_open(dom, &attr, &av, NULL), -FI_EINVAL);
+	attr.rx_ctx_bits = KAV_RX_CTX_BITS_MAX + 1;
 	assert_int_equal(fi_av_open(dom, &attr, &av, NULL), -FI_EINVAL);
 	attr.rx_ctx_bits = 0;
 	attr.type = FI_AV_UNSPEC;
@@ -216,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_errno_mapping),
 		cmocka_unit_test(test_log_levels),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_av_auth_key_domain),
 		cmocka_unit_test(test_domain_ops),
 	};
 

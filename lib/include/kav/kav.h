@@ -33,13 +33,153 @@
 #ifndef KAV_KAV_H
 #define KAV_KAV_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
+#include <linux/kav.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * libfabric 2.x pieces that Debian's 1.17 headers lack, with libfabric's
+ * own names, values and ops-table layout. Each is defined only when the
+ * installed headers do not define it, so building against libfabric >= 2
+ * headers uses theirs. Where the values come from (ofiwg/libfabric and
+ * forks tracking it, as stored by the code index used for this work):
+ *
+ *   FI_AUTH_KEY     (1ULL << 57): include/rdma/fabric.h, "Tagged
+ *	messages, buffered receives, CQ flags" block, next to FI_CLAIM (59)
+ *	and FI_DISCARD (58) (HewlettPackard/shs-libfabric, a 1.20+ tree).
+ *	An operation flag: it shares bit 57 with FI_SOURCE, FI_UNIVERSE and
+ *	FI_ASYNC_IOV, which are never valid on the same calls.
+ *   FI_AV_AUTH_KEY  SIZE_MAX: same file, next to FI_SHARED_CONTEXT; it is
+ *	a value of fi_domain_attr.auth_key_size, not a flag.
+ *   struct fi_ops_av: 2.x appends, after av_set and in this order,
+ *	insert_auth_key, lookup_auth_key, set_user_id (include/rdma/
+ *	fi_domain.h; newer development trees append lookup2 after them,
+ *	which kav does not provide). The fi_av_* inlines check the member
+ *	with FI_CHECK_OP (ops->size past the member's offset and the
+ *	pointer non-NULL) and return -FI_ENOSYS otherwise.
+ *   fi_group_addr(a, g) = ((uint64_t)g << 32) | a: include/rdma/
+ *	fi_domain.h and the exported src/ definition (symbol version
+ *	FABRIC_1.10 in the libfabric.so of 2.x): the group id is the upper
+ *	32 bits of an fi_addr_t.
+ */
+#ifndef FI_AUTH_KEY
+#define FI_AUTH_KEY		(1ULL << 57)
+#endif
+
+/*
+ * The 2.x fi_ops_av layout. libkav's AVs carry an ops table of this type
+ * (av->ops points at its first part, with .size = sizeof(struct
+ * kav_fi_ops_av)), so both these wrappers and libfabric 2.x's own inlines
+ * find the three extra members.
+ */
+struct kav_fi_ops_av {
+	size_t	size;
+	int	(*insert)(struct fid_av *av, const void *addr, size_t count,
+			fi_addr_t *fi_addr, uint64_t flags, void *context);
+	int	(*insertsvc)(struct fid_av *av, const char *node,
+			const char *service, fi_addr_t *fi_addr,
+			uint64_t flags, void *context);
+	int	(*insertsym)(struct fid_av *av, const char *node,
+			size_t nodecnt, const char *service, size_t svccnt,
+			fi_addr_t *fi_addr, uint64_t flags, void *context);
+	int	(*remove)(struct fid_av *av, fi_addr_t *fi_addr, size_t count,
+			uint64_t flags);
+	int	(*lookup)(struct fid_av *av, fi_addr_t fi_addr, void *addr,
+			size_t *addrlen);
+	const char * (*straddr)(struct fid_av *av, const void *addr,
+			char *buf, size_t *len);
+	int	(*av_set)(struct fid_av *av, struct fi_av_set_attr *attr,
+			struct fid_av_set **av_set, void *context);
+	int	(*insert_auth_key)(struct fid_av *av, const void *auth_key,
+			size_t auth_key_size, fi_addr_t *fi_addr,
+			uint64_t flags);
+	int	(*lookup_auth_key)(struct fid_av *av, fi_addr_t fi_addr,
+			void *auth_key, size_t *auth_key_size);
+	int	(*set_user_id)(struct fid_av *av, fi_addr_t fi_addr,
+			fi_addr_t user_id, uint64_t flags);
+};
+
+/* FI_CHECK_OP for the extended table: the member is inside .size and set. */
+#define KAV_FI_AV_HAS_OP(av, op)					\
+	((av)->ops &&							\
+	 (av)->ops->size >= offsetof(struct kav_fi_ops_av, op) +	\
+			    sizeof(((struct kav_fi_ops_av *)0)->op) &&	\
+	 ((struct kav_fi_ops_av *)(av)->ops)->op)
+
+#ifndef FI_AV_AUTH_KEY
+#define FI_AV_AUTH_KEY		SIZE_MAX
+
+static inline int
+fi_av_insert_auth_key(struct fid_av *av, const void *auth_key,
+		      size_t auth_key_size, fi_addr_t *fi_addr, uint64_t flags)
+{
+	return KAV_FI_AV_HAS_OP(av, insert_auth_key) ?
+		((struct kav_fi_ops_av *)av->ops)->insert_auth_key(av,
+			auth_key, auth_key_size, fi_addr, flags) : -FI_ENOSYS;
+}
+
+static inline int
+fi_av_lookup_auth_key(struct fid_av *av, fi_addr_t addr, void *auth_key,
+		      size_t *auth_key_size)
+{
+	return KAV_FI_AV_HAS_OP(av, lookup_auth_key) ?
+		((struct kav_fi_ops_av *)av->ops)->lookup_auth_key(av, addr,
+			auth_key, auth_key_size) : -FI_ENOSYS;
+}
+
+static inline int
+fi_av_set_user_id(struct fid_av *av, fi_addr_t fi_addr, fi_addr_t user_id,
+		  uint64_t flags)
+{
+	return KAV_FI_AV_HAS_OP(av, set_user_id) ?
+		((struct kav_fi_ops_av *)av->ops)->set_user_id(av, fi_addr,
+			user_id, flags) : -FI_ENOSYS;
+}
+#endif /* !FI_AV_AUTH_KEY */
+
+#if FI_MAJOR_VERSION < 2
+static inline fi_addr_t fi_group_addr(fi_addr_t fi_addr, uint32_t group_id)
+{
+	return (fi_addr_t)(((uint64_t)group_id << 32) | fi_addr);
+}
+#endif
+
+/*
+ * kav's fi_addr_t encoding
+ *
+ *   63            32 31  30                     0
+ *  +----------------+---+------------------------+
+ *  | group id / rx  | K |  table index or key    |
+ *  +----------------+---+------------------------+
+ *
+ * - Bits 32..63 belong to the caller: fi_group_addr() puts a peer-group id
+ *   there and fi_rx_addr() a receive-context index in the top rx_ctx_bits
+ *   (at most KAV_RX_CTX_BITS_MAX = 32). Every kav call that takes an
+ *   fi_addr_t ignores them, so a call given fi_group_addr(a, g) or
+ *   fi_rx_addr(a, i, bits) acts on a. kav never sets them in an fi_addr_t
+ *   it returns.
+ * - K (KAV_FI_ADDR_KEY, bit 31) marks an auth-key handle, as returned by
+ *   fi_av_insert_auth_key(): KAV_FI_ADDR_KEY | slot. Address entries are
+ *   table indices below KAV_FI_ADDR_KEY, so the two never collide and
+ *   fi_av_lookup_auth_key() accepts either.
+ * - FI_ADDR_NOTAVAIL (all ones) is never valid input.
+ */
+#define KAV_FI_ADDR_GROUP_SHIFT	32
+#define KAV_FI_ADDR_LOW_MASK	((1ULL << KAV_FI_ADDR_GROUP_SHIFT) - 1)
+#define KAV_FI_ADDR_KEY		(1ULL << 31)
+/* Largest table index an fi_addr_t can carry (entries beyond are refused). */
+#define KAV_FI_ADDR_INDEX_MAX	(KAV_FI_ADDR_KEY - 1)
+/* Largest fi_av_attr.rx_ctx_bits: the rx index stays in bits 32..63. */
+#define KAV_RX_CTX_BITS_MAX	32
 
 /**
  * kav_domain_open() - open a kav domain (one open of /dev/kav)
@@ -92,8 +232,95 @@ int kav_av_fd(struct fid_av *av);
  */
 const char *kav_strerror(int err);
 
+/**
+ * struct kav_resolved - one AV entry, resolved without a system call
+ * @addr: the address, pointing into the AV's read-only table mapping
+ *	(valid until fi_close() of the AV; the bytes change if the entry is
+ *	removed and the index reused, see kav_av_resolve_check())
+ * @addr_len: bytes at @addr (for FI_ADDR_STR, counting the NUL)
+ * @key: the entry's auth-key handle (KAV_FI_ADDR_KEY | slot), or
+ *	FI_ADDR_NOTAVAIL when the entry has no key
+ * @vni: the key's struct kav_auth_key.vni (0 without a key)
+ * @user_id: the entry's user id, FI_ADDR_NOTAVAIL (= KAV_NONE) if unset
+ * @index: the table index resolved (group and rx bits stripped)
+ * @seq: the entry's sequence when @addr_len, @key and @user_id were read
+ */
+struct kav_resolved {
+	const void *addr;
+	size_t addr_len;
+	fi_addr_t key;
+	uint32_t vni;
+	fi_addr_t user_id;
+	uint64_t index;
+	uint64_t seq;
+};
+
+/**
+ * kav_av_resolve() - the data path's fi_addr_t -> (address, key, user id)
+ * @av: a kav AV
+ * @fi_addr: an address fi_addr_t (group and rx-context bits ignored)
+ * @out: filled on success
+ *
+ * Reads the mapped table (seq protocol), no system call, no lock, no copy
+ * of the address. A provider that may race with fi_av_remove() of the
+ * same entry re-checks with kav_av_resolve_check() after using @out->addr.
+ *
+ * Return: 0; -FI_EINVAL when @av is not a kav AV, @out is NULL, or
+ * @fi_addr is FI_ADDR_NOTAVAIL, a key handle or not a valid entry.
+ */
+int kav_av_resolve(struct fid_av *av, fi_addr_t fi_addr,
+		   struct kav_resolved *out);
+
+/**
+ * kav_av_resolve_check() - is a kav_av_resolve() result still current?
+ * Return: 1 when the entry has not changed since @res was filled, else 0.
+ */
+int kav_av_resolve_check(struct fid_av *av, const struct kav_resolved *res);
+
+/*
+ * Endpoints. libkav has no fabric endpoints, but a provider that builds
+ * its endpoints on a kav AV opens one struct kav_ep per endpoint so that
+ * the kernel and libkav enforce libfabric's rules:
+ *  - fi_close() of the AV fails with -FI_EBUSY while any kav_ep of it is
+ *    open ("there must be no opened endpoints associated with the AV");
+ *  - kav_ep_enable() snapshots the AV's auth keys (keys inserted later do
+ *    not apply to the endpoint) and makes removing a key it uses fail
+ *    with -FI_EBUSY until the endpoint is closed.
+ */
+struct kav_ep;
+
+/**
+ * kav_ep_open() - bind a new endpoint object to @av (KAV_IOC_AV_EP_OPEN)
+ * Return: 0, -FI_EINVAL (not a kav AV, NULL @ep), -FI_ENOMEM, or the
+ * kernel's error.
+ */
+int kav_ep_open(struct fid_av *av, struct kav_ep **ep);
+
+/**
+ * kav_ep_enable() - enable: snapshot the AV's current auth keys
+ * Return: 0, -FI_EALREADY (already enabled), -FI_EINVAL, or the kernel's
+ * error.
+ */
+int kav_ep_enable(struct kav_ep *ep);
+
+/**
+ * kav_ep_keys() - key slots the endpoint uses (bit n: key handle
+ * KAV_FI_ADDR_KEY | n), as snapshotted by kav_ep_enable(); 0 before.
+ */
+uint64_t kav_ep_keys(const struct kav_ep *ep);
+
+/**
+ * kav_ep_close() - close the endpoint object; its keys become removable
+ * Return: 0, or -FI_EINVAL for NULL.
+ */
+int kav_ep_close(struct kav_ep *ep);
+
 #ifdef __cplusplus
 }
 #endif
+
+/* The event queue for FI_EVENT AVs, AV sets and the peer AV. */
+#include <kav/kav_eq.h>
+#include <kav/kav_peer.h>
 
 #endif /* KAV_KAV_H */
