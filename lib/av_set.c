@@ -22,6 +22,18 @@
  *  - union/intersect/diff across two AVs, or with a set that is not a kav
  *    AV set: -FI_EINVAL. A set combined with itself: union and intersect
  *    change nothing, diff empties it.
+ *  - Flags: FI_UNIVERSE (every valid entry, in index order; the range
+ *    fields are then ignored) and the collective selections
+ *    FI_BARRIER_SET .. FI_GATHER_SET, which are accepted and recorded:
+ *    kav runs no collectives itself, and they only restrict what a
+ *    collective provider importing the set must support. Anything else:
+ *    -FI_EINVAL. (FI_PEER, bit 43, is FI_ALLREDUCE_SET here.)
+ *  - Range: start and end both FI_ADDR_NOTAVAIL (empty set; stride must
+ *    be 0 or 1) or both set with start <= end; stride 0 means 1; the
+ *    number of range positions must not exceed a non-zero count; a comm
+ *    key excludes a range (fi_av_set(3)). Entries of the range that are
+ *    not valid (or beyond the table) are skipped. -FI_EINVAL otherwise.
+ *  - comm_key is copied; comm_key_size without comm_key: -FI_EINVAL.
  *  - fi_av_set_addr(): kav performs no collectives; the "collective
  *    address" it returns is the set's own pointer cast to fi_addr_t
  *    ((fi_addr_t)(uintptr_t)set), valid while the set is open. A
@@ -541,8 +553,12 @@ static int kav_set_check_attr(const struct fi_av_set_attr *attr,
 	uint64_t positions;
 
 	memset(r, 0, sizeof(*r));
+	/*
+	 * FI_PEER is not refused: it is bit 43, the same as
+	 * FI_ALLREDUCE_SET, so it is taken as that (kav only ever owns
+	 * AV sets; it never imports a peer's).
+	 */
 	if (attr->flags & ~KAV_SET_FLAGS) {
-		/* FI_PEER among them: kav owns AV sets, it never imports. */
 		kav_info("AV set flags %#llx are not supported",
 			 (unsigned long long)(attr->flags & ~KAV_SET_FLAGS));
 		return -FI_EINVAL;

@@ -9,7 +9,8 @@
 # for the seq protocol) that the production build does not have.
 
 UNIT_DIR      := $(BUILD)/unit
-UNIT_TESTS    := test_addr test_expand test_table test_domain test_av
+UNIT_TESTS    := test_addr test_expand test_table test_domain test_av \
+		 test_eq test_av_set test_peer
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS))
 UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		 -fno-omit-frame-pointer
@@ -47,6 +48,13 @@ $(UNIT_DIR)/%.o: tests/unit/%.c $(UNIT_HDRS) tests/unit/unit.mk
 
 $(UNIT_DIR)/test_%: $(UNIT_DIR)/test_%.o $(UNIT_HELPERS) $(UNIT_LIB_OBJS)
 	$(CC) $(UNIT_SAN) -o $@ $^ $(UNIT_LIBS)
+
+# test_peer also links the mock offload provider of tests/peer.
+$(UNIT_DIR)/mock_peer.o: tests/peer/mock_peer.c tests/peer/mock_peer.h \
+			 $(UNIT_HDRS) tests/unit/unit.mk
+	@mkdir -p $(@D)
+	$(CC) $(KAV_CFLAGS) $(UNIT_CFLAGS) -c -o $@ $<
+$(UNIT_DIR)/test_peer: $(UNIT_DIR)/mock_peer.o
 
 unit-clean:
 	rm -rf $(UNIT_DIR)
