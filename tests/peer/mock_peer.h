@@ -96,7 +96,8 @@ struct mock_peer_av_set {
 
 /*
  * fi_av_set() on a mock peer AV (struct fi_ops_av.av_set): needs
- * attr->flags & FI_PEER and @context pointing to a struct
+ * attr->flags & FI_PEER (the same bit as FI_ALLREDUCE_SET, so the
+ * context is what really marks an import) and @context pointing to a struct
  * fi_peer_av_set_context with a non-NULL av_set (a struct
  * fid_peer_av_set * stored through libfabric's "struct fi_peer_av_set *"
  * member). Fetches the members: a size probe (count 0), a one-short

@@ -37,7 +37,10 @@
  *
  * fi_peer(3) says peer AV sets are opened with "the FI_PEER_AV flag"; no
  * libfabric header defines such a flag and libfabric's providers use
- * FI_PEER for both, so kav does too.
+ * FI_PEER for both, so kav does too. Note that FI_PEER (bit 43) is the
+ * same bit as FI_ALLREDUCE_SET in fi_av_set_attr.flags: a provider's
+ * fi_av_set() cannot tell the two apart from the flags alone, only from
+ * its context argument.
  */
 #ifndef KAV_KAV_PEER_H
 #define KAV_KAV_PEER_H
