@@ -893,7 +893,8 @@ static int kav_av_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,
 			return -FI_EINVAL;
 	}
 	key.vni = snap.vni;
-	memcpy(auth_key, &key, KAV_MIN(*auth_key_size, sizeof(key)));
+	if (*auth_key_size)
+		memcpy(auth_key, &key, KAV_MIN(*auth_key_size, sizeof(key)));
 	*auth_key_size = sizeof(key);
 	return 0;
 }
