@@ -89,10 +89,23 @@ KAV_API const char *kav_strerror(int errnum)
 		return "not implemented by kav: kav provides address vectors "
 		       "only, or the kav kernel module is older than libkav";
 	case FI_ENOSPC:
-		return "address vector is full (it reached its largest size)";
+		return "address vector is full (it reached its largest size, "
+		       "or all of its auth-key slots are used)";
 	case FI_EBUSY:
 		return "object is busy: close the address vectors of a kav "
-		       "domain before closing the domain";
+		       "domain before closing the domain, and the endpoints, "
+		       "AV sets and peer AVs of an address vector before "
+		       "closing it; an auth key stays while addresses or "
+		       "enabled endpoints use it";
+	case FI_EALREADY:
+		return "already done: the auth key is already in the address "
+		       "vector (its handle was returned), or the endpoint is "
+		       "already enabled";
+	case FI_ENOKEY:
+		return "the address has no auth key";
+	case FI_ENOEQ:
+		return "the address vector was opened with FI_EVENT and has "
+		       "no event queue yet: fi_av_bind() one first";
 	case FI_EIO:
 		return "I/O error (from fi_av_open: the kav module's table "
 		       "layout is not one this libkav understands; install "

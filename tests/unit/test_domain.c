@@ -78,6 +78,11 @@ static void test_strerror(void **state)
 	assert_non_null(strstr(kav_strerror(-FI_EACCES), "grant"));
 	assert_non_null(strstr(kav_strerror(-FI_ENOSYS), "address vectors"));
 	assert_non_null(strstr(kav_strerror(-FI_EBUSY), "close"));
+	assert_non_null(strstr(kav_strerror(-FI_EBUSY), "endpoints"));
+	assert_non_null(strstr(kav_strerror(-FI_EALREADY), "handle"));
+	assert_non_null(strstr(kav_strerror(-FI_ENOKEY), "auth key"));
+	assert_non_null(strstr(kav_strerror(-FI_ENOEQ), "fi_av_bind"));
+	assert_non_null(strstr(kav_strerror(-FI_ENOSPC), "auth-key"));
 	assert_string_equal(kav_strerror(-FI_ETRUNC), "Truncation error");
 	assert_string_equal(kav_strerror(-FI_ENOAV),
 			    "Missing or unavailable address vector");

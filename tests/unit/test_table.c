@@ -40,6 +40,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	kav_table_read_hook = NULL;
+	kav_table_key_read_hook = NULL;
 	free(f->mem);
 	free(f);
 	return 0;
@@ -99,8 +100,60 @@ static void test_attach_rejects(void **state)
 	assert_int_equal(kav_table_attach(&f->t, f->mem, 16, 0), -FI_EINVAL);
 	assert_int_equal(kav_table_attach(&f->t, NULL, f->size, 0),
 			 -FI_EINVAL);
+	/* Key slots must sit inside the header page, aligned, at most 64. */
+	EXPECT_REJECT(f, keys_offset, 8);		/* inside the header */
+	EXPECT_REJECT(f, keys_offset, FAKE_KEYS_OFFSET + 4);
+	EXPECT_REJECT(f, keys_offset, FAKE_PAGE - 32);	/* runs past it */
+	EXPECT_REJECT(f, max_keys, KAV_MAX_AUTH_KEYS + 1);
 	/* And the intact header still attaches. */
 	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	assert_int_equal(f->t.keys_offset, FAKE_KEYS_OFFSET);
+	assert_int_equal(f->t.max_keys, KAV_MAX_AUTH_KEYS);
+	/* A header without key slots (older kernel): no keys, still fine. */
+	hdr(f)->keys_offset = 0;
+	hdr(f)->max_keys = 0;
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	assert_int_equal(f->t.max_keys, 0);
+}
+
+static void test_read_key(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_key_snap k;
+
+	fake_table_write_key(f->mem, 3, KAV_KEY_VALID, 4242, 17, 2, 1);
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	assert_int_equal(kav_table_read_key(&f->t, 3, &k), 0);
+	assert_int_equal(k.flags, KAV_KEY_VALID);
+	assert_int_equal(k.vni, 4242);
+	assert_int_equal(k.user_id, 17);
+	assert_int_equal(k.nr_entries, 2);
+	assert_int_equal(k.nr_endpoints, 1);
+	assert_int_equal(k.seq % 2, 0);
+	assert_ptr_equal(kav_table_key(&f->t, 3), fake_table_key(f->mem, 3));
+	/* Unused slot: read, not valid. */
+	assert_int_equal(kav_table_read_key(&f->t, 0, &k), 0);
+	assert_int_equal(k.flags, 0);
+	assert_true(k.user_id == KAV_NONE);
+	assert_int_equal(kav_table_read_key(&f->t, KAV_MAX_AUTH_KEYS, &k),
+			 -FI_EINVAL);
+}
+
+static void test_read_meta(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_entry_meta m;
+
+	fake_table_write_full(f->mem, 2, KAV_ENTRY_VALID, &f->b, sizeof(f->b),
+			      5, 77);
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	assert_int_equal(kav_table_read_meta(&f->t, 2, &m), 0);
+	assert_int_equal(m.flags, KAV_ENTRY_VALID);
+	assert_int_equal(m.addr_len, sizeof(f->b));
+	assert_int_equal(m.auth_key, 5);
+	assert_int_equal(m.user_id, 77);
+	assert_true(m.seq == kav_table_entry_seq(&f->t, 2));
+	assert_int_equal(kav_table_read_meta(&f->t, T_SLOTS, &m), -FI_EINVAL);
 }
 
 static void test_read_entry(void **state)
@@ -275,6 +328,41 @@ static void test_seq_odd_waits(void **state)
 	assert_memory_equal(snap.addr, &f->b, sizeof(f->b));
 }
 
+/* Key slots use the same protocol: odd waits, a change retries. */
+static void hook_key_write(const struct kav_key_slot *k, unsigned int attempt)
+{
+	struct kav_key_slot *w = (struct kav_key_slot *)k;
+
+	hook_calls++;
+	if (attempt == 0) {
+		w->seq += 1;			/* writer begins ... */
+	} else if (attempt == 2) {
+		w->vni = 99;			/* ... and finishes */
+		w->seq += 1;
+	}
+}
+
+static void test_key_seq(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_key_slot *slot = fake_table_key(f->mem, 1);
+	struct kav_key_snap k;
+	uint64_t seq0;
+
+	fake_table_write_key(f->mem, 1, KAV_KEY_VALID, 1, KAV_NONE, 0, 0);
+	seq0 = slot->seq;
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	hook_calls = 0;
+	kav_table_key_read_hook = hook_key_write;
+	assert_int_equal(kav_table_read_key(&f->t, 1, &k), 0);
+	kav_table_key_read_hook = NULL;
+	/* 0: copy spoilt by the writer starting; 1, 2: odd (the writer
+	 * finishes during 2); 3: a clean copy of the new key. */
+	assert_int_equal(hook_calls, 4);
+	assert_int_equal(k.vni, 99);
+	assert_true(k.seq == seq0 + 2);
+}
+
 /* kav_table_map() on a real shared mapping (a memfd stands in). */
 static void test_map_memfd(void **state)
 {
@@ -319,6 +407,11 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_map_memfd, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_read_key, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_read_meta, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_key_seq, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("table", tests, NULL, NULL);
