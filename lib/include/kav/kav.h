@@ -192,6 +192,12 @@ static inline fi_addr_t fi_group_addr(fi_addr_t fi_addr, uint32_t group_id)
  *	after closing its AVs (closing it earlier fails with -FI_EBUSY)
  * @context: stored in (*domain)->fid.context
  *
+ * info->domain_attr may be NULL. Its auth_key_size may be FI_AV_AUTH_KEY
+ * (auth_key must then be NULL, else -FI_EINVAL): auth keys are inserted
+ * per AV with fi_av_insert_auth_key(). A domain-wide auth key (any other
+ * non-zero auth_key_size, or a non-NULL auth_key) is refused with
+ * -FI_ENOSYS: key grants are kav's issue 4.
+ *
  * The device is $KAV_DEVICE if set, else /dev/kav. The kernel snapshots
  * the caller's identity (credentials, cgroup, network namespace) at this
  * call; every later mutation is authorised against it.
@@ -206,6 +212,46 @@ static inline fi_addr_t fi_group_addr(fi_addr_t fi_addr, uint32_t group_id)
  */
 int kav_domain_open(const struct fi_info *info, struct fid_domain **domain,
 		    void *context);
+
+/*
+ * fi_av on kav, where fi_av(3) leaves the choice to the provider
+ *
+ * fi_av_open(): type FI_AV_UNSPEC (becomes FI_AV_TABLE), FI_AV_TABLE or
+ *   FI_AV_MAP (behaves as FI_AV_TABLE); rx_ctx_bits 0..KAV_RX_CTX_BITS_MAX;
+ *   count and ep_per_node are hints; flags FI_EVENT, FI_READ, FI_SYMMETRIC
+ *   (a hint), FI_AV_USER_ID. Anything else: -FI_EINVAL, as is FI_READ
+ *   without a name. A name (named AVs) is -FI_ENOSYS for now; map_addr is
+ *   ignored without a name.
+ * fi_av_bind(): flags must be 0 and the EQ one from kav_eq_open(), else
+ *   -FI_EINVAL; one EQ per AV for its lifetime (a second bind: -FI_EINVAL).
+ *   An AV opened without FI_EVENT may be bound too; it posts no events.
+ * Inserts (insert, insertsvc, insertsym): flags FI_MORE (a hint),
+ *   FI_SYNC_ERR (synchronous AVs only), FI_AV_USER_ID (not on an AV opened
+ *   with FI_AV_USER_ID nor on an FI_AV_AUTH_KEY domain; fi_addr holds the
+ *   user ids), FI_AUTH_KEY (FI_AV_AUTH_KEY domains only; fi_addr holds one
+ *   key handle per address). Anything else: -FI_EINVAL. With FI_EVENT, an
+ *   insert before fi_av_bind() is -FI_ENOEQ; otherwise it returns 0 and
+ *   posts one error event per failed address, then one FI_AV_COMPLETE.
+ *   Each kernel batch (KAV_BATCH_MAX addresses) is atomic; an address the
+ *   library or kernel rejects fails alone.
+ * fi_av_remove(): flags 0 (addresses) or FI_AUTH_KEY (key handles). A
+ *   removal of addresses is atomic up to KAV_BATCH_MAX and checked as a
+ *   whole beyond. Key handles are all checked first (present, no repeat,
+ *   no entry and no enabled endpoint using them: -FI_EBUSY), then removed
+ *   one by one; a racing insert or enable can still make a later one fail
+ *   after earlier ones went.
+ * fi_av_insert_auth_key(): FI_AV_AUTH_KEY domains only; the key is a
+ *   struct kav_auth_key (size must be 8); flags 0. A key already in the AV:
+ *   -FI_EALREADY with *fi_addr set to its handle. KAV_MAX_AUTH_KEYS per AV:
+ *   -FI_ENOSPC beyond.
+ * fi_av_lookup_auth_key(): a key handle or an address; an address without
+ *   a key is -FI_ENOKEY; truncates like fi_av_lookup().
+ * fi_av_set_user_id(): AVs opened with FI_AV_USER_ID only (-FI_EINVAL);
+ *   flags 0 (an address) or FI_AUTH_KEY (a key handle). FI_ADDR_NOTAVAIL
+ *   clears a user id; every user id starts as FI_ADDR_NOTAVAIL.
+ * fi_close(): -FI_EBUSY while kav_eps, AV sets or peer AVs of the AV are
+ *   open.
+ */
 
 /**
  * kav_av_fd() - the kernel file descriptor behind a kav AV
