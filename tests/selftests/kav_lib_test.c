@@ -197,7 +197,12 @@ TEST_F(in4, lookup_invalid_addresses)
 	EXPECT_EQ(-FI_EINVAL, fi_av_lookup(self->av, 0, &out, &len));
 	ASSERT_EQ(1, fi_av_insert(self->av, &s, 1, &fi, 0, NULL));
 	EXPECT_EQ(-FI_EINVAL, fi_av_lookup(self->av, 1, &out, &len));
-	EXPECT_EQ(-FI_EINVAL, fi_av_lookup(self->av, 1ULL << 40, &out, &len));
+	/* Bits 32-63 are the caller's (group, rx): index 1 still. */
+	EXPECT_EQ(-FI_EINVAL, fi_av_lookup(self->av, 1ULL << 40 | 1, &out,
+					   &len));
+	/* Bit 31 tags auth-key handles, which are not addresses. */
+	EXPECT_EQ(-FI_EINVAL, fi_av_lookup(self->av, KAV_FI_ADDR_KEY, &out,
+					   &len));
 	EXPECT_EQ(-FI_EINVAL, fi_av_lookup(self->av, FI_ADDR_NOTAVAIL,
 					   &out, &len));
 }

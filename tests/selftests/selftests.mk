@@ -4,7 +4,8 @@
 SELFTEST_DIR  := $(BUILD)/selftests
 KSFT_HDR_DIR  := $(BUILD)/kselftest
 # kav_module_test unloads and reloads kav.ko, so it runs last.
-SELFTEST_NAMES := kav_uapi_test kav_keys_test kav_lib_test kav_module_test
+SELFTEST_NAMES := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test \
+		  kav_module_test
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
 DEMO_BINS     := $(SELFTEST_DIR)/kav_demo
 
@@ -24,6 +25,13 @@ $(KSFT_HDR_DIR)/kselftest_harness.h:
 $(SELFTEST_DIR)/%: tests/selftests/%.c $(SELFTEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) $< -o $@ lib/libkav.a
+
+# The conformance suite imports kav's peer AV into a mock offload provider.
+$(SELFTEST_DIR)/kav_conformance_test: tests/selftests/kav_conformance_test.c \
+		tests/peer/mock_peer.c tests/peer/mock_peer.h $(SELFTEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) -I$(CURDIR)/tests/peer $< \
+		tests/peer/mock_peer.c -o $@ lib/libkav.a
 
 $(SELFTEST_DIR)/kav_demo: tests/demo/kav_demo.c uapi/linux/kav.h lib/libkav.a
 	@mkdir -p $(@D)
