@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * libkav internals: the event queue (eq.c) as seen by the AV (av.c).
+ * libkav internals: the event queue (eq.c) as seen by the AV (av.c binds,
+ * av_insert.c posts).
  *
  * An AV opened with FI_EVENT is bound to a kav EQ with fi_av_bind():
  *

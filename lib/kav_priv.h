@@ -268,7 +268,7 @@ int kav_sym_node(const struct kav_sym *s, size_t i, char *buf, size_t len);
 /* The @j-th port (j < svccnt). */
 uint16_t kav_sym_port(const struct kav_sym *s, size_t j);
 
-/* ----------------------------------------------------------- domain.c/av.c */
+/* --------------------------------------------------------------- domain.c */
 
 struct kav_domain {
 	struct fid_domain domain_fid;	/* first: fid <-> domain casts */
@@ -280,6 +280,16 @@ struct kav_domain {
 
 /* True when @fid is a domain from kav_domain_open(). */
 bool kav_domain_is(const struct fid *fid);
+/* struct fi_ops entries kav does not provide: -FI_ENOSYS. */
+int kav_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
+int kav_no_control(struct fid *fid, int command, void *arg);
+int kav_no_ops_open(struct fid *fid, const char *name, uint64_t flags,
+		    void **ops, void *context);
+int kav_no_tostr(const struct fid *fid, char *buf, size_t len);
+int kav_no_ops_set(struct fid *fid, const char *name, uint64_t flags,
+		   void *ops, void *context);
+
+/* ------------------------------------------------------------------- av.c */
 
 struct kav_av {
 	struct fid_av av_fid;		/* first */
@@ -294,6 +304,16 @@ struct kav_av {
 	struct kav_table table;
 };
 
+/*
+ * For the fi_ops_av entries, which libfabric only calls with our own AVs:
+ * no check. Anything that takes an fid_av from the application directly
+ * uses kav_av_from_fid().
+ */
+static inline struct kav_av *kav_av_of(struct fid_av *av_fid)
+{
+	return (struct kav_av *)av_fid;
+}
+
 int kav_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		struct fid_av **av, void *context);
 /* The kav AV behind @av, or NULL when @av is not one. */
@@ -306,31 +326,76 @@ void kav_av_hold(struct kav_av *av);
 void kav_av_unhold(struct kav_av *av);
 
 /*
+ * The fi_ops_av entries, one file per concern; av.c puts them in the ops
+ * table. Semantics are fi_av(3)'s, with kav's choices in <kav/kav.h>.
+ */
+/* av_insert.c */
+int kav_av_insert(struct fid_av *av, const void *addr, size_t count,
+		  fi_addr_t *fi_addr, uint64_t flags, void *context);
+int kav_av_insertsvc(struct fid_av *av, const char *node,
+		     const char *service, fi_addr_t *fi_addr, uint64_t flags,
+		     void *context);
+int kav_av_insertsym(struct fid_av *av, const char *node, size_t nodecnt,
+		     const char *service, size_t svccnt, fi_addr_t *fi_addr,
+		     uint64_t flags, void *context);
+/* av_remove.c */
+int kav_av_remove(struct fid_av *av, fi_addr_t *fi_addr, size_t count,
+		  uint64_t flags);
+/* av_lookup.c */
+int kav_av_lookup(struct fid_av *av, fi_addr_t fi_addr, void *addr,
+		  size_t *addrlen);
+const char *kav_av_straddr(struct fid_av *av, const void *addr, char *buf,
+			   size_t *len);
+/* av_auth.c */
+int kav_av_insert_auth_key(struct fid_av *av, const void *auth_key,
+			   size_t auth_key_size, fi_addr_t *fi_addr,
+			   uint64_t flags);
+int kav_av_lookup_auth_key(struct fid_av *av, fi_addr_t fi_addr,
+			   void *auth_key, size_t *auth_key_size);
+int kav_av_set_user_id(struct fid_av *av, fi_addr_t fi_addr,
+		       fi_addr_t user_id, uint64_t flags);
+
+/* ------------------------------------------------------------ av_remove.c */
+
+/*
+ * One KAV_IOC_AV_REMOVE of @n (<= KAV_BATCH_MAX) table indices: all or
+ * none. Also how an insert takes back entries it cannot name. 0 or a negative fabric errno; on failure *@err_index (may be
+ * NULL) is the kernel's err_index (KAV_NO_INDEX when it named none).
+ */
+int kav_av_remove_batch(struct kav_av *av, const uint64_t *idx, size_t n,
+			uint32_t *err_index);
+
+/* -------------------------------------------------------------- fi_addr.c */
+
+/*
  * fi_addr_t decoding (<kav/kav.h>, "kav's fi_addr_t encoding"). Both drop
  * the group / rx-context bits (32..63) and fail with -FI_EINVAL for
  * FI_ADDR_NOTAVAIL or for the other kind of handle.
  */
 int kav_fi_addr_index(fi_addr_t fi_addr, uint64_t *index);
 int kav_fi_addr_key(fi_addr_t fi_addr, uint32_t *slot);
+/* The handle of auth-key slot @slot (< KAV_MAX_AUTH_KEYS). */
+fi_addr_t kav_key_fi_addr(uint32_t slot);
+
+/* ------------------------------------------------------------ av_lookup.c */
+
+/*
+ * Checked reads of an AV's mapping, shared by every file that must know
+ * an entry or key is there before it acts on it.
+ */
 /* Read entry @index of @av (no address) and require it valid: 0/-FI_EINVAL. */
 int kav_av_read_valid(const struct kav_av *av, uint64_t index,
 		      struct kav_entry_meta *meta);
-
-/* An endpoint object (<kav/kav.h>, kav_ep_open()). */
-struct kav_ep {
-	struct kav_av *av;
-	int fd;
-	bool enabled;
-	uint64_t keys;			/* KAV_IOC_EP_ENABLE's snapshot */
-};
-
-/* struct fi_ops entries kav does not provide: -FI_ENOSYS (domain.c). */
-int kav_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
-int kav_no_control(struct fid *fid, int command, void *arg);
-int kav_no_ops_open(struct fid *fid, const char *name, uint64_t flags,
-		    void **ops, void *context);
-int kav_no_tostr(const struct fid *fid, char *buf, size_t len);
-int kav_no_ops_set(struct fid *fid, const char *name, uint64_t flags,
-		   void *ops, void *context);
+/* Key slot @slot, required valid: 0 or -FI_EINVAL. */
+int kav_av_read_key(const struct kav_av *av, uint32_t slot,
+		    struct kav_key_snap *snap);
+/*
+ * The key an entry read as @meta is bound to (meta->auth_key is not
+ * KAV_NONE), required valid: 0 or -FI_EINVAL. A key cannot go while
+ * entries use it, so -FI_EINVAL means the entry was removed since.
+ */
+int kav_av_read_entry_key(const struct kav_av *av,
+			  const struct kav_entry_meta *meta,
+			  struct kav_key_snap *snap);
 
 #endif /* KAV_PRIV_H */

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Insertion: fi_av_insert(), fi_av_insertsvc() and fi_av_insertsym() share
+ * one path (kav_ins_run) that stages addresses in the kernel's form,
+ * sends them in atomic batches of up to KAV_BATCH_MAX, and reports each
+ * address that fails the ways the caller asked: FI_ADDR_NOTAVAIL in
+ * fi_addr, FI_SYNC_ERR's error array, or FI_EVENT's EQ (av->eq).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kav_priv.h"
+#include "kav_eq_priv.h"
+
+/* FI_MORE is a hint we may ignore: each call is its own batch. */
+#define KAV_AV_INSERT_FLAGS \
+	(FI_MORE | FI_SYNC_ERR | FI_AV_USER_ID | FI_AUTH_KEY)
+
+/*
+ * Writes address @i of an insert call into @slot (slot_size bytes) or
+ * returns why that address cannot be inserted. Called with i = 0, 1, ...
+ * in order, so sources may cache per-node work.
+ */
+typedef int (*kav_fill_fn)(struct kav_av *av, void *arg, size_t i,
+			   uint8_t *slot);
+
+/* One insert call (insert, insertsvc or insertsym). */
+struct kav_ins {
+	struct kav_av *av;
+	fi_addr_t *fi_addr;		/* in (keys / user ids) and out */
+	int *sync_err;			/* FI_SYNC_ERR */
+	uint32_t kflags;		/* KAV_INSERT_* */
+	struct fid_eq *eq;		/* FI_EVENT AVs */
+	void *context;
+	/* Per kernel batch, in staging order. */
+	uint8_t *stage;
+	size_t *pos;			/* caller positions */
+	uint64_t *out;
+	uint64_t *keys;			/* KAV_INSERT_AUTH_KEY */
+	uint64_t *uids;			/* KAV_INSERT_USER_ID */
+};
+
+/*
+ * Validate an insert call's flags and set up @ins. Errors here fail the
+ * call before anything is attempted (no events).
+ */
+static int kav_ins_init(struct kav_ins *ins, struct kav_av *av,
+			fi_addr_t *fi_addr, uint64_t flags, void *context)
+{
+	memset(ins, 0, sizeof(*ins));
+	ins->av = av;
+	ins->fi_addr = fi_addr;
+	ins->context = context;
+	if (flags & ~KAV_AV_INSERT_FLAGS) {
+		kav_debug("insert: unknown flags %#llx", (unsigned long long)
+			  (flags & ~KAV_AV_INSERT_FLAGS));
+		return -FI_EINVAL;
+	}
+	if (flags & FI_AV_USER_ID) {
+		/* fi_av(3): invalid on such AVs; use fi_av_set_user_id(). */
+		if ((av->flags & FI_AV_USER_ID) || av->domain->av_auth_key) {
+			kav_debug("insert: FI_AV_USER_ID is invalid on an AV "
+				  "opened with FI_AV_USER_ID or a domain with "
+				  "FI_AV_AUTH_KEY");
+			return -FI_EINVAL;
+		}
+		if (!fi_addr)
+			return -FI_EINVAL;	/* the user ids are input */
+		ins->kflags |= KAV_INSERT_USER_ID;
+	}
+	if (flags & FI_AUTH_KEY) {
+		if (!av->domain->av_auth_key) {
+			kav_debug("insert: FI_AUTH_KEY needs a domain opened "
+				  "with FI_AV_AUTH_KEY");
+			return -FI_EINVAL;
+		}
+		if (!fi_addr)
+			return -FI_EINVAL;	/* the key handles are input */
+		ins->kflags |= KAV_INSERT_AUTH_KEY;
+	}
+	if (av->flags & FI_EVENT) {
+		/* FI_SYNC_ERR "applies to synchronous insertions only". */
+		if (flags & FI_SYNC_ERR)
+			return -FI_EINVAL;
+		ins->eq = __atomic_load_n(&av->eq, __ATOMIC_ACQUIRE);
+		if (!ins->eq)
+			return -FI_ENOEQ;
+	} else if (flags & FI_SYNC_ERR) {
+		if (!context)
+			return -FI_EINVAL;
+		ins->sync_err = context;
+	}
+	return 0;
+}
+
+/* Address @i failed with @err (negative): report it every way asked. */
+static void kav_ins_fail(struct kav_ins *ins, size_t i, int err)
+{
+	int ret;
+
+	if (ins->fi_addr)
+		ins->fi_addr[i] = FI_ADDR_NOTAVAIL;
+	if (ins->sync_err)
+		ins->sync_err[i] = -err; /* FI_SYNC_ERR: positive fabric errno */
+	if (ins->eq) {
+		ret = kav_eq_post_av_error(ins->eq, &ins->av->av_fid.fid,
+					   ins->context, i, -err);
+		if (ret)
+			kav_warn("insert: cannot report address %zu's error "
+				 "on the EQ: %s", i, kav_strerror(ret));
+	}
+}
+
+/*
+ * The per-address input of address @i (the fi_addr array, read before
+ * anything is written back to that position), staged at @n.
+ */
+static int kav_ins_input(struct kav_ins *ins, size_t i, size_t n)
+{
+	struct kav_key_snap key;
+	uint32_t slot;
+
+	if (ins->kflags & KAV_INSERT_AUTH_KEY) {
+		if (kav_fi_addr_key(ins->fi_addr[i], &slot) ||
+		    kav_av_read_key(ins->av, slot, &key)) {
+			kav_debug("insert: fi_addr[%zu] = %#llx is not an auth "
+				  "key handle of this AV", i,
+				  (unsigned long long)ins->fi_addr[i]);
+			return -FI_EINVAL;
+		}
+		ins->keys[n] = slot;
+	}
+	if (ins->kflags & KAV_INSERT_USER_ID)
+		ins->uids[n] = ins->fi_addr[i];
+	return 0;
+}
+
+/* Drop staged element @e of @n. */
+static void kav_ins_drop(struct kav_ins *ins, size_t e, size_t n)
+{
+	size_t stride = ins->av->slot_size, rest = n - e - 1;
+
+	memmove(ins->stage + e * stride, ins->stage + (e + 1) * stride,
+		rest * stride);
+	memmove(ins->pos + e, ins->pos + e + 1, rest * sizeof(*ins->pos));
+	if (ins->keys)
+		memmove(ins->keys + e, ins->keys + e + 1,
+			rest * sizeof(*ins->keys));
+	if (ins->uids)
+		memmove(ins->uids + e, ins->uids + e + 1,
+			rest * sizeof(*ins->uids));
+}
+
+/*
+ * Entries the kernel placed beyond KAV_FI_ADDR_INDEX_MAX cannot be named
+ * by an fi_addr_t (bit 31 marks key handles): take them out again and
+ * fail those addresses with -FI_ENOSPC. Returns how many stay inserted.
+ * Only a module with max_entries above 2^31 can get here.
+ */
+static size_t kav_ins_trim(struct kav_ins *ins, size_t n)
+{
+	uint64_t *rm;
+	size_t j, k = 0;
+	int ret;
+
+	for (j = 0; j < n; j++)
+		if (ins->out[j] > KAV_FI_ADDR_INDEX_MAX)
+			k++;
+	if (!k)
+		return n;
+	rm = malloc(k * sizeof(*rm));
+	for (j = 0, k = 0; j < n; j++) {
+		if (ins->out[j] <= KAV_FI_ADDR_INDEX_MAX)
+			continue;
+		if (rm)
+			rm[k] = ins->out[j];
+		k++;
+		kav_ins_fail(ins, ins->pos[j], -FI_ENOSPC);
+		ins->pos[j] = SIZE_MAX;
+	}
+	kav_info("insert: %zu entries landed beyond index %llu; removing them",
+		 k, (unsigned long long)KAV_FI_ADDR_INDEX_MAX);
+	ret = rm ? kav_av_remove_batch(ins->av, rm, k, NULL) : -FI_ENOMEM;
+	if (ret)
+		kav_warn("insert: cannot remove unaddressable entries: %s",
+			 kav_strerror(ret));
+	free(rm);
+	return n - k;
+}
+
+/*
+ * Send @n staged addresses as one kernel batch. The batch is atomic, so
+ * when the kernel names one bad address we drop that one and resend the
+ * rest; libkav validated them already, so that is a safety net, not the
+ * normal path. Returns how many were inserted.
+ */
+static size_t kav_ins_submit(struct kav_ins *ins, size_t n)
+{
+	struct kav_av *av = ins->av;
+	struct kav_av_insert req;
+	size_t e, j, done;
+	int ret, err;
+
+	while (n) {
+		memset(&req, 0, sizeof(req));
+		req.size = sizeof(req);
+		req.flags = ins->kflags;
+		req.count = (__u32)n;
+		req.addr_stride = av->slot_size;
+		req.addrs = (uintptr_t)ins->stage;
+		req.fi_addrs = (uintptr_t)ins->out;
+		req.err_index = KAV_NO_INDEX;
+		req.auth_keys = (uintptr_t)ins->keys;
+		req.user_ids = (uintptr_t)ins->uids;
+		ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_INSERT, &req);
+		if (ret >= 0) {
+			done = kav_ins_trim(ins, n);
+			for (j = 0; j < n; j++) {
+				if (ins->pos[j] == SIZE_MAX)
+					continue;
+				if (ins->fi_addr)
+					ins->fi_addr[ins->pos[j]] = ins->out[j];
+				if (ins->sync_err)
+					ins->sync_err[ins->pos[j]] = 0;
+			}
+			return done;
+		}
+		if (ret == -EINVAL && req.err_index < n) {
+			e = req.err_index;
+			kav_info("kernel refused address %zu of the insert",
+				 ins->pos[e]);
+			kav_ins_fail(ins, ins->pos[e], -FI_EINVAL);
+			kav_ins_drop(ins, e, n);
+			n--;
+			continue;
+		}
+		err = kav_err_from_errno(-ret);
+		kav_warn("insert of %zu addresses failed: %s", n,
+			 kav_strerror(err));
+		for (j = 0; j < n; j++)
+			kav_ins_fail(ins, ins->pos[j], err);
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * The one insertion path behind insert, insertsvc and insertsym: stage up
+ * to KAV_BATCH_MAX valid addresses at the AV's slot size, skipping (and
+ * reporting) invalid ones, and submit each batch. Returns the number
+ * inserted, as fi_av_insert() does; count must be <= INT_MAX.
+ */
+static int kav_ins_run(struct kav_ins *ins, size_t count, kav_fill_fn fill,
+		       void *arg)
+{
+	size_t chunk = KAV_MIN(count, (size_t)KAV_BATCH_MAX);
+	struct kav_av *av = ins->av;
+	size_t inserted = 0, base, end, i, n;
+	bool nomem;
+	int ret;
+
+	if (!count)
+		return 0;
+	ins->stage = malloc(chunk * av->slot_size);
+	ins->pos = malloc(chunk * sizeof(*ins->pos));
+	ins->out = malloc(chunk * sizeof(*ins->out));
+	nomem = !ins->stage || !ins->pos || !ins->out;
+	if (ins->kflags & KAV_INSERT_AUTH_KEY) {
+		ins->keys = malloc(chunk * sizeof(*ins->keys));
+		nomem |= !ins->keys;
+	}
+	if (ins->kflags & KAV_INSERT_USER_ID) {
+		ins->uids = malloc(chunk * sizeof(*ins->uids));
+		nomem |= !ins->uids;
+	}
+	if (nomem) {
+		for (i = 0; i < count; i++)
+			kav_ins_fail(ins, i, -FI_ENOMEM);
+		ret = -FI_ENOMEM;
+		goto out;
+	}
+	for (base = 0; base < count; base = end) {
+		end = base + KAV_MIN(count - base, chunk);
+		for (n = 0, i = base; i < end; i++) {
+			ret = kav_ins_input(ins, i, n);
+			if (!ret)
+				ret = fill(av, arg, i,
+					   ins->stage + n * av->slot_size);
+			if (ret) {
+				kav_debug("address %zu not inserted: %s", i,
+					  kav_strerror(ret));
+				kav_ins_fail(ins, i, ret);
+				continue;
+			}
+			ins->pos[n++] = i;
+		}
+		inserted += kav_ins_submit(ins, n);
+	}
+	ret = (int)inserted;
+out:
+	free(ins->stage);
+	free(ins->pos);
+	free(ins->out);
+	free(ins->keys);
+	free(ins->uids);
+	return ret;
+}
+
+/*
+ * The return value of an insert call. Synchronous AVs: the number
+ * inserted. FI_EVENT AVs: the errors went to the EQ as they happened; now
+ * the one FI_AV_COMPLETE event, and FI_SUCCESS (or why the completion
+ * could not be queued; the insertions themselves stand).
+ */
+static int kav_ins_finish(struct kav_ins *ins, int ret)
+{
+	if (!ins->eq)
+		return ret;
+	ret = kav_eq_post_av_complete(ins->eq, &ins->av->av_fid.fid,
+				      ins->context,
+				      ret > 0 ? (uint64_t)ret : 0);
+	if (ret)
+		kav_warn("insert: cannot queue the completion: %s",
+			 kav_strerror(ret));
+	return ret;
+}
+
+/* fi_av_insert(): the caller's array. */
+struct kav_src_array {
+	const void *addr;
+	size_t stride;
+};
+
+static int kav_fill_array(struct kav_av *av, void *arg, size_t i,
+			  uint8_t *slot)
+{
+	const struct kav_src_array *src = arg;
+	const void *a;
+
+	if (av->addr_format == FI_ADDR_STR)
+		a = ((const char *const *)src->addr)[i];
+	else
+		a = (const uint8_t *)src->addr + i * src->stride;
+	if (!a)
+		return -FI_EINVAL;
+	return kav_addr_stage(av->addr_format, a, slot, av->slot_size);
+}
+
+int kav_av_insert(struct fid_av *av_fid, const void *addr, size_t count,
+		  fi_addr_t *fi_addr, uint64_t flags, void *context)
+{
+	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_src_array src = {
+		.addr = addr,
+		.stride = kav_addr_user_stride(av->addr_format),
+	};
+	struct kav_ins ins;
+	int ret;
+
+	ret = kav_ins_init(&ins, av, fi_addr, flags, context);
+	if (ret)
+		return ret;
+	if (count && (!addr || count > INT_MAX))
+		return -FI_EINVAL;
+	return kav_ins_finish(&ins, kav_ins_run(&ins, count, kav_fill_array,
+						&src));
+}
+
+/* One address, already parsed or resolved (or the reason it is not). */
+struct kav_src_one {
+	int err;
+	uint8_t addr[KAV_SOCKADDR_MAX];
+	const char *str;		/* FI_ADDR_STR */
+};
+
+static int kav_fill_one(struct kav_av *av, void *arg, size_t i, uint8_t *slot)
+{
+	const struct kav_src_one *src = arg;
+
+	(void)i;
+	if (src->err)
+		return src->err;
+	return kav_addr_stage(av->addr_format,
+			      src->str ? (const void *)src->str : src->addr,
+			      slot, av->slot_size);
+}
+
+int kav_av_insertsvc(struct fid_av *av_fid, const char *node,
+		     const char *service, fi_addr_t *fi_addr, uint64_t flags,
+		     void *context)
+{
+	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_src_one src = { 0 };
+	struct kav_ins ins;
+	uint16_t port;
+	int ret;
+
+	ret = kav_ins_init(&ins, av, fi_addr, flags, context);
+	if (ret)
+		return ret;
+	if (!node)
+		return -FI_EINVAL;
+	if (av->addr_format == FI_ADDR_STR) {
+		/* The node is the address; there is nothing to resolve. */
+		if (service)
+			return -FI_EINVAL;
+		src.str = node;
+	} else if (!service) {
+		/* The man page: node may be an FI_ADDR_STR address. */
+		if (kav_addr_parse_str(av->addr_format, node, src.addr))
+			return -FI_EINVAL;
+	} else {
+		if (kav_addr_parse_port(service, &port))
+			return -FI_EINVAL;
+		src.err = kav_addr_resolve(av->addr_format, node, service, 0,
+					   src.addr);
+	}
+	return kav_ins_finish(&ins, kav_ins_run(&ins, 1, kav_fill_one, &src));
+}
+
+/* fi_av_insertsym(): node-major, one resolution per node. */
+struct kav_src_sym {
+	const struct kav_sym *sym;
+	size_t node;			/* node index of @addr / @err */
+	bool have;
+	int err;
+	uint8_t addr[KAV_SOCKADDR_MAX];
+};
+
+static int kav_fill_sym(struct kav_av *av, void *arg, size_t i, uint8_t *slot)
+{
+	struct kav_src_sym *src = arg;
+	size_t node = i / src->sym->svccnt, svc = i % src->sym->svccnt;
+	uint8_t addr[KAV_SOCKADDR_MAX];
+	char name[KAV_SYM_NODE_MAX];
+	in_port_t port;
+
+	if (!src->have || src->node != node) {
+		src->have = true;
+		src->node = node;
+		src->err = kav_sym_node(src->sym, node, name, sizeof(name));
+		if (!src->err)
+			src->err = kav_addr_resolve(av->addr_format, name,
+						    NULL, 0, src->addr);
+	}
+	if (src->err)
+		return src->err;
+	memcpy(addr, src->addr, sizeof(addr));
+	port = htons(kav_sym_port(src->sym, svc));
+	memcpy(addr + offsetof(struct sockaddr_in, sin_port), &port,
+	       sizeof(port));
+	return kav_addr_stage(av->addr_format, addr, slot, av->slot_size);
+}
+
+int kav_av_insertsym(struct fid_av *av_fid, const char *node, size_t nodecnt,
+		     const char *service, size_t svccnt, fi_addr_t *fi_addr,
+		     uint64_t flags, void *context)
+{
+	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_src_sym src = { 0 };
+	struct kav_ins ins;
+	struct kav_sym sym;
+	int ret;
+
+	ret = kav_ins_init(&ins, av, fi_addr, flags, context);
+	if (ret)
+		return ret;
+	if (av->addr_format == FI_ADDR_STR)
+		return -FI_ENOSYS;	/* no defined range over strings yet */
+	ret = kav_sym_init(&sym, node, nodecnt, service, svccnt);
+	if (ret)
+		return ret;
+	src.sym = &sym;
+	return kav_ins_finish(&ins, kav_ins_run(&ins, nodecnt * svccnt,
+						kav_fill_sym, &src));
+}

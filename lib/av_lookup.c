@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Reading an AV: fi_av_lookup(), fi_av_straddr(), kav_av_resolve() and the
+ * checked entry / key reads the mutating paths use before they act. All
+ * of it reads the read-only table mapping (table.c): no system call, no
+ * lock.
+ */
+#include "kav_priv.h"
+
+int kav_av_read_valid(const struct kav_av *av, uint64_t index,
+		      struct kav_entry_meta *meta)
+{
+	if (kav_table_read_meta(&av->table, index, meta) ||
+	    !(meta->flags & KAV_ENTRY_VALID))
+		return -FI_EINVAL;
+	return 0;
+}
+
+int kav_av_read_key(const struct kav_av *av, uint32_t slot,
+		    struct kav_key_snap *snap)
+{
+	if (kav_table_read_key(&av->table, slot, snap) ||
+	    !(snap->flags & KAV_KEY_VALID))
+		return -FI_EINVAL;
+	return 0;
+}
+
+int kav_av_read_entry_key(const struct kav_av *av,
+			  const struct kav_entry_meta *meta,
+			  struct kav_key_snap *snap)
+{
+	if (meta->auth_key >= KAV_MAX_AUTH_KEYS ||
+	    kav_av_read_key(av, (uint32_t)meta->auth_key, snap))
+		return -FI_EINVAL;
+	return 0;
+}
+
+int kav_av_lookup(struct fid_av *av_fid, fi_addr_t fi_addr, void *addr,
+		  size_t *addrlen)
+{
+	struct kav_av *av = kav_av_of(av_fid);
+	uint64_t index;
+
+	if (!addrlen || (!addr && *addrlen))
+		return -FI_EINVAL;
+	if (kav_fi_addr_index(fi_addr, &index))
+		return -FI_EINVAL;
+	return kav_table_lookup(&av->table, index, addr, addrlen);
+}
+
+const char *kav_av_straddr(struct fid_av *av_fid, const void *addr,
+			   char *buf, size_t *len)
+{
+	return kav_addr_straddr(kav_av_of(av_fid)->addr_format, addr, buf,
+				len);
+}
+
+/* -------------------------------------------------- zero-copy resolution */
+
+KAV_API int kav_av_resolve(struct fid_av *av_fid, fi_addr_t fi_addr,
+			   struct kav_resolved *out)
+{
+	struct kav_av *av = kav_av_from_fid(av_fid);
+	struct kav_entry_meta meta;
+	struct kav_key_snap key;
+	uint64_t index;
+
+	if (!av || !out || kav_fi_addr_index(fi_addr, &index) ||
+	    kav_av_read_valid(av, index, &meta))
+		return -FI_EINVAL;
+	out->addr = kav_table_entry(&av->table, index)->addr;
+	out->addr_len = meta.addr_len;
+	out->key = FI_ADDR_NOTAVAIL;
+	out->vni = 0;
+	if (meta.auth_key != KAV_NONE) {
+		if (kav_av_read_entry_key(av, &meta, &key))
+			return -FI_EINVAL;	/* removed meanwhile */
+		out->key = kav_key_fi_addr((uint32_t)meta.auth_key);
+		out->vni = key.vni;
+	}
+	out->user_id = meta.user_id;
+	out->index = index;
+	out->seq = meta.seq;
+	return 0;
+}
+
+KAV_API int kav_av_resolve_check(struct fid_av *av_fid,
+				 const struct kav_resolved *res)
+{
+	struct kav_av *av = kav_av_from_fid(av_fid);
+
+	if (!av || !res || res->index >= kav_table_nr_slots(&av->table))
+		return 0;
+	return kav_table_entry_seq(&av->table, res->index) == res->seq;
+}
