@@ -420,14 +420,31 @@ int kav_av_insertsvc(struct fid_av *av_fid, const char *node,
 	return kav_ins_finish(&ins, kav_ins_run(&ins, 1, kav_fill_one, &src));
 }
 
-/* fi_av_insertsym(): node-major, one resolution per node. */
+/*
+ * fi_av_insertsym(): node-major, one resolution per node. An FI_ADDR_STR
+ * AV takes the same range: its nodes are resolved as on an FI_SOCKADDR AV
+ * (IPv4 or IPv6) and each address is stored as the string fi_av_straddr()
+ * gives for it, "fi_sockaddr_in://10.1.1.1:5000".
+ */
 struct kav_src_sym {
 	const struct kav_sym *sym;
+	uint32_t ip_format;		/* the format nodes resolve in */
 	size_t node;			/* node index of @addr / @err */
 	bool have;
 	int err;
 	uint8_t addr[KAV_SOCKADDR_MAX];
 };
+
+/* Stage IP address @ip as its FI_ADDR_STR string. */
+static int kav_stage_as_str(struct kav_av *av, const void *ip, uint8_t *slot)
+{
+	char str[KAV_ADDR_MAX_LEN];
+	size_t len = sizeof(str);
+
+	if (!kav_addr_straddr(FI_SOCKADDR, ip, str, &len) || len > sizeof(str))
+		return -FI_EINVAL;
+	return kav_addr_stage(FI_ADDR_STR, str, slot, av->slot_size);
+}
 
 static int kav_fill_sym(struct kav_av *av, void *arg, size_t i, uint8_t *slot)
 {
@@ -442,8 +459,8 @@ static int kav_fill_sym(struct kav_av *av, void *arg, size_t i, uint8_t *slot)
 		src->node = node;
 		src->err = kav_sym_node(src->sym, node, name, sizeof(name));
 		if (!src->err)
-			src->err = kav_addr_resolve(av->addr_format, name,
-						    NULL, 0, src->addr);
+			src->err = kav_addr_resolve(src->ip_format, name, NULL,
+						    0, src->addr);
 	}
 	if (src->err)
 		return src->err;
@@ -451,6 +468,8 @@ static int kav_fill_sym(struct kav_av *av, void *arg, size_t i, uint8_t *slot)
 	port = htons(kav_sym_port(src->sym, svc));
 	memcpy(addr + offsetof(struct sockaddr_in, sin_port), &port,
 	       sizeof(port));
+	if (av->addr_format == FI_ADDR_STR)
+		return kav_stage_as_str(av, addr, slot);
 	return kav_addr_stage(av->addr_format, addr, slot, av->slot_size);
 }
 
@@ -467,12 +486,12 @@ int kav_av_insertsym(struct fid_av *av_fid, const char *node, size_t nodecnt,
 	ret = kav_ins_init(&ins, av, fi_addr, flags, context);
 	if (ret)
 		return ret;
-	if (av->addr_format == FI_ADDR_STR)
-		return -FI_ENOSYS;	/* no defined range over strings yet */
 	ret = kav_sym_init(&sym, node, nodecnt, service, svccnt);
 	if (ret)
 		return ret;
 	src.sym = &sym;
+	src.ip_format = av->addr_format == FI_ADDR_STR ? FI_SOCKADDR :
+							 av->addr_format;
 	return kav_ins_finish(&ins, kav_ins_run(&ins, nodecnt * svccnt,
 						kav_fill_sym, &src));
 }

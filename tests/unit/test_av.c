@@ -13,18 +13,31 @@ struct fixture {
 	struct fid_av *av;
 };
 
+/* A domain on the fake kernel (installed by the caller). */
+static struct fid_domain *open_domain(uint32_t format, size_t key_size)
+{
+	struct fi_domain_attr dattr;
+	struct fid_domain *dom;
+	struct fi_info info;
+
+	memset(&info, 0, sizeof(info));
+	memset(&dattr, 0, sizeof(dattr));
+	info.addr_format = format;
+	info.domain_attr = &dattr;
+	dattr.auth_key_size = key_size;
+	setenv("KAV_DEVICE", "/dev/null", 1);
+	assert_int_equal(kav_domain_open(&info, &dom, NULL), 0);
+	unsetenv("KAV_DEVICE");
+	return dom;
+}
+
 static int open_domain_av(void **state, uint32_t format)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct fi_av_attr attr = { .type = FI_AV_TABLE, .count = 16 };
-	struct fi_info info;
 
 	fake_kav_install();
-	memset(&info, 0, sizeof(info));
-	info.addr_format = format;
-	setenv("KAV_DEVICE", "/dev/null", 1);
-	assert_int_equal(kav_domain_open(&info, &f->dom, NULL), 0);
-	unsetenv("KAV_DEVICE");
+	f->dom = open_domain(format, 0);
 	assert_int_equal(fi_av_open(f->dom, &attr, &f->av, NULL), 0);
 	*state = f;
 	return 0;
@@ -425,8 +438,162 @@ static void test_str(void **state)
 			 1);
 	assert_int_equal(fi_av_insertsvc(f->av, "node-a", "1", fa, 0, NULL),
 			 -FI_EINVAL);
-	assert_int_equal(fi_av_insertsym(f->av, "node1", 2, "1", 1, fa, 0,
-					 NULL), -FI_ENOSYS);
+}
+
+/* The string stored at @idx of an FI_ADDR_STR AV, checked for its length. */
+static const char *str_entry(struct fid_av *av, fi_addr_t idx, char *buf,
+			     size_t len)
+{
+	size_t alen = len;
+
+	assert_int_equal(fi_av_lookup(av, idx, buf, &alen), 0);
+	assert_true(alen <= len);
+	assert_int_equal(alen, strlen(buf) + 1);
+	return buf;
+}
+
+/*
+ * insertsym on FI_ADDR_STR: the man page's example gives the four
+ * addresses node-major, each stored as its fi_av_straddr() string: the
+ * very strings an IP AV's fi_av_straddr() gives for the same call.
+ */
+static void test_insertsym_str_man_page(void **state)
+{
+	static const char *const want[4] = {
+		"fi_sockaddr_in://10.1.1.1:5000",
+		"fi_sockaddr_in://10.1.1.1:5001",
+		"fi_sockaddr_in://10.1.1.2:5000",
+		"fi_sockaddr_in://10.1.1.2:5001",
+	};
+	struct fi_av_attr attr = { .type = FI_AV_TABLE };
+	struct fixture *f = *state;
+	struct fid_domain *dom_in;
+	struct fid_av *av_in;
+	fi_addr_t fa[4], fa_in[4];
+	char buf[96], ip_str[96];
+	int errs[4] = { -1, -1, -1, -1 };
+	int i;
+
+	assert_int_equal(fi_av_insertsym(f->av, "10.1.1.1", 2, "5000", 2, fa,
+					 FI_SYNC_ERR, errs), 4);
+	assert_int_equal(fake_kav_stats.inserts, 1);	/* one batch */
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(fa[i], i);
+		assert_int_equal(errs[i], 0);
+		assert_string_equal(str_entry(f->av, fa[i], buf, sizeof(buf)),
+				    want[i]);
+		/* fi_av_straddr() of an FI_ADDR_STR address is itself. */
+		assert_string_equal(entry_str(f->av, fa[i], buf,
+					      sizeof(buf)), want[i]);
+	}
+
+	/* The same call on an FI_SOCKADDR_IN AV, printed by straddr. */
+	dom_in = open_domain(FI_SOCKADDR_IN, 0);
+	assert_int_equal(fi_av_open(dom_in, &attr, &av_in, NULL), 0);
+	assert_int_equal(fi_av_insertsym(av_in, "10.1.1.1", 2, "5000", 2,
+					 fa_in, 0, NULL), 4);
+	for (i = 0; i < 4; i++)
+		assert_string_equal(str_entry(f->av, fa[i], buf, sizeof(buf)),
+				    entry_str(av_in, fa_in[i], ip_str,
+					      sizeof(ip_str)));
+	assert_int_equal(fi_close(&av_in->fid), 0);
+	assert_int_equal(fi_close(&dom_in->fid), 0);
+}
+
+/* IPv6 nodes, and IPv4 nodes and ports counting across a boundary. */
+static void test_insertsym_str_in6_and_carry(void **state)
+{
+	static const char *const want[6] = {
+		"fi_sockaddr_in6://[fd00::1]:5000",
+		"fi_sockaddr_in6://[fd00::2]:5000",
+		"fi_sockaddr_in://10.0.0.255:65534",
+		"fi_sockaddr_in://10.0.0.255:65535",
+		"fi_sockaddr_in://10.0.1.0:65534",
+		"fi_sockaddr_in://10.0.1.0:65535",
+	};
+	struct fixture *f = *state;
+	fi_addr_t fa[6];
+	char buf[96];
+	int i;
+
+	assert_int_equal(fi_av_insertsym(f->av, "fd00::1", 2, "5000", 1, fa,
+					 0, NULL), 2);
+	assert_int_equal(fi_av_insertsym(f->av, "10.0.0.255", 2, "65534", 2,
+					 fa + 2, 0, NULL), 4);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(fa[i], i);
+		assert_string_equal(str_entry(f->av, fa[i], buf, sizeof(buf)),
+				    want[i]);
+	}
+}
+
+/* Bad ranges fail the call as on IP AVs, before anything is inserted. */
+static void test_insertsym_str_bad_range(void **state)
+{
+	struct fixture *f = *state;
+	fi_addr_t fa[4];
+
+	assert_int_equal(fi_av_insertsym(f->av, "10.1.1.1", 0, "5000", 2, fa,
+					 0, NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsym(f->av, "10.1.1.1", 1, "5000", 0, fa,
+					 0, NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsym(f->av, NULL, 1, "5000", 1, fa, 0,
+					 NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsym(f->av, "10.1.1.1", 1, NULL, 1, fa,
+					 0, NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsym(f->av, "10.1.1.1", 1, "http", 1, fa,
+					 0, NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsym(f->av, "10.1.1.1", 1, "65535", 2, fa,
+					 0, NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsym(f->av, "255.255.255.255", 2, "1", 1,
+					 fa, 0, NULL), -FI_EINVAL);
+	/* A name needs a numeric suffix to count up (no lookup is made). */
+	assert_int_equal(fi_av_insertsym(f->av, "node", 2, "5000", 1, fa, 0,
+					 NULL), -FI_EINVAL);
+	assert_int_equal(fi_av_insertsym(f->av, "10.1.1.1", 1, "1", 1, fa,
+					 FI_PEEK, NULL), -FI_EINVAL);
+	assert_int_equal(fake_kav_stats.inserts, 0);
+}
+
+/*
+ * One address of the range failing (here a bad FI_AUTH_KEY handle) fails
+ * alone, in range order, as on IP AVs.
+ */
+static void test_insertsym_str_one_fails(void **state)
+{
+	struct kav_auth_key key = { .vni = 7 };
+	struct fi_av_attr attr = { .type = FI_AV_TABLE };
+	struct fid_domain *dom;
+	struct fid_av *av;
+	fi_addr_t h, fa[4];
+	int errs[4];
+	char buf[96];
+
+	(void)state;
+	fake_kav_install();
+	dom = open_domain(FI_ADDR_STR, FI_AV_AUTH_KEY);
+	assert_int_equal(fi_av_open(dom, &attr, &av, NULL), 0);
+	assert_int_equal(fi_av_insert_auth_key(av, &key, sizeof(key), &h, 0),
+			 0);
+	fa[0] = fa[1] = fa[3] = h;
+	fa[2] = KAV_FI_ADDR_KEY | 9;		/* no such key */
+	assert_int_equal(fi_av_insertsym(av, "10.1.1.1", 2, "5000", 2, fa,
+					 FI_AUTH_KEY | FI_SYNC_ERR, errs), 3);
+	assert_int_equal(fa[0], 0);
+	assert_int_equal(fa[1], 1);
+	assert_true(fa[2] == FI_ADDR_NOTAVAIL);
+	assert_int_equal(fa[3], 2);
+	assert_int_equal(errs[0], 0);
+	assert_int_equal(errs[1], 0);
+	assert_int_equal(errs[2], FI_EINVAL);
+	assert_int_equal(errs[3], 0);
+	assert_string_equal(str_entry(av, 1, buf, sizeof(buf)),
+			    "fi_sockaddr_in://10.1.1.1:5001");
+	assert_string_equal(str_entry(av, 2, buf, sizeof(buf)),
+			    "fi_sockaddr_in://10.1.1.2:5001");
+	assert_int_equal(fi_close(&av->fid), 0);
+	assert_int_equal(fi_close(&dom->fid), 0);
+	fake_kav_reset();
 }
 
 static void test_av_fd(void **state)
@@ -496,6 +663,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sockaddr_mixed,
 						setup_sockaddr, teardown),
 		cmocka_unit_test_setup_teardown(test_str, setup_str, teardown),
+		cmocka_unit_test_setup_teardown(test_insertsym_str_man_page,
+						setup_str, teardown),
+		cmocka_unit_test_setup_teardown(test_insertsym_str_in6_and_carry,
+						setup_str, teardown),
+		cmocka_unit_test_setup_teardown(test_insertsym_str_bad_range,
+						setup_str, teardown),
+		cmocka_unit_test(test_insertsym_str_one_fails),
 		cmocka_unit_test_setup_teardown(test_av_fd, setup_in,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_av_stubs, setup_in,

@@ -234,6 +234,11 @@ int kav_domain_open(const struct fi_info *info, struct fid_domain **domain,
  *   posts one error event per failed address, then one FI_AV_COMPLETE.
  *   Each kernel batch (KAV_BATCH_MAX addresses) is atomic; an address the
  *   library or kernel rejects fails alone.
+ * fi_av_insertsym() on an FI_ADDR_STR AV: the range is the same as on an
+ *   IP AV (nodes resolved as for FI_SOCKADDR, IPv4 or IPv6) and each
+ *   address is stored as the string fi_av_straddr() gives for it:
+ *   "fi_sockaddr_in://10.1.1.1:5000", "fi_sockaddr_in6://[fd00::1]:5000".
+ *   That string has no IPv6 scope id.
  * fi_av_remove(): flags 0 (addresses) or FI_AUTH_KEY (key handles). A
  *   removal of addresses is atomic up to KAV_BATCH_MAX and checked as a
  *   whole beyond. Key handles are all checked first (present, no repeat,
