@@ -137,6 +137,11 @@ static int kav_format_ip(const void *addr, char *out, size_t outlen)
 	memcpy(&sin6, addr, sizeof(sin6));
 	if (!inet_ntop(AF_INET6, &sin6.sin6_addr, ip, sizeof(ip)))
 		return -1;
+	/* A link-local address is nothing without its interface. */
+	if (sin6.sin6_scope_id)
+		return snprintf(out, outlen, KAV_PREFIX_IN6 "[%s%%%u]:%u", ip,
+				(unsigned int)sin6.sin6_scope_id,
+				(unsigned int)ntohs(sin6.sin6_port));
 	return snprintf(out, outlen, KAV_PREFIX_IN6 "[%s]:%u", ip,
 			(unsigned int)ntohs(sin6.sin6_port));
 }
@@ -144,7 +149,8 @@ static int kav_format_ip(const void *addr, char *out, size_t outlen)
 const char *kav_addr_straddr(uint32_t fi_format, const void *addr, char *buf,
 			     size_t *len)
 {
-	char tmp[sizeof(KAV_PREFIX_IN6) + INET6_ADDRSTRLEN + 16];
+	/* prefix, [address%scope]:port */
+	char tmp[sizeof(KAV_PREFIX_IN6) + INET6_ADDRSTRLEN + 32];
 	const char *src = tmp;
 	size_t need, n;
 	int ret;

@@ -412,6 +412,34 @@ TEST(format_in6_and_addr_str)
 	EXPECT_EQ(0, fi_close(&d->fid));
 }
 
+/* insertsym on an FI_ADDR_STR AV stores each expanded address as the
+ * string fi_av_straddr() prints for it. */
+TEST(insertsym_addr_str_man_page_example)
+{
+	static const char *want[] = { "fi_sockaddr_in://10.1.1.1:5000",
+				      "fi_sockaddr_in://10.1.1.1:5001",
+				      "fi_sockaddr_in://10.1.1.2:5000",
+				      "fi_sockaddr_in://10.1.1.2:5001" };
+	struct fid_domain *d;
+	struct fid_av *av;
+	fi_addr_t fi[4];
+	char out[128];
+	size_t len;
+
+	ASSERT_EQ(0, domain_open(FI_ADDR_STR, false, &d));
+	ASSERT_EQ(0, av_open(d, 0, &av));
+	ASSERT_EQ(4, fi_av_insertsym(av, "10.1.1.1", 2, "5000", 2, fi, 0,
+				     NULL));
+	for (int i = 0; i < 4; i++) {
+		EXPECT_EQ((fi_addr_t)i, fi[i]);
+		len = sizeof(out);
+		ASSERT_EQ(0, fi_av_lookup(av, fi[i], out, &len));
+		EXPECT_STREQ(want[i], out);
+	}
+	EXPECT_EQ(0, fi_close(&av->fid));
+	EXPECT_EQ(0, fi_close(&d->fid));
+}
+
 /* insertsvc: numeric host + service; FI_ADDR_STR node with NULL service;
  * NULL node or service where not allowed is -FI_EINVAL. */
 TEST_F(av, insertsvc_numeric_and_str)
@@ -490,6 +518,9 @@ TEST_F(av, insertsym_hostnames_numeric_suffix)
 	ASSERT_EQ(0, fi_av_lookup(self->av, fi[2], &out, &len));
 	EXPECT_EQ(htonl(0x0a07000b), out.sin_addr.s_addr);
 	EXPECT_EQ(htons(6000), out.sin_port);
+	/* "it must contain a numeric suffix if nodecnt > 1" */
+	EXPECT_EQ(-FI_EINVAL, fi_av_insertsym(self->av, "localhost", 2,
+					      "6000", 1, fi, 0, NULL));
 }
 
 /* FI_AV_USER_ID per insert (AV opened without it): fi_addr is input. */
@@ -704,6 +735,73 @@ TEST(event_queue_reports_inserts)
 	EXPECT_EQ(-FI_EAGAIN, fi_eq_read(eq, &event, &ev, sizeof(ev), 0));
 	EXPECT_EQ(0, fi_close(&av->fid));
 	EXPECT_EQ(0, fi_close(&eq->fid));
+	EXPECT_EQ(0, fi_close(&d->fid));
+}
+
+/* "There will always be one non-error completion event for each insert
+ * operation, even if all addresses fail" and "any events queued on an
+ * event queue referencing the AV are left untouched" by fi_close. */
+TEST(event_queue_all_fail_and_close_keeps_events)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE, .flags = FI_EVENT };
+	struct fi_eq_err_entry err;
+	struct fi_eq_entry ev;
+	struct sockaddr_in s[2];
+	struct fid_domain *d;
+	struct fid_eq *eq;
+	struct fid_av *av;
+	uint32_t event;
+	int ctx, i;
+
+	ASSERT_EQ(0, domain_open(FI_SOCKADDR_IN, false, &d));
+	ASSERT_EQ(0, fi_av_open(d, &attr, &av, NULL));
+	ASSERT_EQ(0, kav_eq_open(d, NULL, &eq, NULL));
+	ASSERT_EQ(0, fi_av_bind(av, &eq->fid, 0));
+	fill(s, 2, 0x0a000001);
+	s[0].sin_family = s[1].sin_family = AF_INET6;
+	EXPECT_EQ(0, fi_av_insert(av, s, 2, NULL, 0, &ctx));
+	ASSERT_EQ(0, fi_close(&av->fid));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ((ssize_t)sizeof(err), fi_eq_readerr(eq, &err, 0));
+		EXPECT_EQ((uint64_t)i, err.data);
+	}
+	ASSERT_EQ((ssize_t)sizeof(ev), fi_eq_read(eq, &event, &ev, sizeof(ev),
+						  0));
+	EXPECT_EQ(FI_AV_COMPLETE, event);
+	EXPECT_EQ(0, ev.data);
+	EXPECT_EQ(0, fi_close(&eq->fid));
+	EXPECT_EQ(0, fi_close(&d->fid));
+}
+
+/* "If name is NULL ... The map_addr field is ignored". */
+TEST(map_addr_ignored_without_name)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE,
+				   .map_addr = (void *)0x1234 };
+	struct fid_domain *d;
+	struct fid_av *av;
+
+	ASSERT_EQ(0, domain_open(FI_SOCKADDR_IN, false, &d));
+	ASSERT_EQ(0, fi_av_open(d, &attr, &av, NULL));
+	EXPECT_EQ((void *)0x1234, attr.map_addr);
+	EXPECT_EQ(0, fi_close(&av->fid));
+	EXPECT_EQ(0, fi_close(&d->fid));
+}
+
+/* "Using the FI_AV_USER_ID flag per insert is invalid if ... the
+ * corresponding domain was configured with FI_AV_AUTH_KEY." */
+TEST(user_id_per_insert_invalid_on_av_auth_key_domain)
+{
+	struct sockaddr_in s = sin4(0x0a000001, 1);
+	struct fid_domain *d;
+	struct fid_av *av;
+	fi_addr_t io = 5;
+
+	ASSERT_EQ(0, domain_open(FI_SOCKADDR_IN, true, &d));
+	ASSERT_EQ(0, av_open(d, 0, &av));
+	EXPECT_EQ(-FI_EINVAL, fi_av_insert(av, &s, 1, &io, FI_AV_USER_ID,
+					   NULL));
+	EXPECT_EQ(0, fi_close(&av->fid));
 	EXPECT_EQ(0, fi_close(&d->fid));
 }
 

@@ -215,6 +215,29 @@ static void test_straddr_in6_and_sockaddr(void **state)
 	assert_int_equal(len, sizeof(buf));
 }
 
+/* A scope id survives the round trip string -> sockaddr -> string. */
+static void test_straddr_in6_scope_round_trip(void **state)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons(7000),
+				     .sin6_scope_id = 3 };
+	struct sockaddr_in6 back = { 0 };
+	char buf[96];
+	size_t len = sizeof(buf);
+
+	(void)state;
+	assert_int_equal(inet_pton(AF_INET6, "fe80::1", &sin6.sin6_addr), 1);
+	assert_ptr_equal(kav_addr_straddr(FI_SOCKADDR_IN6, &sin6, buf, &len),
+			 buf);
+	assert_string_equal(buf, "fi_sockaddr_in6://[fe80::1%3]:7000");
+	assert_int_equal(len, strlen(buf) + 1);
+	assert_int_equal(kav_addr_parse_str(FI_SOCKADDR_IN6, buf, &back), 0);
+	assert_int_equal(back.sin6_scope_id, 3);
+	assert_memory_equal(&back.sin6_addr, &sin6.sin6_addr,
+			    sizeof(back.sin6_addr));
+	assert_int_equal(back.sin6_port, htons(7000));
+}
+
 static void test_straddr_str(void **state)
 {
 	char buf[8];
@@ -332,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_stage),
 		cmocka_unit_test(test_straddr_in),
 		cmocka_unit_test(test_straddr_in6_and_sockaddr),
+		cmocka_unit_test(test_straddr_in6_scope_round_trip),
 		cmocka_unit_test(test_straddr_str),
 		cmocka_unit_test(test_parse_str),
 		cmocka_unit_test(test_parse_port),
