@@ -44,6 +44,7 @@ enum kav_ioctl_nr {
 	KAV_CMD_AV_SET_USER_ID,		/* AV fd */
 	KAV_CMD_AV_EP_OPEN,		/* AV fd */
 	KAV_CMD_EP_ENABLE,		/* endpoint fd */
+	KAV_CMD_DOMAIN_SET_KEY,		/* domain fd */
 };
 
 /* Address formats an AV stores. The kernel validates every address. */
@@ -243,6 +244,25 @@ struct kav_ep_enable {
 	__aligned_u64 keys;
 };
 
+/**
+ * struct kav_domain_key - KAV_IOC_DOMAIN_SET_KEY, on a domain fd
+ * @size: sizeof(struct kav_domain_key)
+ * @flags: must be 0
+ * @key: the domain's auth key (libfabric's domain_attr->auth_key)
+ *
+ * Binds the domain to @key, once, before any AV is created. The opener's
+ * identity (captured at open) must hold a grant for the key. Every AV of
+ * the domain then holds the key in slot 0, and entries inserted without an
+ * explicit key handle are bound to it. Errors: EINVAL (flags, reserved),
+ * EACCES (no grant for the key), EALREADY (already set), EBUSY (the
+ * domain already has AVs).
+ */
+struct kav_domain_key {
+	__u32 size;
+	__u32 flags;
+	struct kav_auth_key key;
+};
+
 #define KAV_IOC_AV_CREATE	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_CREATE)
 #define KAV_IOC_AV_INSERT	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_INSERT)
 #define KAV_IOC_AV_REMOVE	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_REMOVE)
@@ -251,6 +271,7 @@ struct kav_ep_enable {
 #define KAV_IOC_AV_SET_USER_ID	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_SET_USER_ID)
 #define KAV_IOC_AV_EP_OPEN	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_EP_OPEN)
 #define KAV_IOC_EP_ENABLE	_IO(KAV_IOCTL_TYPE, KAV_CMD_EP_ENABLE)
+#define KAV_IOC_DOMAIN_SET_KEY	_IO(KAV_IOCTL_TYPE, KAV_CMD_DOMAIN_SET_KEY)
 
 /*
  * The table mapping: mmap(NULL, map_size, PROT_READ, MAP_SHARED, av_fd, 0).
@@ -298,6 +319,8 @@ struct kav_table_header {
 
 /* struct kav_key_slot.flags */
 #define KAV_KEY_VALID		0x1U
+#define KAV_KEY_REVOKED		0x2U	/* its grant was revoked: unusable */
+#define KAV_KEY_DOMAIN		0x4U	/* the domain's key (slot 0) */
 
 /**
  * struct kav_key_slot - one auth key of the AV, in the header page
@@ -343,5 +366,79 @@ struct kav_entry {
 	__aligned_u64 user_id;
 	__u8 addr[];
 };
+
+/*
+ * Administration: the generic netlink family "kav", version 1.
+ *
+ * Every command needs CAP_NET_ADMIN in the initial user namespace
+ * (GENL_ADMIN_PERM), and so does joining the "admin" multicast group.
+ * Attributes are flat; 64-bit ones are padded with KAV_A_PAD. Errors carry
+ * extack messages. Documentation/admin-guide.rst describes each command.
+ */
+#define KAV_GENL_NAME		"kav"
+#define KAV_GENL_VERSION	1
+#define KAV_GENL_MCGRP_ADMIN	"admin"
+
+enum kav_genl_cmd {
+	KAV_GENL_CMD_UNSPEC,
+	KAV_GENL_CMD_GRANT_ADD,		/* grant a key to an identity */
+	KAV_GENL_CMD_GRANT_DEL,		/* revoke a grant (KAV_A_GRANT_ID) */
+	KAV_GENL_CMD_GRANT_GET,		/* dump grants */
+	KAV_GENL_CMD_DOMAIN_GET,	/* dump domains and their owners */
+	KAV_GENL_CMD_AV_GET,		/* dump AVs and their sizes */
+	KAV_GENL_CMD_ENTRY_GET,		/* dump one AV's entries (KAV_A_AV_ID) */
+	KAV_GENL_CMD_STATS_GET,		/* counters, denials by reason */
+	KAV_GENL_CMD_AV_NEW,		/* notification: AV created */
+	KAV_GENL_CMD_AV_DEL,		/* notification: AV destroyed */
+	__KAV_GENL_CMD_MAX,
+};
+#define KAV_GENL_CMD_MAX	(__KAV_GENL_CMD_MAX - 1)
+
+/* Grant selectors: exactly one per grant. */
+enum kav_grant_selector {
+	KAV_SEL_UID = 1,	/* euid (KAV_A_SEL_ID) */
+	KAV_SEL_GID,		/* egid or supplementary group (KAV_A_SEL_ID) */
+	KAV_SEL_CGROUP,		/* cgroup v2 and its descendants */
+	KAV_SEL_NETNS,		/* network namespace */
+};
+
+enum kav_genl_attr {
+	KAV_A_UNSPEC,
+	KAV_A_PAD,
+	KAV_A_GRANT_ID,		/* u32 */
+	KAV_A_VNI,		/* u32: struct kav_auth_key.vni */
+	KAV_A_SEL_TYPE,		/* u32: enum kav_grant_selector */
+	KAV_A_SEL_ID,		/* u32: uid or gid (in the initial userns) */
+	KAV_A_SEL_CGROUP_PATH,	/* string: path below the cgroup2 root */
+	KAV_A_SEL_CGROUP_ID,	/* u64: in: alternative to the path; out */
+	KAV_A_SEL_NETNS_FD,	/* u32: fd of /proc/PID/ns/net or /run/netns/X */
+	KAV_A_SEL_NETNS_COOKIE,	/* u64: out */
+	KAV_A_LIMIT_ENTRIES,	/* u64: entries under the grant; 0: no limit */
+	KAV_A_LIMIT_AVS,	/* u32: AVs using the grant; 0: no limit */
+	KAV_A_NR_ENTRIES,	/* u64: out */
+	KAV_A_NR_AVS,		/* u32: out */
+	KAV_A_DOMAIN_ID,	/* u32: out */
+	KAV_A_AV_ID,		/* u32: in (ENTRY_GET), out */
+	KAV_A_UID,		/* u32: out, owner's euid */
+	KAV_A_GID,		/* u32: out, owner's egid */
+	KAV_A_CGROUP_ID,	/* u64: out, owner's cgroup at open */
+	KAV_A_NETNS_COOKIE,	/* u64: out, owner's netns at open */
+	KAV_A_PID,		/* u32: out, opener's tgid (in the initial pidns) */
+	KAV_A_ADDR_FORMAT,	/* u32: out, enum kav_addr_format */
+	KAV_A_MEM_BYTES,	/* u64: out, kernel memory of the object */
+	KAV_A_ENTRY_INDEX,	/* u64: out */
+	KAV_A_ENTRY_ADDR,	/* binary: out */
+	KAV_A_KEY_REVOKED,	/* flag: out */
+	KAV_A_STAT_DOMAINS,	/* u64: out */
+	KAV_A_STAT_AVS,		/* u64: out */
+	KAV_A_STAT_ENTRIES,	/* u64: out */
+	KAV_A_STAT_GRANTS,	/* u64: out */
+	KAV_A_STAT_DENY_NO_GRANT,	/* u64: out, denials: key not granted */
+	KAV_A_STAT_DENY_REVOKED,	/* u64: out, denials: key revoked */
+	KAV_A_STAT_DENY_KEYLESS,	/* u64: out, denials: no key, keyless off */
+	KAV_A_STAT_DENY_LIMIT,		/* u64: out, denials: grant limit */
+	__KAV_A_MAX,
+};
+#define KAV_A_MAX		(__KAV_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_KAV_H */
