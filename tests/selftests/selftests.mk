@@ -3,8 +3,10 @@
 
 SELFTEST_DIR  := $(BUILD)/selftests
 KSFT_HDR_DIR  := $(BUILD)/kselftest
-# kav_module_test unloads and reloads kav.ko, so it runs last.
+# kav_module_test unloads and reloads kav.ko, so it runs last, and
+# kav_chaos_test (which does too) right before it.
 SELFTEST_NAMES := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test \
+		  kav_fail_nth_test kav_fuzz_test kav_chaos_test \
 		  kav_module_test
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
 DEMO_BINS     := $(SELFTEST_DIR)/kav_demo
