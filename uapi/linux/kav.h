@@ -392,6 +392,7 @@ enum kav_genl_cmd {
 	KAV_GENL_CMD_AV_DEL,		/* notification: AV destroyed */
 	__KAV_GENL_CMD_MAX,
 };
+
 #define KAV_GENL_CMD_MAX	(__KAV_GENL_CMD_MAX - 1)
 
 /* Grant selectors: exactly one per grant. */
@@ -439,6 +440,7 @@ enum kav_genl_attr {
 	KAV_A_STAT_DENY_LIMIT,		/* u64: out, denials: grant limit */
 	__KAV_A_MAX,
 };
+
 #define KAV_A_MAX		(__KAV_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_KAV_H */
