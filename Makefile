@@ -15,7 +15,7 @@ CFLAGS   ?= -O2 -g
 KAV_CFLAGS := -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -I$(CURDIR)/uapi \
 	      -I$(CURDIR)/lib/include
 
-.PHONY: all kmod modules_install check deps unit vmtest demo install clean
+.PHONY: all kmod modules_install check deps lint unit vmtest demo install clean
 all: kmod lib
 
 kmod:
@@ -34,11 +34,18 @@ include tests/selftests/selftests.mk
 deps:
 	scripts/deps.sh
 
-# The README's test command: unit tests on the host, then the kselftest
-# suite in a VM on each of Debian's 6.1 and 6.12 kernels.
+# The README's test command: static analysis, unit tests on the host, then
+# the kselftest suite in a VM on each of Debian's 6.1 and 6.12 kernels and
+# on the debug kernel (KAV_DEBUG_KERNEL=0 skips that one).
 check: deps
+	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory vmtest
+
+# checkpatch --strict and sparse on the module, cppcheck and clang-tidy on
+# lib/ and tools/: no findings allowed.
+lint:
+	tests/lint/lint.sh
 
 vmtest: selftests
 	tests/vm/check.sh --selftests "$(SELFTEST_BINS)"

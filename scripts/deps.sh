@@ -18,6 +18,9 @@ PACKAGES=(
 	zstd			# unpacks the 6.12 vmlinux for fast boots
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev libfabric-dev
 	sparse pkg-config gcc make
+	# the debug kernel (tests/vm/debug-kernel.sh) builds from linux-source
+	bc bison flex libelf-dev libssl-dev python3 perl
+	cppcheck clang-tidy	# make lint
 )
 SERIES=(6.1 6.12)
 
