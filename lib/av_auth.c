@@ -52,7 +52,8 @@ int kav_av_insert_auth_key(struct fid_av *av_fid, const void *auth_key,
 
 /*
  * fi_av_lookup_auth_key(): @fi_addr is a key handle or an address. An
- * address bound to no key: -FI_ENOKEY. Truncates like fi_av_lookup().
+ * address bound to no key: -FI_ENOKEY. Truncates like fi_av_lookup(). A
+ * key whose grant was revoked is copied out and -FI_EKEYREJECTED returned.
  */
 int kav_av_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,
 			   void *auth_key, size_t *auth_key_size)
@@ -82,7 +83,8 @@ int kav_av_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,
 	if (*auth_key_size)
 		memcpy(auth_key, &key, KAV_MIN(*auth_key_size, sizeof(key)));
 	*auth_key_size = sizeof(key);
-	return 0;
+	/* The key is reported, and so is its revocation. */
+	return (snap.flags & KAV_KEY_REVOKED) ? -FI_EKEYREJECTED : 0;
 }
 
 /*

@@ -130,6 +130,11 @@ static int kav_ins_input(struct kav_ins *ins, size_t i, size_t n)
 				  (unsigned long long)ins->fi_addr[i]);
 			return -FI_EINVAL;
 		}
+		if (key.flags & KAV_KEY_REVOKED) {
+			kav_debug("insert: fi_addr[%zu]: auth key %u was "
+				  "revoked", i, slot);
+			return -FI_EKEYREJECTED;
+		}
 		ins->keys[n] = slot;
 	}
 	if (ins->kflags & KAV_INSERT_USER_ID)
@@ -237,8 +242,16 @@ static size_t kav_ins_submit(struct kav_ins *ins, size_t n)
 			continue;
 		}
 		err = kav_err_from_errno(-ret);
-		kav_warn("insert of %zu addresses failed: %s", n,
-			 kav_strerror(err));
+		if (err == -FI_EACCES && !(req.flags & KAV_INSERT_AUTH_KEY) &&
+		    !av->domain->has_key)
+			kav_warn("insert of %zu addresses without an auth key "
+				 "refused: keyless inserts are off (kav module "
+				 "parameter allow_keyless); open the domain "
+				 "with an auth key, or with FI_AV_AUTH_KEY and "
+				 "insert with FI_AUTH_KEY", n);
+		else
+			kav_warn("insert of %zu addresses failed: %s", n,
+				 kav_strerror(err));
 		for (j = 0; j < n; j++)
 			kav_ins_fail(ins, ins->pos[j], err);
 		return 0;

@@ -72,16 +72,19 @@ KAV_API int kav_av_resolve(struct fid_av *av_fid, fi_addr_t fi_addr,
 	out->addr_len = meta.addr_len;
 	out->key = FI_ADDR_NOTAVAIL;
 	out->vni = 0;
+	out->revoked = false;
 	if (meta.auth_key != KAV_NONE) {
 		if (kav_av_read_entry_key(av, &meta, &key))
 			return -FI_EINVAL;	/* removed meanwhile */
 		out->key = kav_key_fi_addr((uint32_t)meta.auth_key);
 		out->vni = key.vni;
+		out->revoked = !!(key.flags & KAV_KEY_REVOKED);
 	}
 	out->user_id = meta.user_id;
 	out->index = index;
 	out->seq = meta.seq;
-	return 0;
+	/* What the kernel's consumers say too: nothing is sent under it. */
+	return out->revoked ? -FI_EKEYREJECTED : 0;
 }
 
 KAV_API int kav_av_resolve_check(struct fid_av *av_fid,

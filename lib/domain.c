@@ -31,7 +31,7 @@ static int kav_domain_close(struct fid *fid)
 			  d->av_refs);
 		return -FI_EBUSY;
 	}
-	close(d->fd);
+	kav_sys_close(d->fd);
 	free(d);
 	return 0;
 }
@@ -221,20 +221,96 @@ static int kav_open_device(const char *path)
 	return ret;
 }
 
+/*
+ * KAV_IOC_DOMAIN_SET_KEY: bind the new domain to its auth key. The kernel
+ * checks the key against the grants of the identity it captured at open.
+ */
+static int kav_domain_set_key(int fd, const struct kav_auth_key *key)
+{
+	struct kav_domain_key req;
+	int ret;
+
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.key = *key;
+	ret = kav_sys_ioctl(fd, KAV_IOC_DOMAIN_SET_KEY, &req);
+	if (ret >= 0)
+		return 0;
+	ret = kav_err_from_errno(-ret);
+	switch (ret) {
+	case -FI_EACCES:
+	case -FI_EKEYREJECTED:
+		kav_warn("domain auth key vni %u: %s", key->vni,
+			 kav_strerror(ret));
+		break;
+	case -FI_ENOSYS:
+		kav_warn("domain auth keys: the kav kernel module is older "
+			 "than libkav (no KAV_IOC_DOMAIN_SET_KEY)");
+		break;
+	default:
+		kav_warn("domain auth key vni %u: %s", key->vni,
+			 kav_strerror(ret));
+		break;
+	}
+	return ret;
+}
+
+/*
+ * The domain's auth-key mode from @dattr: none, per AV (FI_AV_AUTH_KEY) or
+ * one domain-wide key (a struct kav_auth_key) copied to @key.
+ */
+static int kav_domain_key_mode(const struct fi_domain_attr *dattr,
+			       bool *av_auth_key, bool *has_key,
+			       struct kav_auth_key *key)
+{
+	*av_auth_key = false;
+	*has_key = false;
+	if (!dattr || (!dattr->auth_key_size && !dattr->auth_key))
+		return 0;
+	/*
+	 * auth_key_size == FI_AV_AUTH_KEY: keys live in each AV
+	 * (fi_av_insert_auth_key()); libfabric requires auth_key NULL then.
+	 */
+	if (dattr->auth_key_size == FI_AV_AUTH_KEY) {
+		if (dattr->auth_key) {
+			kav_warn("domain auth_key must be NULL with "
+				 "auth_key_size FI_AV_AUTH_KEY");
+			return -FI_EINVAL;
+		}
+		*av_auth_key = true;
+		return 0;
+	}
+	if (!dattr->auth_key ||
+	    dattr->auth_key_size != sizeof(struct kav_auth_key)) {
+		kav_warn("domain auth_key must be a struct kav_auth_key "
+			 "(auth_key_size %zu), or use auth_key_size = "
+			 "FI_AV_AUTH_KEY and fi_av_insert_auth_key()",
+			 sizeof(struct kav_auth_key));
+		return -FI_EINVAL;
+	}
+	memcpy(key, dattr->auth_key, sizeof(*key));
+	if (key->__reserved) {
+		kav_warn("domain auth_key: struct kav_auth_key.__reserved "
+			 "must be 0");
+		return -FI_EINVAL;
+	}
+	*has_key = true;
+	return 0;
+}
+
 KAV_API int kav_domain_open(const struct fi_info *info,
 			    struct fid_domain **domain, void *context)
 {
-	const struct fi_domain_attr *dattr;
-	bool av_auth_key = false;
+	struct kav_auth_key key = { 0 };
+	bool av_auth_key, has_key;
 	struct kav_domain *d;
 	const char *path;
 	uint32_t format;
-	int fd;
+	int fd, ret;
 
 	if (!info || !domain)
 		return -FI_EINVAL;
 	*domain = NULL;
-	dattr = info->domain_attr;
 	format = info->addr_format == FI_FORMAT_UNSPEC ?
 		 FI_SOCKADDR : info->addr_format;
 	if (!kav_addr_kav_format(format)) {
@@ -243,25 +319,10 @@ KAV_API int kav_domain_open(const struct fi_info *info,
 			 "FI_ADDR_STR)", format);
 		return -FI_EINVAL;
 	}
-	/*
-	 * auth_key_size == FI_AV_AUTH_KEY: keys live in each AV
-	 * (fi_av_insert_auth_key()); libfabric requires auth_key NULL then.
-	 * A domain-wide key is not taken yet, and silently ignoring one
-	 * would defeat kav's point.
-	 */
-	if (dattr && dattr->auth_key_size == FI_AV_AUTH_KEY) {
-		if (dattr->auth_key) {
-			kav_warn("domain auth_key must be NULL with "
-				 "auth_key_size FI_AV_AUTH_KEY");
-			return -FI_EINVAL;
-		}
-		av_auth_key = true;
-	} else if (dattr && (dattr->auth_key_size || dattr->auth_key)) {
-		kav_warn("domain auth keys: see kav grants (issue 4); use "
-			 "auth_key_size = FI_AV_AUTH_KEY and "
-			 "fi_av_insert_auth_key()");
-		return -FI_ENOSYS;
-	}
+	ret = kav_domain_key_mode(info->domain_attr, &av_auth_key, &has_key,
+				  &key);
+	if (ret)
+		return ret;
 
 	/* Not from the environment in setuid programs. */
 	path = secure_getenv("KAV_DEVICE");
@@ -270,10 +331,17 @@ KAV_API int kav_domain_open(const struct fi_info *info,
 	fd = kav_open_device(path);
 	if (fd < 0)
 		return fd;
+	if (has_key) {
+		ret = kav_domain_set_key(fd, &key);
+		if (ret) {
+			kav_sys_close(fd);
+			return ret;
+		}
+	}
 
 	d = calloc(1, sizeof(*d));
 	if (!d) {
-		close(fd);
+		kav_sys_close(fd);
 		return -FI_ENOMEM;
 	}
 	d->domain_fid.fid.fclass = FI_CLASS_DOMAIN;
@@ -284,7 +352,10 @@ KAV_API int kav_domain_open(const struct fi_info *info,
 	d->fd = fd;
 	d->addr_format = format;
 	d->av_auth_key = av_auth_key;
-	kav_debug("domain opened on %s (fd %d, format %u)", path, fd, format);
+	d->has_key = has_key;
+	d->key = key;
+	kav_debug("domain opened on %s (fd %d, format %u%s)", path, fd, format,
+		  has_key ? ", with an auth key" : "");
 	*domain = &d->domain_fid;
 	return 0;
 }

@@ -20,6 +20,9 @@ int kav_err_from_errno(int err)
 	case ENOTTY:
 		/* Not a kav device, or a module without this command. */
 		return -FI_ENOSYS;
+	case EKEYREVOKED:
+		/* libfabric has no FI_EKEYREVOKED: its nearest code. */
+		return -FI_EKEYREJECTED;
 	default:
 		return -err;
 	}
@@ -79,10 +82,14 @@ KAV_API const char *kav_strerror(int errnum)
 		return "kav kernel module is not loaded: /dev/kav is missing "
 		       "(load it with 'modprobe kav' or 'insmod kav.ko')";
 	case FI_EACCES:
-		return "permission denied: this process may not open /dev/kav, "
-		       "or its identity (user, group, cgroup, network "
-		       "namespace) has no kav grant for the operation "
-		       "(an administrator grants access with kavctl)";
+		return "no grant for this auth key: ask the administrator "
+		       "(kavctl grant add ...); kav authorises keys for the "
+		       "identity (user, group, cgroup, network namespace) that "
+		       "opened the domain. Also: keyless inserts while the kav "
+		       "module's allow_keyless is off, or no permission to "
+		       "open /dev/kav";
+	case FI_EKEYREJECTED:
+		return "auth key revoked by the administrator";
 	case FI_EPERM:
 		return "operation not permitted by kav for this identity";
 	case FI_ENOSYS:

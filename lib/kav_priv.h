@@ -59,7 +59,8 @@ int kav_err_from_open_errno(int err);
  * retried (every kav ioctl is all-or-nothing, so a retry is safe).
  */
 int kav_sys_ioctl(int fd, unsigned long req, void *arg);
-/* close() of a kernel object fd (AV, endpoint); a seam like the ioctl. */
+/* close() of a kernel object fd (domain, AV, endpoint); a seam like the
+ * ioctl. */
 void kav_sys_close(int fd);
 #ifdef KAV_TESTING
 extern int (*kav_sys_ioctl_hook)(int fd, unsigned long req, void *arg);
@@ -144,7 +145,7 @@ int kav_table_lookup(const struct kav_table *t, uint64_t index, void *addr,
 /* A consistent copy of one auth-key slot. */
 struct kav_key_snap {
 	uint64_t seq;
-	uint32_t flags;			/* KAV_KEY_VALID */
+	uint32_t flags;			/* KAV_KEY_* */
 	uint32_t vni;
 	uint64_t user_id;
 	uint32_t nr_entries;
@@ -275,6 +276,8 @@ struct kav_domain {
 	int fd;
 	uint32_t addr_format;		/* FI_* format of every AV */
 	bool av_auth_key;		/* auth_key_size == FI_AV_AUTH_KEY */
+	bool has_key;			/* a domain-wide auth key (slot 0) */
+	struct kav_auth_key key;	/* that key */
 	unsigned int av_refs;		/* open AVs (atomic) */
 };
 

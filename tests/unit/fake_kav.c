@@ -16,6 +16,8 @@ uint64_t fake_kav_max_entries = 1024;
 int fake_kav_reject_port = -1;
 uint64_t fake_kav_index_offset;
 uint32_t fake_kav_max_keys = KAV_MAX_AUTH_KEYS;
+bool fake_kav_allow_keyless = true;
+int (*fake_kav_grant_check)(uint32_t vni);
 
 /* ------------------------------------------------------------ table image */
 
@@ -137,7 +139,17 @@ struct fake_av {
 	uint8_t *mem;			/* our writable mapping */
 	size_t size;
 	uint64_t next_free;		/* no free slot below this */
+	bool domain_key;		/* slot 0 holds its domain's key */
 };
+
+/* A domain fd given a key with KAV_IOC_DOMAIN_SET_KEY. */
+struct fake_domain {
+	int fd;				/* -1: unused */
+	uint32_t vni;
+};
+
+#define FAKE_MAX_DOMAINS 16
+static struct fake_domain fake_domains[FAKE_MAX_DOMAINS];
 
 /* An endpoint fd (KAV_IOC_AV_EP_OPEN): a memfd the fake tracks. */
 struct fake_ep {
@@ -200,8 +212,19 @@ static uint32_t fake_default_addr_max(uint32_t format)
 	}
 }
 
-static int fake_create(struct kav_av_create *req)
+static struct fake_domain *fake_domain_find(int fd)
 {
+	int i;
+
+	for (i = 0; i < FAKE_MAX_DOMAINS; i++)
+		if (fake_domains[i].fd >= 0 && fake_domains[i].fd == fd)
+			return &fake_domains[i];
+	return NULL;
+}
+
+static int fake_create(int dom_fd, struct kav_av_create *req)
+{
+	struct fake_domain *dom = fake_domain_find(dom_fd);
 	uint32_t addr_max, entry_size = KAV_ENTRY_HDR_SIZE;
 	struct fake_av *av = NULL, *stale;
 	size_t size;
@@ -249,6 +272,12 @@ static int fake_create(struct kav_av_create *req)
 	fake_hdr(av)->max_keys = fake_kav_max_keys;
 	if (!fake_kav_max_keys)
 		fake_hdr(av)->keys_offset = 0;
+	if (dom && fake_kav_max_keys) {
+		/* The domain's key is slot 0 of each of its AVs. */
+		fake_table_write_key(av->mem, 0, KAV_KEY_VALID | KAV_KEY_DOMAIN,
+				     dom->vni, KAV_NONE, 0, 0);
+		av->domain_key = true;
+	}
 	req->fd = fd;
 	req->entry_size = entry_size;
 	req->max_entries = fake_kav_max_entries;
@@ -324,6 +353,13 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 			req->err_index = i;
 			return -EINVAL;
 		}
+		key = keys ? keys[i] : av->domain_key ? 0 : KAV_NONE;
+		if (key == KAV_NONE && !fake_kav_allow_keyless)
+			return -EACCES;
+		if (key != KAV_NONE &&
+		    (fake_table_key(av->mem, (uint32_t)key)->flags &
+		     KAV_KEY_REVOKED))
+			return -EKEYREVOKED;
 	}
 	if (req->count > h->max_entries - h->nr_valid)
 		return -ENOSPC;
@@ -339,11 +375,11 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 			fake_table_set_nr_slots(av->mem, n < h->max_entries ?
 						n : h->max_entries);
 		}
-		key = keys ? keys[i] : KAV_NONE;
+		key = keys ? keys[i] : av->domain_key ? 0 : KAV_NONE;
 		uid = uids ? uids[i] : KAV_NONE;
 		fake_table_write_full(av->mem, idx, KAV_ENTRY_VALID, a, len,
 				      key, uid);
-		if (keys)
+		if (key != KAV_NONE)
 			fake_key_count(av, key, 1, 0);
 		h->nr_valid++;
 		if (out)
@@ -400,6 +436,12 @@ static int fake_key_insert(struct fake_av *av, struct kav_av_key *req)
 	fake_kav_stats.key_inserts++;
 	if (req->size != sizeof(*req) || req->flags || req->key.__reserved)
 		return -EINVAL;
+	if (fake_kav_grant_check) {
+		int ret = fake_kav_grant_check(req->key.vni);
+
+		if (ret)
+			return ret;
+	}
 	for (slot = 0; slot < h->max_keys; slot++) {
 		if (!fake_key_valid(av, slot)) {
 			if (free_slot == UINT32_MAX)
@@ -529,20 +571,76 @@ static void fake_ep_release(struct fake_ep *ep)
 	ep->fd = -1;
 }
 
+/* KAV_IOC_DOMAIN_SET_KEY on any fd that is not an AV or endpoint. */
+static int fake_set_key(int fd, struct kav_domain_key *req)
+{
+	struct fake_domain *dom = NULL;
+	int i, ret;
+
+	fake_kav_stats.set_keys++;
+	if (req->size != sizeof(*req) || req->flags || req->key.__reserved)
+		return -EINVAL;
+	if (fake_domain_find(fd))
+		return -EALREADY;
+	if (fake_kav_grant_check) {
+		ret = fake_kav_grant_check(req->key.vni);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < FAKE_MAX_DOMAINS && !dom; i++)
+		if (fake_domains[i].fd < 0)
+			dom = &fake_domains[i];
+	if (!dom)
+		return -ENOMEM;
+	dom->fd = fd;
+	dom->vni = req->key.vni;
+	return 0;
+}
+
+void fake_kav_revoke(uint32_t vni)
+{
+	struct kav_key_slot *k;
+	uint32_t slot;
+	int i;
+
+	for (i = 0; i < FAKE_MAX_AVS; i++) {
+		if (!fake_avs[i].mem)
+			continue;
+		for (slot = 0; slot < fake_hdr(&fake_avs[i])->max_keys; slot++) {
+			k = fake_table_key(fake_avs[i].mem, slot);
+			if ((k->flags & KAV_KEY_VALID) && k->vni == vni)
+				fake_table_write_key(fake_avs[i].mem, slot,
+						     k->flags | KAV_KEY_REVOKED,
+						     k->vni, k->user_id,
+						     k->nr_entries,
+						     k->nr_endpoints);
+		}
+	}
+}
+
+void fake_kav_forget_domain(int fd)
+{
+	struct fake_domain *dom = fake_domain_find(fd);
+
+	if (dom)
+		dom->fd = -1;
+}
+
 static int fake_ioctl(int fd, unsigned long req, void *arg)
 {
 	struct fake_ep *ep;
 	struct fake_av *av;
 
 	if (req == KAV_IOC_AV_CREATE)
-		return fake_create(arg);
+		return fake_create(fd, arg);
 	ep = fake_ep_find(fd);
 	if (ep)
 		return req == KAV_IOC_EP_ENABLE ? fake_ep_enable(ep, arg) :
 						  -ENOTTY;
 	av = fake_av_find(fd);
 	if (!av)
-		return -ENOTTY;
+		return req == KAV_IOC_DOMAIN_SET_KEY ? fake_set_key(fd, arg) :
+						       -ENOTTY;
 	switch (req) {
 	case KAV_IOC_AV_INSERT:
 		return fake_insert(av, arg);
@@ -568,6 +666,7 @@ static void fake_close(int fd)
 	fake_kav_stats.closes++;
 	if (ep)
 		fake_ep_release(ep);
+	fake_kav_forget_domain(fd);
 	/* A closed AV's table stays until its fd number comes back. */
 }
 
@@ -593,7 +692,11 @@ void fake_kav_reset(void)
 	for (i = 0; i < FAKE_MAX_AVS; i++)
 		if (fake_avs[i].mem)
 			fake_av_forget(&fake_avs[i]);
+	for (i = 0; i < FAKE_MAX_DOMAINS; i++)
+		fake_domains[i].fd = -1;
 	memset(&fake_kav_stats, 0, sizeof(fake_kav_stats));
+	fake_kav_allow_keyless = true;
+	fake_kav_grant_check = NULL;
 	fake_kav_max_entries = 1024;
 	fake_kav_reject_port = -1;
 	fake_kav_index_offset = 0;

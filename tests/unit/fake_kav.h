@@ -11,6 +11,7 @@
 #ifndef FAKE_KAV_H
 #define FAKE_KAV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/kav.h>
@@ -53,6 +54,7 @@ struct fake_kav_stats {
 	unsigned int ep_opens;
 	unsigned int ep_enables;
 	unsigned int closes;		/* kav_sys_close() calls */
+	unsigned int set_keys;		/* DOMAIN_SET_KEY ioctls */
 };
 
 extern struct fake_kav_stats fake_kav_stats;
@@ -70,6 +72,23 @@ extern int fake_kav_reject_port;
 extern uint64_t fake_kav_index_offset;
 /* max_keys of the next AV_CREATE (default KAV_MAX_AUTH_KEYS). */
 extern uint32_t fake_kav_max_keys;
+/*
+ * Grants, as the fake sees them: DOMAIN_SET_KEY and KEY_INSERT ask
+ * fake_kav_grant_check (if set) about the key's vni and fail with what it
+ * returns (e.g. -EACCES). Keyless inserts (no key handle, no domain key)
+ * fail with EACCES unless fake_kav_allow_keyless (default true).
+ */
+extern bool fake_kav_allow_keyless;
+extern int (*fake_kav_grant_check)(uint32_t vni);
+/*
+ * A domain fd given a key with DOMAIN_SET_KEY: its AVs get the key in slot
+ * 0 (KAV_KEY_DOMAIN) and keyless inserts are bound to it. Domains are
+ * keyed by fd number: forget one before its number is reused.
+ */
+void fake_kav_forget_domain(int fd);
+/* Revoke @vni: mark its slot KAV_KEY_REVOKED in every AV; inserts under
+ * it then fail with EKEYREVOKED. */
+void fake_kav_revoke(uint32_t vni);
 /* Mapping of the AV behind @av_fd (NULL if none), to inspect or corrupt. */
 void *fake_kav_table(int av_fd);
 

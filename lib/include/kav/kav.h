@@ -33,6 +33,7 @@
 #ifndef KAV_KAV_H
 #define KAV_KAV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -192,23 +193,44 @@ static inline fi_addr_t fi_group_addr(fi_addr_t fi_addr, uint32_t group_id)
  *	after closing its AVs (closing it earlier fails with -FI_EBUSY)
  * @context: stored in (*domain)->fid.context
  *
- * info->domain_attr may be NULL. Its auth_key_size may be FI_AV_AUTH_KEY
- * (auth_key must then be NULL, else -FI_EINVAL): auth keys are inserted
- * per AV with fi_av_insert_auth_key(). A domain-wide auth key (any other
- * non-zero auth_key_size, or a non-NULL auth_key) is refused with
- * -FI_ENOSYS: key grants are kav's issue 4.
+ * info->domain_attr may be NULL. Its auth keys, in one of three modes:
+ *  - none (auth_key NULL, auth_key_size 0): entries have no key, which
+ *    the kernel accepts only when the administrator enabled keyless mode
+ *    (kav module parameter allow_keyless; off by default: inserts then
+ *    fail with -FI_EACCES);
+ *  - one domain-wide key: auth_key points to a struct kav_auth_key and
+ *    auth_key_size is sizeof(struct kav_auth_key) (8). The kernel checks
+ *    it against the grants of the caller's identity (KAV_IOC_DOMAIN_SET_KEY):
+ *    without a grant the open fails with -FI_EACCES. Every AV of the
+ *    domain then holds the key in slot 0 and every entry is bound to it;
+ *    fi_av_insert_auth_key() and FI_AUTH_KEY are -FI_EINVAL;
+ *  - per AV: auth_key_size FI_AV_AUTH_KEY (auth_key must then be NULL,
+ *    else -FI_EINVAL): keys are inserted per AV with
+ *    fi_av_insert_auth_key(), each checked against the caller's grants
+ *    (-FI_EACCES), and named per address with FI_AUTH_KEY.
+ * Any other auth_key_size, a key without a size or a size without a key,
+ * or a non-zero __reserved, is -FI_EINVAL.
  *
  * The device is $KAV_DEVICE if set, else /dev/kav. The kernel snapshots
  * the caller's identity (credentials, cgroup, network namespace) at this
  * call; every later mutation is authorised against it.
  *
+ * Revocation: when the administrator revokes the grant behind a key, the
+ * key's slot is marked revoked at once. Inserts under it then fail with
+ * -FI_EKEYREJECTED (libfabric has no FI_EKEYREVOKED), kernel consumers
+ * stop resolving its entries, kav_av_resolve() and fi_av_lookup_auth_key()
+ * report it (-FI_EKEYREJECTED, see there); fi_av_lookup() still reads the
+ * address and fi_av_remove() still removes it.
+ *
  * Only av_open is implemented among the domain operations; the others
  * (cq_open, endpoint, mr_reg, ...) return -FI_ENOSYS.
  *
- * Return: 0, or a negative fabric errno: -FI_EINVAL (bad argument or
- * address format), -FI_ENODEV (kav module not loaded), -FI_EACCES (no
- * permission to open the device), -FI_ENOMEM, or another -errno from
- * open(2). kav_strerror() explains each.
+ * Return: 0, or a negative fabric errno: -FI_EINVAL (bad argument, address
+ * format or auth key), -FI_ENODEV (kav module not loaded), -FI_EACCES (no
+ * permission to open the device, or no grant for the domain's auth key),
+ * -FI_ENOSYS (a domain auth key, and a kav module without domain keys),
+ * -FI_ENOMEM, or another -errno from open(2). kav_strerror() explains
+ * each.
  */
 int kav_domain_open(const struct fi_info *info, struct fid_domain **domain,
 		    void *context);
@@ -250,7 +272,13 @@ int kav_domain_open(const struct fi_info *info, struct fid_domain **domain,
  *   -FI_EALREADY with *fi_addr set to its handle. KAV_MAX_AUTH_KEYS per AV:
  *   -FI_ENOSPC beyond.
  * fi_av_lookup_auth_key(): a key handle or an address; an address without
- *   a key is -FI_ENOKEY; truncates like fi_av_lookup().
+ *   a key is -FI_ENOKEY; truncates like fi_av_lookup(). A revoked key is
+ *   copied out all the same and the call returns -FI_EKEYREJECTED.
+ * Grants: fi_av_insert_auth_key() of a key the domain's opener has no
+ *   grant for is -FI_EACCES; an insert naming (FI_AUTH_KEY) or implicitly
+ *   using (domain key) a revoked key fails that address with
+ *   -FI_EKEYREJECTED; keyless inserts while the module's allow_keyless is
+ *   off fail with -FI_EACCES.
  * fi_av_set_user_id(): AVs opened with FI_AV_USER_ID only (-FI_EINVAL);
  *   flags 0 (an address) or FI_AUTH_KEY (a key handle). FI_ADDR_NOTAVAIL
  *   clears a user id; every user id starts as FI_ADDR_NOTAVAIL.
@@ -295,6 +323,8 @@ const char *kav_strerror(int err);
  * @user_id: the entry's user id, FI_ADDR_NOTAVAIL (= KAV_NONE) if unset
  * @index: the table index resolved (group and rx bits stripped)
  * @seq: the entry's sequence when @addr_len, @key and @user_id were read
+ * @revoked: the entry's key was revoked by the administrator (its slot has
+ *	KAV_KEY_REVOKED): nothing may be sent to the entry
  */
 struct kav_resolved {
 	const void *addr;
@@ -304,6 +334,7 @@ struct kav_resolved {
 	fi_addr_t user_id;
 	uint64_t index;
 	uint64_t seq;
+	bool revoked;
 };
 
 /**
@@ -316,8 +347,11 @@ struct kav_resolved {
  * of the address. A provider that may race with fi_av_remove() of the
  * same entry re-checks with kav_av_resolve_check() after using @out->addr.
  *
- * Return: 0; -FI_EINVAL when @av is not a kav AV, @out is NULL, or
- * @fi_addr is FI_ADDR_NOTAVAIL, a key handle or not a valid entry.
+ * Return: 0; -FI_EKEYREJECTED when the entry's key was revoked (@out is
+ * filled all the same, with @out->revoked set: like the kernel's
+ * consumers, a provider must not send under it); -FI_EINVAL when @av is
+ * not a kav AV, @out is NULL, or @fi_addr is FI_ADDR_NOTAVAIL, a key
+ * handle or not a valid entry.
  */
 int kav_av_resolve(struct fid_av *av, fi_addr_t fi_addr,
 		   struct kav_resolved *out);
