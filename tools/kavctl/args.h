@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * The kavctl command-line grammar. Nothing here talks to the kernel, so
+ * all of it is unit tested (tests/unit/test_kavctl_args.c).
+ */
+#ifndef KAVCTL_ARGS_H
+#define KAVCTL_ARGS_H
+
+#include "kavctl.h"
+
+/* Where cgroup v2 is usually mounted; its prefix is stripped from paths. */
+#define KC_CGROUP2_MOUNT	"/sys/fs/cgroup"
+
+/*
+ * Parses a whole command line (argv[0] is the program name). Returns 0
+ * and fills @cmd, or -1 with a one-line reason in @err; @cmd->topic then
+ * says which usage text applies. A request for help is not an error:
+ * @cmd->op is KC_OP_HELP.
+ */
+int kc_parse_argv(int argc, char **argv, struct kc_cmd *cmd,
+		  char *err, size_t errlen);
+
+/*
+ * Parses the arguments of "grant add" (after "add"). Returns 0 or -1 with
+ * @err set. User and group names are resolved here (NSS).
+ */
+int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
+			char *err, size_t errlen);
+
+/*
+ * Unsigned numbers: decimal, or hexadecimal with a 0x prefix. No sign,
+ * no spaces, no trailing characters. Return 0, or -1 (errno EINVAL or
+ * ERANGE).
+ */
+int kc_parse_u32(const char *s, uint32_t *v);
+int kc_parse_u64(const char *s, uint64_t *v);
+
+/*
+ * Turns a cgroup given on the command line into the path below the
+ * cgroup2 root that the kernel expects: strips a leading @mount (when it
+ * is given and matches at a component boundary), and otherwise a leading
+ * /sys/fs/cgroup; collapses repeated slashes, drops "." components and
+ * trailing slashes; always starts with '/'. ".." is refused. Returns 0 or
+ * -1 (errno EINVAL, or ENAMETOOLONG if @out is too small).
+ */
+int kc_cgroup_relpath(const char *path, const char *mount, char *out,
+		      size_t outlen);
+
+/*
+ * The cgroup2 mount point used by kc_cgroup_relpath() while parsing; NULL
+ * (the default) means only /sys/fs/cgroup. main() sets it from
+ * /proc/self/mounts.
+ */
+void kc_set_cgroup2_mount(const char *mount);
+/* Finds the first cgroup2 mount in @mounts_file into @buf; 0 or -1. */
+int kc_find_cgroup2_mount(const char *mounts_file, char *buf, size_t len);
+
+#endif /* KAVCTL_ARGS_H */

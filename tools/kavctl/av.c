@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* kavctl av list / av show ID (the entries of one AV). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "attrs.h"
+#include "nl.h"
+#include "output.h"
+
+enum { A_ID, A_DOMAIN, A_PID, A_USER, A_FORMAT, A_VNI, A_ENTRIES, A_MEM,
+	A_NCOLS };
+
+static const struct kc_column av_cols[A_NCOLS] = {
+	[A_ID]      = { "ID", KC_COL_ALWAYS },
+	[A_DOMAIN]  = { "DOMAIN", 0 },
+	[A_PID]     = { "PID", 0 },
+	[A_USER]    = { "USER", 0 },
+	[A_FORMAT]  = { "FORMAT", 0 },
+	[A_VNI]     = { "VNI", 0 },
+	[A_ENTRIES] = { "ENTRIES", 0 },
+	[A_MEM]     = { "MEM", 0 },
+};
+
+static int on_av(uint8_t cmd, struct nlattr **tb, void *arg)
+{
+	struct kc_out *o = arg;
+	struct kc_table *t = &o->t;
+	const char *name;
+	char buf[256];
+	uint32_t v32;
+	uint64_t v64;
+
+	(void)cmd;
+	if (o->json) {
+		kc_json_open_object(&o->j);
+		kc_json_attrs(&o->j, tb, 0, 0);
+		kc_json_close_object(&o->j);
+		return 0;
+	}
+	if (kc_table_add_row(t)) {
+		kc_err("out of memory");
+		return -1;
+	}
+	if (kc_get_u32(tb, KAV_A_AV_ID, &v32))
+		kc_table_set(t, A_ID, "%u", v32);
+	if (kc_get_u32(tb, KAV_A_DOMAIN_ID, &v32))
+		kc_table_set(t, A_DOMAIN, "%u", v32);
+	if (kc_get_u32(tb, KAV_A_PID, &v32))
+		kc_table_set(t, A_PID, "%u", v32);
+	if (kc_get_u32(tb, KAV_A_UID, &v32)) {
+		if (kc_user_name(v32, buf, sizeof(buf)))
+			kc_table_set(t, A_USER, "%s", buf);
+		else
+			kc_table_set(t, A_USER, "%u", v32);
+	}
+	if (kc_get_u32(tb, KAV_A_ADDR_FORMAT, &v32)) {
+		name = kc_addr_format_name(v32);
+		if (name)
+			kc_table_set(t, A_FORMAT, "%s", name);
+		else
+			kc_table_set(t, A_FORMAT, "%u", v32);
+	}
+	if (kc_get_u32(tb, KAV_A_VNI, &v32))
+		kc_table_set(t, A_VNI, "%u", v32);
+	if (kc_get_u64(tb, KAV_A_NR_ENTRIES, &v64))
+		kc_table_set(t, A_ENTRIES, "%" PRIu64, v64);
+	if (kc_get_u64(tb, KAV_A_MEM_BYTES, &v64)) {
+		kc_format_bytes(v64, buf, sizeof(buf));
+		kc_table_set(t, A_MEM, "%s", buf);
+	}
+	return 0;
+}
+
+int kc_av_list(const struct kc_cmd *cmd)
+{
+	struct kc_out out;
+	struct kc_nl nl;
+	int ret;
+
+	ret = kc_nl_open(&nl, "av list");
+	if (ret)
+		return ret;
+	ret = kc_out_begin(&out, cmd, true, av_cols, A_NCOLS);
+	if (ret)
+		goto close;
+	if (kc_nl_request(&nl, kc_nl_msg(&nl, KAV_GENL_CMD_AV_GET, NLM_F_DUMP),
+			  on_av, &out)) {
+		ret = kc_nl_report(&nl);
+		kc_out_end(&out, false);
+		goto close;
+	}
+	ret = kc_out_end(&out, true);
+close:
+	kc_nl_close(&nl);
+	return ret;
+}
+
+/* The AV dump, read only to learn one AV's address format. */
+struct av_lookup {
+	uint32_t id;
+	bool found;
+	uint32_t format;
+};
+
+static int on_av_lookup(uint8_t cmd, struct nlattr **tb, void *arg)
+{
+	struct av_lookup *l = arg;
+	uint32_t id;
+
+	(void)cmd;
+	if (kc_get_u32(tb, KAV_A_AV_ID, &id) && id == l->id) {
+		l->found = true;
+		kc_get_u32(tb, KAV_A_ADDR_FORMAT, &l->format);
+	}
+	return 0;
+}
+
+enum { E_INDEX, E_ADDR, E_VNI, E_STATE, E_NCOLS };
+
+static const struct kc_column entry_cols[E_NCOLS] = {
+	[E_INDEX] = { "INDEX", KC_COL_ALWAYS },
+	[E_ADDR]  = { "ADDRESS", KC_COL_ALWAYS },
+	[E_VNI]   = { "VNI", KC_COL_ALWAYS },
+	[E_STATE] = { "KEY", KC_COL_ALWAYS },
+};
+
+struct entries {
+	struct kc_out out;
+	uint32_t format;
+	uint64_t count;
+};
+
+static int on_entry(uint8_t cmd, struct nlattr **tb, void *arg)
+{
+	struct entries *e = arg;
+	struct kc_table *t = &e->out.t;
+	char buf[4 * KAV_ADDR_MAX_LEN + 8];
+	uint32_t v32;
+	uint64_t v64;
+
+	(void)cmd;
+	e->count++;
+	if (e->out.json) {
+		kc_json_open_object(&e->out.j);
+		kc_json_attrs(&e->out.j, tb, e->format, KC_PRINT_ENTRY);
+		kc_json_close_object(&e->out.j);
+		return 0;
+	}
+	if (kc_table_add_row(t)) {
+		kc_err("out of memory");
+		return -1;
+	}
+	if (kc_get_u64(tb, KAV_A_ENTRY_INDEX, &v64))
+		kc_table_set(t, E_INDEX, "%" PRIu64, v64);
+	if (tb[KAV_A_ENTRY_ADDR]) {
+		kc_attr_addr(tb, e->format, buf, sizeof(buf));
+		kc_table_set(t, E_ADDR, "%s", buf);
+	}
+	if (kc_get_u32(tb, KAV_A_VNI, &v32)) {
+		kc_table_set(t, E_VNI, "%u", v32);
+		kc_table_set(t, E_STATE, "%s",
+			     tb[KAV_A_KEY_REVOKED] ? "revoked" : "ok");
+	} else if (tb[KAV_A_KEY_REVOKED]) {
+		kc_table_set(t, E_STATE, "revoked");
+	}
+	return 0;
+}
+
+int kc_av_show(const struct kc_cmd *cmd)
+{
+	struct av_lookup look = { .id = cmd->id };
+	struct entries e = { 0 };
+	struct nl_msg *msg;
+	struct kc_nl nl;
+	bool looked;
+	int ret;
+
+	ret = kc_nl_open(&nl, "av show");
+	if (ret)
+		return ret;
+	/*
+	 * The AV's address format says how to print addresses. If this
+	 * dump fails, the entry dump below fails the same way and says so.
+	 */
+	looked = kc_nl_request(&nl, kc_nl_msg(&nl, KAV_GENL_CMD_AV_GET,
+					      NLM_F_DUMP),
+			       on_av_lookup, &look) == 0;
+	e.format = look.format;
+
+	ret = kc_out_begin(&e.out, cmd, true, entry_cols, E_NCOLS);
+	if (ret)
+		goto close;
+	msg = kc_nl_msg(&nl, KAV_GENL_CMD_ENTRY_GET, NLM_F_DUMP);
+	if (msg && nla_put_u32(msg, KAV_A_AV_ID, cmd->id)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	if (kc_nl_request(&nl, msg, on_entry, &e)) {
+		if (nl.error == ENOENT && !nl.extack[0])
+			snprintf(nl.extack, sizeof(nl.extack),
+				 "no AV with id %u", cmd->id);
+		ret = kc_nl_report(&nl);
+		kc_out_end(&e.out, false);
+		goto close;
+	}
+	if (!e.count && looked && !look.found) {
+		/* Nothing dumped and no such AV listed: say so. */
+		kc_out_end(&e.out, false);
+		kc_err("av show: no AV with id %u", cmd->id);
+		ret = KC_EXIT_FAIL;
+		goto close;
+	}
+	ret = kc_out_end(&e.out, true);
+close:
+	kc_nl_close(&nl);
+	return ret;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* Values as text, shared by the human and JSON output (no netlink here). */
+#ifndef KAVCTL_FORMAT_H
+#define KAVCTL_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "sockaddr", "sockaddr_in", "sockaddr_in6", "str"; NULL if unknown. */
+const char *kc_addr_format_name(uint32_t format);
+/* "uid", "gid", "cgroup", "netns"; NULL if unknown. */
+const char *kc_selector_name(uint32_t type);
+
+/*
+ * An AV entry's address as text, by the AV's enum kav_addr_format
+ * (0 when unknown: then guessed from the bytes):
+ *   AF_INET   a.b.c.d:port
+ *   AF_INET6  [addr]:port, or [addr%scope]:port with a scope id
+ *   STR       the string, up to its NUL; bytes that are not printable
+ *             ASCII as \xNN
+ *   otherwise 0x and the bytes in hex
+ * Always NUL-terminates @buf (truncating if it must).
+ */
+void kc_format_addr(uint32_t format, const void *addr, size_t len,
+		    char *buf, size_t buflen);
+
+/* 512 B, 4.0 KiB, 1.5 MiB, ... */
+void kc_format_bytes(uint64_t bytes, char *buf, size_t buflen);
+
+/* Names of a uid or gid from NSS; false if there is none. */
+bool kc_user_name(uint32_t uid, char *buf, size_t buflen);
+bool kc_group_name(uint32_t gid, char *buf, size_t buflen);
+
+/* A grant selector as the kernel reports it, for kc_format_selector(). */
+struct kc_sel_view {
+	uint32_t type;			/* enum kav_grant_selector, 0: none */
+	bool has_id;
+	uint32_t id;			/* uid or gid */
+	const char *cgroup_path;	/* NULL if absent */
+	bool has_cgroup_id;
+	uint64_t cgroup_id;
+	bool has_cookie;
+	uint64_t netns_cookie;
+};
+
+/*
+ * "uid 1000 (alice)", "gid 100 (users)", "cgroup /jobs/42 (id 1234)",
+ * "cgroup-id 1234", "netns cookie 4097", "selector 9" (unknown type).
+ */
+void kc_format_selector(const struct kc_sel_view *v, char *buf,
+			size_t buflen);
+
+#endif /* KAVCTL_FORMAT_H */

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * kavctl: administration of the kav kernel module over generic netlink.
+ *
+ * Layout of the sources:
+ *   main.c      entry point, usage text, dispatch of a parsed command
+ *   args.c      the command-line grammar (pure: no netlink, unit tested)
+ *   nl.c        the netlink session: family lookup, requests, dumps,
+ *               kernel errors and their extack messages
+ *   attrs.c     the family's attributes: policy, names, generic printers
+ *   grant.c     grant add / del / list
+ *   domain.c    domain list
+ *   av.c        av list / show (an AV's entries)
+ *   stats.c     stats
+ *   monitor.c   monitor (the "admin" multicast group)
+ *   json.c      JSON writer (escaping, compact and pretty)
+ *   table.c     human-readable tables
+ *   format.c    values as text: addresses, selectors, sizes, names
+ */
+#ifndef KAVCTL_H
+#define KAVCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KAVCTL_VERSION		"0.1"
+
+/* Exit codes (documented in kavctl(8)). */
+enum kc_exit {
+	KC_EXIT_OK	= 0,
+	KC_EXIT_USAGE	= 1,	/* bad arguments */
+	KC_EXIT_NOMOD	= 2,	/* the kav family is not registered */
+	KC_EXIT_FAIL	= 3,	/* the kernel refused, or netlink failed */
+	KC_EXIT_PERM	= 4,	/* no CAP_NET_ADMIN in the initial userns */
+};
+
+/* What a command line asks for. */
+enum kc_op {
+	KC_OP_NONE,
+	KC_OP_HELP,
+	KC_OP_VERSION,
+	KC_OP_GRANT_ADD,
+	KC_OP_GRANT_DEL,
+	KC_OP_GRANT_LIST,
+	KC_OP_DOMAIN_LIST,
+	KC_OP_AV_LIST,
+	KC_OP_AV_SHOW,
+	KC_OP_STATS,
+	KC_OP_MONITOR,
+};
+
+/* Help topics: which part of the usage text applies. */
+enum kc_topic {
+	KC_TOPIC_ALL,
+	KC_TOPIC_GRANT,
+	KC_TOPIC_DOMAIN,
+	KC_TOPIC_AV,
+	KC_TOPIC_STATS,
+	KC_TOPIC_MONITOR,
+};
+
+#define KC_PATH_MAX		4096
+#define KC_NAME_MAX		256
+
+/*
+ * A grant selector as given on the command line. @type is an enum
+ * kav_grant_selector. Exactly one way of naming the identity is set:
+ * @id (uid/gid), @cgroup_path or @cgroup_id (cgroup), @netns_path (netns).
+ */
+struct kc_selector {
+	uint32_t type;
+	uint32_t id;
+	char name[KC_NAME_MAX];		/* user or group name, if given */
+	bool cgroup_by_id;
+	uint64_t cgroup_id;
+	char cgroup_path[KC_PATH_MAX];	/* below the cgroup2 root, "/..." */
+	char netns_path[KC_PATH_MAX];	/* opened at run time */
+};
+
+struct kc_grant_spec {
+	uint32_t vni;
+	struct kc_selector sel;
+	bool has_max_entries;
+	uint64_t max_entries;
+	bool has_max_avs;
+	uint32_t max_avs;
+};
+
+struct kc_cmd {
+	bool json;
+	bool pretty;
+	enum kc_op op;
+	enum kc_topic topic;
+	uint32_t id;			/* grant del, av show */
+	struct kc_grant_spec grant;	/* grant add */
+};
+
+/* Diagnostics on stderr, prefixed with "kavctl: ". */
+void kc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Command implementations: each returns an enum kc_exit. */
+int kc_grant_add(const struct kc_cmd *cmd);
+int kc_grant_del(const struct kc_cmd *cmd);
+int kc_grant_list(const struct kc_cmd *cmd);
+int kc_domain_list(const struct kc_cmd *cmd);
+int kc_av_list(const struct kc_cmd *cmd);
+int kc_av_show(const struct kc_cmd *cmd);
+int kc_stats(const struct kc_cmd *cmd);
+int kc_monitor(const struct kc_cmd *cmd);
+
+/*
+ * Writes a finished JSON document (kept in memory until the command
+ * succeeded, so that a failure never leaves half a document) to stdout.
+ */
+int kc_flush_output(const char *buf, size_t len);
+
+#endif /* KAVCTL_H */

@@ -1,0 +1,31 @@
+# kavctl: included by the top-level Makefile (paths are relative to it).
+#
+#   make tools        tools/kavctl/kavctl (objects under $(BUILD)/tools)
+#   make tools-clean
+#
+# kavctl administers kav.ko over generic netlink with libnl-3
+# (libnl-genl-3: Debian's libnl-3-dev and libnl-genl-3-dev).
+
+KAVCTL        := tools/kavctl/kavctl
+KAVCTL_SRCS   := $(wildcard tools/kavctl/*.c)
+KAVCTL_HDRS   := $(wildcard tools/kavctl/*.h) uapi/linux/kav.h
+KAVCTL_OBJS   := $(patsubst tools/kavctl/%.c,$(BUILD)/tools/kavctl/%.o,\
+		 $(KAVCTL_SRCS))
+KAVCTL_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null \
+		      || echo -I/usr/include/libnl3)
+KAVCTL_NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null \
+		      || echo -lnl-genl-3 -lnl-3)
+
+.PHONY: tools tools-clean
+
+tools: $(KAVCTL)
+
+$(BUILD)/tools/kavctl/%.o: tools/kavctl/%.c $(KAVCTL_HDRS) tools/tools.mk
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KAV_CFLAGS) $(KAVCTL_NL_CFLAGS) -c -o $@ $<
+
+$(KAVCTL): $(KAVCTL_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(KAVCTL_OBJS) $(KAVCTL_NL_LIBS)
+
+tools-clean:
+	rm -rf $(BUILD)/tools $(KAVCTL)
