@@ -26,13 +26,39 @@ struct cred;
 /* Who opened a domain, captured once at open() (see kav_identity.c). */
 struct kav_identity {
 	const struct cred *cred;
+	struct cgroup *cgroup;
 	u64 cgroup_id;
 	u64 netns_cookie;
+	pid_t pid;			/* for administrators' listings */
+};
+
+/* An administrator's grant of one auth key to an identity (kav_grants.c). */
+struct kav_grant {
+	struct kref ref;		/* the grant list + each key slot */
+	struct list_head node;		/* in the grant list until revoked */
+	u32 id;
+	u32 vni;
+	u32 sel_type;			/* enum kav_grant_selector */
+	kuid_t uid;
+	kgid_t gid;
+	struct cgroup *cgroup;		/* held; KAV_SEL_CGROUP */
+	u64 cgroup_id;
+	u64 netns_cookie;		/* KAV_SEL_NETNS */
+	u64 limit_entries;		/* 0: none */
+	u32 limit_avs;			/* 0: none */
+	bool revoked;
+	atomic64_t nr_entries;		/* entries bound under the grant */
+	atomic_t nr_avs;		/* key slots (AVs) using the grant */
 };
 
 struct kav_domain {
 	struct kref ref;
 	struct kav_identity id;
+	u32 reg_id;			/* id in the registry (netlink) */
+	struct mutex lock;		/* key, nr_avs */
+	struct kav_grant *key_grant;	/* grant behind the domain key */
+	struct kav_auth_key key;
+	unsigned int nr_avs;
 };
 
 struct kav_table {
@@ -48,10 +74,16 @@ struct kav_table {
 	u64 map_pages;			/* header page + entry pages */
 	u64 nr_slots;			/* high-water mark, mirrored in hdr */
 	u64 nr_valid;
+	u64 nr_pages;			/* entry pages allocated */
 	u64 first_free;			/* no free slot below this index */
+	/* The grant that authorised each key slot (a reference each). */
+	struct kav_grant *key_grants[KAV_MAX_AUTH_KEYS];
 };
 
 struct kav_av {
+	struct kref ref;		/* the file + registry users */
+	struct rcu_head rcu;		/* registry walks are lock-free */
+	u32 reg_id;			/* id in the registry (netlink) */
 	struct kav_domain *domain;
 	struct file *file;		/* the AV's own file */
 	struct kav_table table;
@@ -67,14 +99,67 @@ struct kav_insert_batch {
 	const u64 *user_ids;		/* user id per address, or NULL */
 	u64 *idx;			/* out: index of each address */
 	u32 err_index;			/* out: the address to blame */
+	const struct kav_identity *id;	/* who inserts (for denials) */
 };
 
 /* kav_main.c */
 extern unsigned long kav_max_entries;
+extern bool kav_allow_keyless;
 
 /* kav_identity.c */
 void kav_identity_capture(struct kav_identity *id, const struct file *file);
 void kav_identity_release(struct kav_identity *id);
+bool kav_identity_in_group(const struct kav_identity *id, kgid_t gid);
+
+/* kav_grants.c: who may use which auth key */
+enum kav_deny {
+	KAV_DENY_NO_GRANT,
+	KAV_DENY_REVOKED,
+	KAV_DENY_KEYLESS,
+	KAV_DENY_LIMIT,
+	KAV_DENY_NR,
+};
+
+struct kav_grant *kav_grant_add(struct kav_grant *spec);
+struct kav_grant *kav_grant_del(u32 id);
+int kav_grants_walk(int (*fn)(const struct kav_grant *g, void *arg),
+		    void *arg, u32 *pos);
+u64 kav_grants_count(void);
+struct kav_grant *kav_grant_authorize(const struct kav_identity *id,
+				      u32 vni, const char *op);
+void kav_grant_get(struct kav_grant *g);
+void kav_grant_put(struct kav_grant *g);
+bool kav_grant_revoked(const struct kav_grant *g);
+int kav_grant_charge(struct kav_grant *g, u64 entries, u32 avs,
+		     const struct kav_identity *id, const char *op);
+void kav_grant_uncharge(struct kav_grant *g, u64 entries, u32 avs);
+void kav_deny(enum kav_deny why, const struct kav_identity *id, u32 vni,
+	      const char *op);
+u64 kav_deny_count(enum kav_deny why);
+void kav_grants_exit(void);
+
+/* kav_registry.c: every domain and AV, for administrators */
+int kav_registry_add_domain(struct kav_domain *d);
+void kav_registry_del_domain(struct kav_domain *d);
+int kav_registry_add_av(struct kav_av *av);
+void kav_registry_del_av(struct kav_av *av);
+struct kav_av *kav_registry_get_av(u32 id);
+void kav_av_get(struct kav_av *av);
+void kav_av_put(struct kav_av *av);
+void kav_registry_revoke(struct kav_grant *g);
+int kav_registry_walk_avs(int (*fn)(struct kav_av *, void *), void *arg, u32 *pos);
+int kav_registry_walk_domains(int (*fn)(struct kav_domain *, void *), void *arg,
+			      u32 *pos);
+u64 kav_registry_count_domains(void);
+
+struct kav_stats {
+	u64 domains;
+	u64 avs;
+	u64 entries;
+	u64 bytes;
+};
+
+void kav_stats_collect(struct kav_stats *st);
 
 /* kav_domain.c */
 extern const struct file_operations kav_domain_fops;
@@ -83,6 +168,13 @@ void kav_domain_put(struct kav_domain *domain);
 /* kav_av.c */
 struct kav_ucmd;
 int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd);
+struct kav_av *kav_av_from_file(struct file *file);
+
+/* kav_genl.c */
+int kav_genl_init(void);
+void kav_genl_exit(void);
+void kav_genl_notify_av(u8 cmd, struct kav_av *av);
+void kav_genl_notify_grant(u8 cmd, const struct kav_grant *g);
 
 /* kav_addr.c */
 int kav_addr_check_format(u32 addr_format, u32 *addr_max);
@@ -99,14 +191,34 @@ int kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
 void kav_table_erase(struct kav_table *t, const u64 *idx, u32 count);
 int kav_table_mmap(struct kav_table *t, struct vm_area_struct *vma);
 int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id);
+struct kav_resolution;
+int kav_table_resolve(struct kav_table *t, u64 idx,
+		      struct kav_resolution *res);
+u64 kav_table_bytes(const struct kav_table *t);
+/* Called for each valid entry (with its key slot, or NULL). */
+struct kav_entry_visitor {
+	int (*fn)(void *arg, u64 idx, const struct kav_entry *e,
+		  const struct kav_key_slot *k);
+	void *arg;
+};
+
+int kav_table_walk_entries(struct kav_table *t, u64 *idx,
+			   const struct kav_entry_visitor *v);
+const struct kav_key_slot *kav_key_slot_ro(struct kav_table *t, u64 handle);
 
 /* kav_keys.c: auth-key slots in the header page; t->lock held */
 void kav_keys_init(struct kav_table *t);
 bool kav_key_valid(struct kav_table *t, u64 handle);
-void kav_key_get_entry(struct kav_table *t, u64 handle);
+int kav_key_get_entry(struct kav_table *t, u64 handle,
+		      const struct kav_identity *id);
 void kav_key_put_entry(struct kav_table *t, u64 handle);
 int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
-		   u64 *handle);
+		   struct kav_grant *grant, u32 flags, u64 *handle);
+bool kav_key_revoked(struct kav_table *t, u64 handle);
+u32 kav_key_slot_flags(struct kav_table *t, u64 handle);
+u32 kav_key_slot_vni(struct kav_table *t, u64 handle);
+void kav_keys_revoke(struct kav_table *t, struct kav_grant *g);
+void kav_keys_destroy(struct kav_table *t);
 int kav_key_remove(struct kav_table *t, u64 handle);
 int kav_key_set_user_id(struct kav_table *t, u64 handle, u64 user_id);
 u64 kav_keys_enable(struct kav_table *t);

@@ -11,16 +11,38 @@
 #include <linux/uaccess.h>
 #include "kav.h"
 
-static void kav_av_free(struct kav_av *av)
+static void kav_av_free(struct kref *ref)
 {
+	struct kav_av *av = container_of(ref, struct kav_av, ref);
+	struct kav_domain *domain = av->domain;
+
 	kav_table_destroy(&av->table);
-	kav_domain_put(av->domain);
-	kfree(av);
+	mutex_lock(&domain->lock);
+	domain->nr_avs--;
+	mutex_unlock(&domain->lock);
+	kav_domain_put(domain);
+	kfree_rcu(av, rcu);		/* registry walks may still look */
+}
+
+void kav_av_get(struct kav_av *av)
+{
+	kref_get(&av->ref);
+}
+
+void kav_av_put(struct kav_av *av)
+{
+	kref_put(&av->ref, kav_av_free);
 }
 
 static int kav_av_release(struct inode *inode, struct file *file)
 {
-	kav_av_free(file->private_data);
+	struct kav_av *av = file->private_data;
+
+	if (av->reg_id) {
+		kav_registry_del_av(av);
+		kav_genl_notify_av(KAV_GENL_CMD_AV_DEL, av);
+	}
+	kav_av_put(av);
 	return 0;
 }
 
@@ -146,6 +168,7 @@ static int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 		ret = -ENOMEM;
 		goto out;
 	}
+	b.id = &av->domain->id;
 	b.addrs = addrs;
 	b.lens = lens;
 	b.keys = keys;
@@ -198,17 +221,45 @@ static int kav_av_remove(void *obj, struct kav_ucmd *ucmd)
 	return ret;
 }
 
+/* Authorise @key for @av's domain, then put it in a slot of the table. */
+static int kav_av_add_key(struct kav_av *av, const struct kav_auth_key *key,
+			  struct kav_grant *grant, u32 flags, u64 *handle)
+{
+	struct kav_table *t = &av->table;
+	int ret;
+
+	ret = kav_grant_charge(grant, 0, 1, &av->domain->id, "key insert");
+	if (ret)
+		return ret;
+	mutex_lock(&t->lock);
+	/* Revoked since it was looked up: it must not reach the table. */
+	if (kav_grant_revoked(grant))
+		ret = -EKEYREVOKED;
+	else
+		ret = kav_key_insert(t, key, grant, flags, handle);
+	mutex_unlock(&t->lock);
+	if (ret)
+		kav_grant_uncharge(grant, 0, 1);
+	return ret;
+}
+
 static int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_key *cmd = ucmd->cmd;
-	struct kav_table *t = &((struct kav_av *)obj)->table;
+	struct kav_av *av = obj;
+	struct kav_table *t = &av->table;
+	struct kav_grant *grant;
 	int ret;
 
 	if (cmd->flags || cmd->key.__reserved)
 		return -EINVAL;
-	mutex_lock(&t->lock);
-	ret = kav_key_insert(t, &cmd->key, &cmd->handle);
-	mutex_unlock(&t->lock);
+	grant = kav_grant_authorize(&av->domain->id, cmd->key.vni,
+				    "key insert");
+	if (!grant)
+		return -EACCES;
+	ret = kav_av_add_key(av, &cmd->key, grant, 0, &cmd->handle);
+	if (ret)
+		kav_grant_put(grant);	/* else the slot holds it */
 	if (!ret || ret == -EEXIST) {
 		int r = kav_ucmd_respond(ucmd, sizeof(*cmd));
 
@@ -280,6 +331,14 @@ static long kav_av_ioctl(struct file *file, unsigned int cmd,
 				 ARRAY_SIZE(kav_av_ops), cmd, arg);
 }
 
+static const struct file_operations kav_av_fops;
+
+/* The AV behind @file, if it is one (for kernel consumers). */
+struct kav_av *kav_av_from_file(struct file *file)
+{
+	return file->f_op == &kav_av_fops ? file->private_data : NULL;
+}
+
 static const struct file_operations kav_av_fops = {
 	.owner = THIS_MODULE,
 	.release = kav_av_release,
@@ -288,6 +347,34 @@ static const struct file_operations kav_av_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };
+
+/* A keyed domain's AVs hold its key in slot 0, under the same grant. */
+static int kav_av_add_domain_key(struct kav_av *av)
+{
+	struct kav_domain *domain = av->domain;
+	struct kav_grant *grant;
+	u64 handle;
+	int ret;
+
+	mutex_lock(&domain->lock);
+	grant = domain->key_grant;
+	if (grant)
+		kav_grant_get(grant);
+	mutex_unlock(&domain->lock);
+	if (!grant)
+		return 0;
+	if (kav_grant_revoked(grant)) {
+		kav_deny(KAV_DENY_REVOKED, &domain->id, grant->vni,
+			 "AV create");
+		ret = -EKEYREVOKED;
+	} else {
+		ret = kav_av_add_key(av, &domain->key, grant, KAV_KEY_DOMAIN,
+				     &handle);
+	}
+	if (ret)
+		kav_grant_put(grant);
+	return ret;
+}
 
 /* KAV_IOC_AV_CREATE: the fd is installed only once the reply is out. */
 int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
@@ -313,19 +400,26 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 		kfree(av);
 		return ret;
 	}
+	kref_init(&av->ref);
 	kref_get(&domain->ref);
 	av->domain = domain;
+	mutex_lock(&domain->lock);
+	domain->nr_avs++;
+	mutex_unlock(&domain->lock);
 
+	ret = kav_av_add_domain_key(av);
+	if (ret)
+		goto err_put;
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
-		kav_av_free(av);
-		return fd;
+		ret = fd;
+		goto err_put;
 	}
 	file = anon_inode_getfile("[kav-av]", &kav_av_fops, av, O_RDWR);
 	if (IS_ERR(file)) {
 		put_unused_fd(fd);
-		kav_av_free(av);
-		return PTR_ERR(file);
+		ret = PTR_ERR(file);
+		goto err_put;
 	}
 
 	av->file = file;
@@ -333,12 +427,19 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 	cmd->entry_size = av->table.entry_size;
 	cmd->max_entries = av->table.max_entries;
 	cmd->map_size = (u64)av->table.map_pages << PAGE_SHIFT;
-	ret = kav_ucmd_respond(ucmd, sizeof(*cmd));
+	ret = kav_registry_add_av(av);
+	if (!ret)
+		ret = kav_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret) {
 		put_unused_fd(fd);
 		fput(file);	/* releases av */
 		return ret;
 	}
 	fd_install(fd, file);
+	kav_genl_notify_av(KAV_GENL_CMD_AV_NEW, av);
 	return 0;
+
+err_put:
+	kav_av_put(av);
+	return ret;
 }

@@ -4,8 +4,10 @@
  *
  * Credentials come from file->f_cred, not current, so a descriptor passed
  * to another process (SCM_RIGHTS) keeps acting as its opener: the fd is a
- * capability. The cgroup v2 and network namespace are those of the task
- * that opened the device, recorded as ids that are never reused.
+ * capability. The cgroup v2 (held, so that grants to an ancestor can be
+ * checked) and the network namespace are those of the task that opened
+ * the device; the namespace is recorded by its cookie, which is never
+ * reused.
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>
@@ -19,14 +21,32 @@ void kav_identity_capture(struct kav_identity *id, const struct file *file)
 	id->cred = get_cred(file->f_cred);
 
 	rcu_read_lock();
-	id->cgroup_id = cgroup_id(task_dfl_cgroup(current));
+	id->cgroup = task_dfl_cgroup(current);
+	cgroup_get(id->cgroup);
 	rcu_read_unlock();
+	id->cgroup_id = cgroup_id(id->cgroup);
 
 	id->netns_cookie = current->nsproxy->net_ns->net_cookie;
+	id->pid = task_tgid_nr(current);
 }
 
 void kav_identity_release(struct kav_identity *id)
 {
+	cgroup_put(id->cgroup);
 	put_cred(id->cred);
 	id->cred = NULL;
+}
+
+/* Is @gid the identity's effective or one of its supplementary groups? */
+bool kav_identity_in_group(const struct kav_identity *id, kgid_t gid)
+{
+	const struct group_info *groups = id->cred->group_info;
+	int i;
+
+	if (gid_eq(id->cred->egid, gid))
+		return true;
+	for (i = 0; i < groups->ngroups; i++)
+		if (gid_eq(groups->gid[i], gid))
+			return true;
+	return false;
 }

@@ -38,26 +38,58 @@ bool kav_key_valid(struct kav_table *t, u64 handle)
 	       (kav_key_slot(t, handle)->flags & KAV_KEY_VALID);
 }
 
-void kav_key_get_entry(struct kav_table *t, u64 handle)
+const struct kav_key_slot *kav_key_slot_ro(struct kav_table *t, u64 handle)
+{
+	return kav_key_slot(t, handle);
+}
+
+u32 kav_key_slot_flags(struct kav_table *t, u64 handle)
+{
+	return kav_key_slot(t, handle)->flags;
+}
+
+u32 kav_key_slot_vni(struct kav_table *t, u64 handle)
+{
+	return kav_key_slot(t, handle)->vni;
+}
+
+bool kav_key_revoked(struct kav_table *t, u64 handle)
+{
+	return kav_key_slot(t, handle)->flags & KAV_KEY_REVOKED;
+}
+
+/* One more entry bound to key @handle: counted against its grant. */
+int kav_key_get_entry(struct kav_table *t, u64 handle,
+		      const struct kav_identity *id)
 {
 	struct kav_key_slot *k = kav_key_slot(t, handle);
+	int ret;
 
+	ret = kav_grant_charge(t->key_grants[handle], 1, 0, id, "insert");
+	if (ret)
+		return ret;
 	kav_seq_begin(&k->seq);
 	k->nr_entries++;
 	kav_seq_end(&k->seq);
+	return 0;
 }
 
 void kav_key_put_entry(struct kav_table *t, u64 handle)
 {
 	struct kav_key_slot *k = kav_key_slot(t, handle);
 
+	kav_grant_uncharge(t->key_grants[handle], 1, 0);
 	kav_seq_begin(&k->seq);
 	k->nr_entries--;
 	kav_seq_end(&k->seq);
 }
 
+/*
+ * Insert @key, authorised by @grant (whose reference the slot takes over
+ * on success), with extra slot @flags (KAV_KEY_DOMAIN).
+ */
 int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
-		   u64 *handle)
+		   struct kav_grant *grant, u32 flags, u64 *handle)
 {
 	struct kav_key_slot *k;
 	u64 h, free = KAV_MAX_AUTH_KEYS;
@@ -75,8 +107,9 @@ int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
 		return -ENOSPC;
 
 	k = kav_key_slot(t, free);
+	t->key_grants[free] = grant;
 	kav_seq_begin(&k->seq);
-	k->flags = KAV_KEY_VALID;
+	k->flags = KAV_KEY_VALID | flags;
 	k->vni = key->vni;
 	k->user_id = KAV_NONE;
 	k->nr_entries = 0;
@@ -98,7 +131,42 @@ int kav_key_remove(struct kav_table *t, u64 handle)
 	kav_seq_begin(&k->seq);
 	memset((u8 *)k + sizeof(k->seq), 0, sizeof(*k) - sizeof(k->seq));
 	kav_seq_end(&k->seq);
+	kav_grant_uncharge(t->key_grants[handle], 0, 1);
+	kav_grant_put(t->key_grants[handle]);
+	t->key_grants[handle] = NULL;
 	return 0;
+}
+
+/* Grant @g was revoked: every slot it authorised becomes unusable. */
+void kav_keys_revoke(struct kav_table *t, struct kav_grant *g)
+{
+	struct kav_key_slot *k;
+	u64 h;
+
+	mutex_lock(&t->lock);
+	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
+		if (t->key_grants[h] != g)
+			continue;
+		k = kav_key_slot(t, h);
+		kav_seq_begin(&k->seq);
+		k->flags |= KAV_KEY_REVOKED;
+		kav_seq_end(&k->seq);
+	}
+	mutex_unlock(&t->lock);
+}
+
+/* The table goes away: give back what its slots held of their grants. */
+void kav_keys_destroy(struct kav_table *t)
+{
+	u64 h;
+
+	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
+		if (!t->key_grants[h])
+			continue;
+		kav_grant_uncharge(t->key_grants[h],
+				   kav_key_slot(t, h)->nr_entries, 1);
+		kav_grant_put(t->key_grants[h]);
+	}
 }
 
 int kav_key_set_user_id(struct kav_table *t, u64 handle, u64 user_id)

@@ -3,7 +3,8 @@
  * kav: kernel-assisted address vectors for libfabric.
  *
  * Module entry points and parameters. The device is world-accessible:
- * what a domain may do is decided by the identity it was opened with.
+ * what a domain may do is decided by the identity it was opened with and
+ * the grants administrators give (kav_grants.c, kav_genl.c).
  */
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -14,6 +15,11 @@ module_param_named(max_entries, kav_max_entries, ulong, 0644);
 MODULE_PARM_DESC(max_entries,
 		 "Entries an AV can ever hold (applies to AVs created later)");
 
+bool kav_allow_keyless;
+module_param_named(allow_keyless, kav_allow_keyless, bool, 0644);
+MODULE_PARM_DESC(allow_keyless,
+		 "Allow entries bound to no auth key (default: off)");
+
 static struct miscdevice kav_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = KAV_DEVICE_NAME,
@@ -23,12 +29,22 @@ static struct miscdevice kav_miscdev = {
 
 static int __init kav_init(void)
 {
-	return misc_register(&kav_miscdev);
+	int ret;
+
+	ret = kav_genl_init();
+	if (ret)
+		return ret;
+	ret = misc_register(&kav_miscdev);
+	if (ret)
+		kav_genl_exit();
+	return ret;
 }
 
 static void __exit kav_exit(void)
 {
 	misc_deregister(&kav_miscdev);
+	kav_genl_exit();
+	kav_grants_exit();
 }
 
 module_init(kav_init);

@@ -13,6 +13,7 @@
 #include <linux/sort.h>
 #include "compat.h"
 #include "kav.h"
+#include "kav_consumer.h"
 
 /* Only for idx < t->nr_slots: the page is known to exist. */
 static struct kav_entry *kav_entry(struct kav_table *t, u64 idx)
@@ -72,6 +73,7 @@ static int kav_table_grow(struct kav_table *t, u64 idx)
 			__free_page(page);
 			return ret;
 		}
+		t->nr_pages++;
 	}
 	t->nr_slots = idx + 1;
 	/* The page's zeroed contents are visible before the new bound. */
@@ -92,9 +94,9 @@ static u64 kav_table_find_free(struct kav_table *t)
 	return idx;
 }
 
-/* Store element @i of batch @b at slot @idx. */
+/* Store element @i of batch @b at slot @idx, bound to key @key. */
 static void kav_entry_store(struct kav_table *t, u64 idx,
-			    const struct kav_insert_batch *b, u32 i)
+			    const struct kav_insert_batch *b, u32 i, u64 key)
 {
 	struct kav_entry *e = kav_entry(t, idx);
 	u32 len = b->lens[i];
@@ -102,14 +104,12 @@ static void kav_entry_store(struct kav_table *t, u64 idx,
 	kav_seq_begin(&e->seq);
 	e->flags = KAV_ENTRY_VALID;
 	e->addr_len = len;
-	e->auth_key = b->keys ? b->keys[i] : KAV_NONE;
+	e->auth_key = key;
 	e->user_id = b->user_ids ? b->user_ids[i] : KAV_NONE;
 	memcpy(e->addr, b->addrs + (size_t)i * b->stride, len);
 	memset(e->addr + len, 0, t->entry_size - KAV_ENTRY_HDR_SIZE - len);
 	kav_seq_end(&e->seq);
 
-	if (b->keys)
-		kav_key_get_entry(t, b->keys[i]);
 	t->nr_valid++;
 	t->first_free = idx + 1;
 }
@@ -165,6 +165,7 @@ void kav_table_destroy(struct kav_table *t)
 	struct page *page;
 	unsigned long n;
 
+	kav_keys_destroy(t);
 	xa_for_each(&t->pages, n, page)
 		__free_page(page);
 	xa_destroy(&t->pages);
@@ -177,9 +178,54 @@ void kav_table_destroy(struct kav_table *t)
  * returned in @b->idx. All or nothing. Key handles are checked here, under
  * the lock, because keys can be removed concurrently.
  */
+/* The key each element of @b is bound to: explicit, the domain's, none. */
+static u64 kav_batch_key(struct kav_table *t, const struct kav_insert_batch *b,
+			 u32 i)
+{
+	if (b->keys)
+		return b->keys[i];
+	if (kav_key_valid(t, 0) && (kav_key_slot_flags(t, 0) & KAV_KEY_DOMAIN))
+		return 0;
+	return KAV_NONE;
+}
+
+/*
+ * Authorise the keys of a batch, under t->lock: each must be present and
+ * not revoked; an entry without one needs allow_keyless.
+ */
+static int kav_batch_check_keys(struct kav_table *t,
+				struct kav_insert_batch *b)
+{
+	u64 key;
+	u32 i;
+
+	for (i = 0; i < b->count; i++) {
+		key = kav_batch_key(t, b, i);
+		/* An explicit handle must name a key; KAV_NONE does not. */
+		if (key == KAV_NONE && !b->keys) {
+			if (READ_ONCE(kav_allow_keyless))
+				continue;
+			kav_deny(KAV_DENY_KEYLESS, b->id, 0, "insert");
+			return -EACCES;
+		}
+		if (!kav_key_valid(t, key)) {
+			b->err_index = i;
+			return -EINVAL;
+		}
+		if (kav_key_revoked(t, key)) {
+			b->err_index = i;
+			kav_deny(KAV_DENY_REVOKED, b->id,
+				 kav_key_slot_vni(t, key), "insert");
+			return -EKEYREVOKED;
+		}
+	}
+	return 0;
+}
+
 int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b)
 {
-	int ret = 0;
+	u64 key;
+	int ret;
 	u32 i;
 
 	mutex_lock(&t->lock);
@@ -187,13 +233,9 @@ int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b)
 		ret = -ENOSPC;
 		goto out;
 	}
-	for (i = 0; b->keys && i < b->count; i++) {
-		if (!kav_key_valid(t, b->keys[i])) {
-			b->err_index = i;
-			ret = -EINVAL;
-			goto out;
-		}
-	}
+	ret = kav_batch_check_keys(t, b);
+	if (ret)
+		goto out;
 	kav_batch_begin(t);
 	for (i = 0; i < b->count; i++) {
 		u64 idx = kav_table_find_free(t);
@@ -201,7 +243,13 @@ int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b)
 		ret = kav_table_grow(t, idx);
 		if (ret)
 			break;
-		kav_entry_store(t, idx, b, i);
+		key = kav_batch_key(t, b, i);
+		if (key != KAV_NONE) {
+			ret = kav_key_get_entry(t, key, b->id);
+			if (ret)
+				break;
+		}
+		kav_entry_store(t, idx, b, i, key);
 		b->idx[i] = idx;
 	}
 	if (ret)
@@ -275,6 +323,67 @@ int kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
 out:
 	mutex_unlock(&t->lock);
 	return ret;
+}
+
+/* Kernel memory the table holds: its pages (the xarray nodes aside). */
+u64 kav_table_bytes(const struct kav_table *t)
+{
+	return (1 + READ_ONCE(t->nr_pages)) * PAGE_SIZE;
+}
+
+/*
+ * Visit each valid entry from *@idx on, under t->lock; stops when the
+ * visitor returns non-zero, *@idx is where to resume.
+ */
+int kav_table_walk_entries(struct kav_table *t, u64 *idx,
+			   const struct kav_entry_visitor *v)
+{
+	const struct kav_key_slot *k;
+	struct kav_entry *e;
+	int ret = 0;
+
+	mutex_lock(&t->lock);
+	for (; *idx < t->nr_slots; (*idx)++) {
+		e = kav_entry(t, *idx);
+		if (!(e->flags & KAV_ENTRY_VALID))
+			continue;
+		k = e->auth_key == KAV_NONE ? NULL :
+		    kav_key_slot_ro(t, e->auth_key);
+		ret = v->fn(v->arg, *idx, e, k);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+/*
+ * What entry @idx resolves to for a kernel consumer, refusing what
+ * userspace could no longer insert: revoked keys, keyless entries while
+ * keyless mode is off. t->lock held.
+ */
+int kav_table_resolve(struct kav_table *t, u64 idx, struct kav_resolution *res)
+{
+	struct kav_entry *e;
+
+	if (!kav_slot_valid(t, idx))
+		return -EINVAL;
+	e = kav_entry(t, idx);
+	res->keyed = e->auth_key != KAV_NONE;
+	if (!res->keyed) {
+		if (!READ_ONCE(kav_allow_keyless))
+			return -EACCES;
+		res->vni = 0;
+	} else {
+		if (kav_key_revoked(t, e->auth_key))
+			return -EKEYREVOKED;
+		res->vni = kav_key_slot_vni(t, e->auth_key);
+	}
+	res->addr_len = e->addr_len;
+	res->addr_format = t->addr_format;
+	res->user_id = e->user_id;
+	memcpy(res->addr, e->addr, e->addr_len);
+	return 0;
 }
 
 int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id)

@@ -18,6 +18,7 @@ union kav_ucmd_buffer {
 	struct kav_av_user_id av_user_id;
 	struct kav_av_ep_open av_ep_open;
 	struct kav_ep_enable ep_enable;
+	struct kav_domain_key domain_key;
 };
 
 long kav_ucmd_dispatch(void *obj, const struct kav_ioctl_op *ops,

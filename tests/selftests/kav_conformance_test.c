@@ -12,6 +12,7 @@
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
 #include "mock_peer.h"
+#include "kav_test_grants.h"
 
 static int domain_open(uint32_t fmt, bool av_auth_key, struct fid_domain **d)
 {
@@ -569,10 +570,17 @@ TEST(user_id_av_set_user_id)
 FIXTURE(keyed) {
 	struct fid_domain *dom;
 	struct fid_av *av;
+	struct kav_test_grants grants;
 };
 
+/* The keys these tests insert are granted to the test's uid. */
 FIXTURE_SETUP(keyed)
 {
+	memset(&self->grants, 0, sizeof(self->grants));
+	ASSERT_EQ(0, kav_test_grant(&self->grants, 1, 12));
+	ASSERT_EQ(0, kav_test_grant(&self->grants, 42, 1));
+	ASSERT_EQ(0, kav_test_grant(&self->grants, 100, KAV_MAX_AUTH_KEYS));
+	ASSERT_EQ(0, kav_test_grant(&self->grants, 9999, 1));
 	setenv("KAV_LOG", "none", 1);
 	ASSERT_EQ(0, domain_open(FI_SOCKADDR_IN, true, &self->dom));
 	ASSERT_EQ(0, av_open(self->dom, FI_AV_USER_ID, &self->av));
@@ -583,6 +591,7 @@ FIXTURE_TEARDOWN(keyed)
 	if (self->av)
 		EXPECT_EQ(0, fi_close(&self->av->fid));
 	EXPECT_EQ(0, fi_close(&self->dom->fid));
+	kav_test_revoke_all(&self->grants);
 }
 
 /* fi_av_insert_auth_key: size must match the provider's structure, NULL

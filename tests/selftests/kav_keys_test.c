@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
+#include "kav_test_grants.h"
 
 static int key_insert(int av, uint32_t vni, uint64_t *handle)
 {
@@ -75,10 +76,19 @@ FIXTURE(keys) {
 	int dom, av;
 	struct kav_av_create c;
 	const volatile struct kav_table_header *h;
+	struct kav_test_grants grants;
 };
 
+/* The vnis these tests insert: 1..20, 100..400 in steps, 1000..1063, 5000. */
 FIXTURE_SETUP(keys)
 {
+	memset(&self->grants, 0, sizeof(self->grants));
+	ASSERT_EQ(0, kav_test_grant(&self->grants, 1, 20));
+	ASSERT_EQ(0, kav_test_grant(&self->grants, 100, 1));
+	ASSERT_EQ(0, kav_test_grant(&self->grants, 200, 1));
+	ASSERT_EQ(0, kav_test_grant(&self->grants, 300, 1));
+	ASSERT_EQ(0, kav_test_grant(&self->grants, 1000, KAV_MAX_AUTH_KEYS));
+	ASSERT_EQ(0, kav_test_grant(&self->grants, 5000, 1));
 	self->dom = kav_open_domain();
 	ASSERT_LE(0, self->dom);
 	self->av = kav_create_av(self->dom, KAV_ADDR_SOCKADDR_IN, &self->c);
@@ -93,6 +103,7 @@ FIXTURE_TEARDOWN(keys)
 	munmap((void *)self->h, self->c.map_size);
 	close(self->av);
 	close(self->dom);
+	kav_test_revoke_all(&self->grants);
 }
 
 static const volatile struct kav_key_slot *

@@ -8,6 +8,7 @@
 #define KAV_TEST_UTIL_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -17,6 +18,23 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/kav.h>
+
+/*
+ * These programs test the AV mechanics, mostly with entries bound to no
+ * auth key, which kav refuses unless the administrator allows it
+ * (allow_keyless, off by default; kav_attack_test tests that default).
+ * As root in the test VM, allow it before any test runs.
+ */
+__attribute__((constructor)) static void kav_test_allow_keyless(void)
+{
+	int fd = open("/sys/module/kav/parameters/allow_keyless", O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, "1", 1) != 1)
+			perror("kav tests: allow_keyless");
+		close(fd);
+	}
+}
 
 static inline const char *kav_test_device(void)
 {

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Administration over generic netlink: the family "kav" (uapi/linux/kav.h).
+ * Every command is GENL_ADMIN_PERM (CAP_NET_ADMIN in the initial user
+ * namespace), the family exists only in the initial network namespace,
+ * and its multicast group is for admins only. Errors carry extack text.
+ */
+#include <linux/cgroup.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include "kav.h"
+
+static struct genl_family kav_genl_family;
+
+static const struct nla_policy kav_genl_policy[KAV_A_MAX + 1] = {
+	[KAV_A_GRANT_ID] = { .type = NLA_U32 },
+	[KAV_A_VNI] = { .type = NLA_U32 },
+	[KAV_A_SEL_TYPE] = NLA_POLICY_RANGE(NLA_U32, KAV_SEL_UID,
+					    KAV_SEL_NETNS),
+	[KAV_A_SEL_ID] = { .type = NLA_U32 },
+	[KAV_A_SEL_CGROUP_PATH] = { .type = NLA_NUL_STRING,
+				    .len = PATH_MAX - 1 },
+	[KAV_A_SEL_CGROUP_ID] = { .type = NLA_U64 },
+	[KAV_A_SEL_NETNS_FD] = { .type = NLA_U32 },
+	[KAV_A_LIMIT_ENTRIES] = { .type = NLA_U64 },
+	[KAV_A_LIMIT_AVS] = { .type = NLA_U32 },
+	[KAV_A_AV_ID] = { .type = NLA_U32 },
+};
+
+static const struct genl_multicast_group kav_genl_mcgrps[] = {
+	{ .name = KAV_GENL_MCGRP_ADMIN, .flags = GENL_MCAST_CAP_NET_ADMIN },
+};
+
+/* ---------------------------------------------------------- messages */
+
+static int kav_put_grant(struct sk_buff *skb, const struct kav_grant *g)
+{
+	int ret;
+
+	ret = nla_put_u32(skb, KAV_A_GRANT_ID, g->id) ?:
+	      nla_put_u32(skb, KAV_A_VNI, g->vni) ?:
+	      nla_put_u32(skb, KAV_A_SEL_TYPE, g->sel_type) ?:
+	      nla_put_u64_64bit(skb, KAV_A_LIMIT_ENTRIES, g->limit_entries,
+				KAV_A_PAD) ?:
+	      nla_put_u32(skb, KAV_A_LIMIT_AVS, g->limit_avs) ?:
+	      nla_put_u64_64bit(skb, KAV_A_NR_ENTRIES,
+				atomic64_read(&g->nr_entries), KAV_A_PAD) ?:
+	      nla_put_u32(skb, KAV_A_NR_AVS, atomic_read(&g->nr_avs));
+	if (ret)
+		return ret;
+	switch (g->sel_type) {
+	case KAV_SEL_UID:
+		return nla_put_u32(skb, KAV_A_SEL_ID,
+				   from_kuid(&init_user_ns, g->uid));
+	case KAV_SEL_GID:
+		return nla_put_u32(skb, KAV_A_SEL_ID,
+				   from_kgid(&init_user_ns, g->gid));
+	case KAV_SEL_CGROUP:
+		return nla_put_u64_64bit(skb, KAV_A_SEL_CGROUP_ID,
+					 g->cgroup_id, KAV_A_PAD);
+	default:
+		return nla_put_u64_64bit(skb, KAV_A_SEL_NETNS_COOKIE,
+					 g->netns_cookie, KAV_A_PAD);
+	}
+}
+
+static int kav_put_owner(struct sk_buff *skb, const struct kav_domain *d)
+{
+	const struct kav_identity *id = &d->id;
+
+	return nla_put_u32(skb, KAV_A_DOMAIN_ID, d->reg_id) ?:
+	       nla_put_u32(skb, KAV_A_UID,
+			   from_kuid(&init_user_ns, id->cred->euid)) ?:
+	       nla_put_u32(skb, KAV_A_GID,
+			   from_kgid(&init_user_ns, id->cred->egid)) ?:
+	       nla_put_u64_64bit(skb, KAV_A_CGROUP_ID, id->cgroup_id,
+				 KAV_A_PAD) ?:
+	       nla_put_u64_64bit(skb, KAV_A_NETNS_COOKIE, id->netns_cookie,
+				 KAV_A_PAD) ?:
+	       nla_put_u32(skb, KAV_A_PID, id->pid);
+}
+
+static int kav_put_domain(struct sk_buff *skb, const struct kav_domain *d)
+{
+	/* Read without d->lock: a listing is a snapshot anyway. */
+	const struct kav_grant *g = READ_ONCE(d->key_grant);
+
+	return kav_put_owner(skb, d) ?:
+	       nla_put_u32(skb, KAV_A_NR_AVS, READ_ONCE(d->nr_avs)) ?:
+	       (g ? nla_put_u32(skb, KAV_A_VNI, d->key.vni) : 0);
+}
+
+static int kav_put_av(struct sk_buff *skb, const struct kav_av *av)
+{
+	const struct kav_table *t = &av->table;
+
+	return nla_put_u32(skb, KAV_A_AV_ID, av->reg_id) ?:
+	       kav_put_owner(skb, av->domain) ?:
+	       nla_put_u32(skb, KAV_A_ADDR_FORMAT, t->addr_format) ?:
+	       nla_put_u64_64bit(skb, KAV_A_NR_ENTRIES, READ_ONCE(t->nr_valid),
+				 KAV_A_PAD) ?:
+	       nla_put_u64_64bit(skb, KAV_A_MEM_BYTES, kav_table_bytes(t),
+				 KAV_A_PAD);
+}
+
+/* One message of a dump; -EMSGSIZE when the skb is full. */
+struct kav_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	u8 cmd;
+	struct kav_av *av;		/* ENTRY_GET */
+};
+
+static void *kav_dump_start_msg(struct kav_dump *d)
+{
+	return genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
+			   d->cb->nlh->nlmsg_seq, &kav_genl_family,
+			   NLM_F_MULTI, d->cmd);
+}
+
+static int kav_dump_end_msg(struct kav_dump *d, void *hdr, int ret)
+{
+	if (ret) {
+		genlmsg_cancel(d->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(d->skb, hdr);
+	return 0;
+}
+
+static int kav_dump_result(struct sk_buff *skb, int ret)
+{
+	return ret && ret != -EMSGSIZE ? ret : skb->len;
+}
+
+/* --------------------------------------------------------- notifications */
+
+static void kav_genl_notify(u8 cmd, int (*fill)(struct sk_buff *, const void *),
+			    const void *obj)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!genl_has_listeners(&kav_genl_family, &init_net, 0))
+		return;
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &kav_genl_family, 0, cmd);
+	if (!hdr || fill(skb, obj)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&kav_genl_family, skb, 0, 0, GFP_KERNEL);
+}
+
+static int kav_fill_grant(struct sk_buff *skb, const void *g)
+{
+	return kav_put_grant(skb, g);
+}
+
+static int kav_fill_av(struct sk_buff *skb, const void *av)
+{
+	return kav_put_av(skb, av);
+}
+
+void kav_genl_notify_grant(u8 cmd, const struct kav_grant *g)
+{
+	kav_genl_notify(cmd, kav_fill_grant, g);
+}
+
+void kav_genl_notify_av(u8 cmd, struct kav_av *av)
+{
+	kav_genl_notify(cmd, kav_fill_av, av);
+}
+
+/* -------------------------------------------------------------- grants */
+
+/* Exactly the selector attribute that @sel_type needs may be present. */
+static int kav_selector_attrs_ok(struct genl_info *info, u32 sel_type)
+{
+	static const int attrs[] = { KAV_A_SEL_ID, KAV_A_SEL_CGROUP_PATH,
+				     KAV_A_SEL_CGROUP_ID, KAV_A_SEL_NETNS_FD };
+	bool want[ARRAY_SIZE(attrs)] = {
+		sel_type == KAV_SEL_UID || sel_type == KAV_SEL_GID,
+		sel_type == KAV_SEL_CGROUP,
+		sel_type == KAV_SEL_CGROUP,
+		sel_type == KAV_SEL_NETNS,
+	};
+	int i, given = 0;
+
+	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+		if (!info->attrs[attrs[i]])
+			continue;
+		if (!want[i]) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[attrs[i]],
+					    "attribute does not fit the selector type");
+			return -EINVAL;
+		}
+		given++;
+	}
+	if (given != 1) {
+		NL_SET_ERR_MSG(info->extack,
+			       "give exactly one selector value (uid/gid, cgroup path or id, netns fd)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int kav_parse_selector(struct genl_info *info, struct kav_grant *g)
+{
+	struct nlattr **a = info->attrs;
+	struct cgroup *cgrp;
+	struct net *net;
+	int ret;
+
+	ret = kav_selector_attrs_ok(info, g->sel_type);
+	if (ret)
+		return ret;
+	switch (g->sel_type) {
+	case KAV_SEL_UID:
+		g->uid = make_kuid(&init_user_ns, nla_get_u32(a[KAV_A_SEL_ID]));
+		if (!uid_valid(g->uid))
+			goto bad_id;
+		return 0;
+	case KAV_SEL_GID:
+		g->gid = make_kgid(&init_user_ns, nla_get_u32(a[KAV_A_SEL_ID]));
+		if (!gid_valid(g->gid))
+			goto bad_id;
+		return 0;
+	case KAV_SEL_CGROUP:
+		if (a[KAV_A_SEL_CGROUP_PATH])
+			cgrp = cgroup_get_from_path(nla_data(a[KAV_A_SEL_CGROUP_PATH]));
+		else
+			cgrp = cgroup_get_from_id(nla_get_u64(a[KAV_A_SEL_CGROUP_ID]));
+		if (IS_ERR_OR_NULL(cgrp)) {
+			NL_SET_ERR_MSG(info->extack, "no such cgroup (v2)");
+			return -ENOENT;
+		}
+		g->cgroup = cgrp;
+		g->cgroup_id = cgroup_id(cgrp);
+		return 0;
+	default:
+		net = get_net_ns_by_fd(nla_get_u32(a[KAV_A_SEL_NETNS_FD]));
+		if (IS_ERR(net)) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    a[KAV_A_SEL_NETNS_FD],
+					    "not a network namespace fd");
+			return PTR_ERR(net);
+		}
+		g->netns_cookie = net->net_cookie;
+		put_net(net);
+		return 0;
+	}
+bad_id:
+	NL_SET_ERR_MSG_ATTR(info->extack, a[KAV_A_SEL_ID],
+			    "not a valid id in the initial user namespace");
+	return -EINVAL;
+}
+
+static int kav_reply_grant(struct genl_info *info, const struct kav_grant *g)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	void *hdr;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &kav_genl_family, 0,
+				info->genlhdr->cmd);
+	if (!hdr || kav_put_grant(msg, g)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct kav_grant spec = { 0 }, *g;
+	int ret;
+
+	if (!a[KAV_A_VNI] || !a[KAV_A_SEL_TYPE]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a grant needs KAV_A_VNI and KAV_A_SEL_TYPE");
+		return -EINVAL;
+	}
+	spec.vni = nla_get_u32(a[KAV_A_VNI]);
+	spec.sel_type = nla_get_u32(a[KAV_A_SEL_TYPE]);
+	if (a[KAV_A_LIMIT_ENTRIES])
+		spec.limit_entries = nla_get_u64(a[KAV_A_LIMIT_ENTRIES]);
+	if (a[KAV_A_LIMIT_AVS])
+		spec.limit_avs = nla_get_u32(a[KAV_A_LIMIT_AVS]);
+	ret = kav_parse_selector(info, &spec);
+	if (ret)
+		return ret;
+
+	g = kav_grant_add(&spec);
+	if (IS_ERR(g)) {
+		if (spec.cgroup)
+			cgroup_put(spec.cgroup);
+		return PTR_ERR(g);
+	}
+	ret = kav_reply_grant(info, g);
+	kav_genl_notify_grant(KAV_GENL_CMD_GRANT_ADD, g);
+	kav_grant_put(g);
+	return ret;
+}
+
+static int kav_genl_grant_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kav_grant *g;
+	int ret;
+
+	if (!info->attrs[KAV_A_GRANT_ID]) {
+		NL_SET_ERR_MSG(info->extack, "missing KAV_A_GRANT_ID");
+		return -EINVAL;
+	}
+	g = kav_grant_del(nla_get_u32(info->attrs[KAV_A_GRANT_ID]));
+	if (!g) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KAV_A_GRANT_ID],
+				    "no such grant");
+		return -ENOENT;
+	}
+	ret = kav_reply_grant(info, g);
+	kav_genl_notify_grant(KAV_GENL_CMD_GRANT_DEL, g);
+	kav_grant_put(g);
+	return ret;
+}
+
+static int kav_dump_grant(const struct kav_grant *g, void *arg)
+{
+	struct kav_dump *d = arg;
+	void *hdr = kav_dump_start_msg(d);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	return kav_dump_end_msg(d, hdr, kav_put_grant(d->skb, g));
+}
+
+static int kav_genl_grant_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct kav_dump d = { skb, cb, KAV_GENL_CMD_GRANT_GET };
+	u32 pos = cb->args[0];
+	int ret = kav_grants_walk(kav_dump_grant, &d, &pos);
+
+	cb->args[0] = pos;
+	return kav_dump_result(skb, ret);
+}
+
+/* ------------------------------------------------- domains, AVs, entries */
+
+static int kav_dump_domain(struct kav_domain *dom, void *arg)
+{
+	struct kav_dump *d = arg;
+	void *hdr = kav_dump_start_msg(d);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	return kav_dump_end_msg(d, hdr, kav_put_domain(d->skb, dom));
+}
+
+static int kav_genl_domain_dump(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	struct kav_dump d = { skb, cb, KAV_GENL_CMD_DOMAIN_GET };
+	u32 pos = cb->args[0];
+	int ret = kav_registry_walk_domains(kav_dump_domain, &d, &pos);
+
+	cb->args[0] = pos;
+	return kav_dump_result(skb, ret);
+}
+
+static int kav_dump_av(struct kav_av *av, void *arg)
+{
+	struct kav_dump *d = arg;
+	void *hdr = kav_dump_start_msg(d);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	return kav_dump_end_msg(d, hdr, kav_put_av(d->skb, av));
+}
+
+static int kav_genl_av_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct kav_dump d = { skb, cb, KAV_GENL_CMD_AV_GET };
+	u32 pos = cb->args[0];
+	int ret = kav_registry_walk_avs(kav_dump_av, &d, &pos);
+
+	cb->args[0] = pos;
+	return kav_dump_result(skb, ret);
+}
+
+static int kav_dump_entry(void *arg, u64 idx, const struct kav_entry *e,
+			  const struct kav_key_slot *k)
+{
+	struct kav_dump *d = arg;
+	void *hdr = kav_dump_start_msg(d);
+	int ret;
+
+	if (!hdr)
+		return -EMSGSIZE;
+	ret = nla_put_u32(d->skb, KAV_A_AV_ID, d->av->reg_id) ?:
+	      nla_put_u64_64bit(d->skb, KAV_A_ENTRY_INDEX, idx, KAV_A_PAD) ?:
+	      nla_put(d->skb, KAV_A_ENTRY_ADDR, e->addr_len, e->addr) ?:
+	      (k ? nla_put_u32(d->skb, KAV_A_VNI, k->vni) : 0) ?:
+	      (k && (k->flags & KAV_KEY_REVOKED) ?
+	       nla_put_flag(d->skb, KAV_A_KEY_REVOKED) : 0);
+	return kav_dump_end_msg(d, hdr, ret);
+}
+
+static int kav_genl_entry_dump(struct sk_buff *skb,
+			       struct netlink_callback *cb)
+{
+	struct kav_dump d = { skb, cb, KAV_GENL_CMD_ENTRY_GET };
+	struct kav_entry_visitor visitor = { kav_dump_entry, &d };
+	const struct nlattr *id;
+	struct kav_av *av;
+	u64 idx;
+	int ret;
+
+	id = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, KAV_A_AV_ID);
+	if (!id || nla_len(id) != sizeof(u32)) {
+		NL_SET_ERR_MSG(cb->extack, "missing KAV_A_AV_ID");
+		return -EINVAL;
+	}
+	av = kav_registry_get_av(nla_get_u32(id));
+	if (!av) {
+		NL_SET_ERR_MSG(cb->extack, "no such AV");
+		return -ENOENT;
+	}
+	d.av = av;
+	idx = cb->args[1];
+	ret = kav_table_walk_entries(&av->table, &idx, &visitor);
+	cb->args[1] = idx;
+	kav_av_put(av);
+	return kav_dump_result(skb, ret);
+}
+
+static int kav_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kav_stats st;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	kav_stats_collect(&st);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &kav_genl_family, 0,
+				KAV_GENL_CMD_STATS_GET);
+	if (!hdr)
+		goto full;
+	ret = nla_put_u64_64bit(msg, KAV_A_STAT_DOMAINS, st.domains,
+				KAV_A_PAD) ?:
+	      nla_put_u64_64bit(msg, KAV_A_STAT_AVS, st.avs, KAV_A_PAD) ?:
+	      nla_put_u64_64bit(msg, KAV_A_STAT_ENTRIES, st.entries,
+				KAV_A_PAD) ?:
+	      nla_put_u64_64bit(msg, KAV_A_STAT_GRANTS, kav_grants_count(),
+				KAV_A_PAD) ?:
+	      nla_put_u64_64bit(msg, KAV_A_MEM_BYTES, st.bytes, KAV_A_PAD) ?:
+	      nla_put_u64_64bit(msg, KAV_A_STAT_DENY_NO_GRANT,
+				kav_deny_count(KAV_DENY_NO_GRANT), KAV_A_PAD) ?:
+	      nla_put_u64_64bit(msg, KAV_A_STAT_DENY_REVOKED,
+				kav_deny_count(KAV_DENY_REVOKED), KAV_A_PAD) ?:
+	      nla_put_u64_64bit(msg, KAV_A_STAT_DENY_KEYLESS,
+				kav_deny_count(KAV_DENY_KEYLESS), KAV_A_PAD) ?:
+	      nla_put_u64_64bit(msg, KAV_A_STAT_DENY_LIMIT,
+				kav_deny_count(KAV_DENY_LIMIT), KAV_A_PAD);
+	if (ret)
+		goto full;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+full:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static const struct genl_ops kav_genl_ops[] = {
+	{
+		.cmd = KAV_GENL_CMD_GRANT_ADD,
+		.doit = kav_genl_grant_add,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_GRANT_DEL,
+		.doit = kav_genl_grant_del,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_GRANT_GET,
+		.dumpit = kav_genl_grant_dump,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_DOMAIN_GET,
+		.dumpit = kav_genl_domain_dump,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_AV_GET,
+		.dumpit = kav_genl_av_dump,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_ENTRY_GET,
+		.dumpit = kav_genl_entry_dump,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_STATS_GET,
+		.doit = kav_genl_stats_get,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family kav_genl_family __ro_after_init = {
+	.name = KAV_GENL_NAME,
+	.version = KAV_GENL_VERSION,
+	.maxattr = KAV_A_MAX,
+	.policy = kav_genl_policy,
+	.netnsok = false,
+	.module = THIS_MODULE,
+	.ops = kav_genl_ops,
+	.n_ops = ARRAY_SIZE(kav_genl_ops),
+	.resv_start_op = KAV_GENL_CMD_GRANT_ADD,
+	.mcgrps = kav_genl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(kav_genl_mcgrps),
+};
+
+int kav_genl_init(void)
+{
+	return genl_register_family(&kav_genl_family);
+}
+
+void kav_genl_exit(void)
+{
+	genl_unregister_family(&kav_genl_family);
+}

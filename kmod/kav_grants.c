@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Grants: which identity may use which auth key. Only administrators add
+ * and revoke them (kav_genl.c); every use of a key by a domain is checked
+ * here against the identity the domain captured at open().
+ *
+ * A key slot (and a domain key) keeps a reference to the grant that
+ * authorised it. Revoking a grant takes it off the list, so nothing new is
+ * authorised by it, and then marks every slot it authorised revoked
+ * (kav_registry_revoke()) before returning: from then on no insert under
+ * the key is accepted and no kernel consumer resolves an entry bound to
+ * it. The grant's memory lives until the last slot lets go.
+ */
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/slab.h>
+#include "kav.h"
+
+static LIST_HEAD(kav_grants);
+static DEFINE_MUTEX(kav_grants_lock);	/* the list and grant ids */
+static u32 kav_grant_next_id = 1;
+static atomic64_t kav_denials[KAV_DENY_NR];
+
+static const char * const kav_deny_reason[KAV_DENY_NR] = {
+	[KAV_DENY_NO_GRANT] = "no grant for the key",
+	[KAV_DENY_REVOKED] = "key revoked",
+	[KAV_DENY_KEYLESS] = "entry without a key (allow_keyless is off)",
+	[KAV_DENY_LIMIT] = "grant limit reached",
+};
+
+void kav_deny(enum kav_deny why, const struct kav_identity *id, u32 vni,
+	      const char *op)
+{
+	atomic64_inc(&kav_denials[why]);
+	pr_notice_ratelimited("denied %s: %s: vni %u, pid %d uid %u gid %u cgroup %llu netns %llu\n",
+			      op, kav_deny_reason[why], vni, id->pid,
+			      from_kuid(&init_user_ns, id->cred->euid),
+			      from_kgid(&init_user_ns, id->cred->egid),
+			      id->cgroup_id, id->netns_cookie);
+}
+
+u64 kav_deny_count(enum kav_deny why)
+{
+	return atomic64_read(&kav_denials[why]);
+}
+
+static void kav_grant_free(struct kref *ref)
+{
+	struct kav_grant *g = container_of(ref, struct kav_grant, ref);
+
+	if (g->cgroup)
+		cgroup_put(g->cgroup);
+	kfree(g);
+}
+
+void kav_grant_get(struct kav_grant *g)
+{
+	kref_get(&g->ref);
+}
+
+void kav_grant_put(struct kav_grant *g)
+{
+	kref_put(&g->ref, kav_grant_free);
+}
+
+bool kav_grant_revoked(const struct kav_grant *g)
+{
+	return READ_ONCE(g->revoked);
+}
+
+static bool kav_grant_matches(const struct kav_grant *g,
+			      const struct kav_identity *id)
+{
+	switch (g->sel_type) {
+	case KAV_SEL_UID:
+		return uid_eq(id->cred->euid, g->uid);
+	case KAV_SEL_GID:
+		return kav_identity_in_group(id, g->gid);
+	case KAV_SEL_CGROUP:
+		return cgroup_is_descendant(id->cgroup, g->cgroup);
+	case KAV_SEL_NETNS:
+		return id->netns_cookie == g->netns_cookie;
+	}
+	return false;
+}
+
+/* Add a copy of @spec (which hands over its cgroup reference). */
+struct kav_grant *kav_grant_add(struct kav_grant *spec)
+{
+	struct kav_grant *g;
+
+	g = kmemdup(spec, sizeof(*spec), GFP_KERNEL);
+	if (!g)
+		return ERR_PTR(-ENOMEM);
+	spec->cgroup = NULL;
+	kref_init(&g->ref);		/* the list's */
+	atomic64_set(&g->nr_entries, 0);
+	atomic_set(&g->nr_avs, 0);
+	g->revoked = false;
+	mutex_lock(&kav_grants_lock);
+	g->id = kav_grant_next_id++;
+	list_add_tail(&g->node, &kav_grants);
+	kav_grant_get(g);		/* the caller's, for its reply */
+	mutex_unlock(&kav_grants_lock);
+	return g;
+}
+
+/* Revoke grant @id; returns it (a reference for the caller) or NULL. */
+struct kav_grant *kav_grant_del(u32 id)
+{
+	struct kav_grant *g, *found = NULL;
+
+	mutex_lock(&kav_grants_lock);
+	list_for_each_entry(g, &kav_grants, node) {
+		if (g->id == id) {
+			found = g;
+			list_del(&g->node);
+			WRITE_ONCE(g->revoked, true);
+			break;
+		}
+	}
+	mutex_unlock(&kav_grants_lock);
+	if (!found)
+		return NULL;
+	kav_registry_revoke(found);
+	return found;		/* the list's reference, now the caller's */
+}
+
+/* Call @fn for each grant with id >= *@pos; stops at a non-zero return. */
+int kav_grants_walk(int (*fn)(const struct kav_grant *g, void *arg),
+		    void *arg, u32 *pos)
+{
+	struct kav_grant *g;
+	int ret = 0;
+
+	mutex_lock(&kav_grants_lock);
+	list_for_each_entry(g, &kav_grants, node) {
+		if (g->id < *pos)
+			continue;
+		ret = fn(g, arg);
+		if (ret)
+			break;
+		*pos = g->id + 1;
+	}
+	mutex_unlock(&kav_grants_lock);
+	return ret;
+}
+
+u64 kav_grants_count(void)
+{
+	struct kav_grant *g;
+	u64 n = 0;
+
+	mutex_lock(&kav_grants_lock);
+	list_for_each_entry(g, &kav_grants, node)
+		n++;
+	mutex_unlock(&kav_grants_lock);
+	return n;
+}
+
+/*
+ * May @id use key @vni? Returns a reference on the first grant that says
+ * so, or NULL (the denial is counted and logged).
+ */
+struct kav_grant *kav_grant_authorize(const struct kav_identity *id,
+				      u32 vni, const char *op)
+{
+	struct kav_grant *g, *found = NULL;
+
+	mutex_lock(&kav_grants_lock);
+	list_for_each_entry(g, &kav_grants, node) {
+		if (g->vni == vni && kav_grant_matches(g, id)) {
+			found = g;
+			kav_grant_get(g);
+			break;
+		}
+	}
+	mutex_unlock(&kav_grants_lock);
+	if (!found)
+		kav_deny(KAV_DENY_NO_GRANT, id, vni, op);
+	return found;
+}
+
+/* Count @entries and @avs against the grant's limits: all or nothing. */
+int kav_grant_charge(struct kav_grant *g, u64 entries, u32 avs,
+		     const struct kav_identity *id, const char *op)
+{
+	u64 e = atomic64_add_return(entries, &g->nr_entries);
+	u32 a = atomic_add_return(avs, &g->nr_avs);
+
+	if ((g->limit_entries && e > g->limit_entries) ||
+	    (g->limit_avs && a > g->limit_avs)) {
+		kav_grant_uncharge(g, entries, avs);
+		kav_deny(KAV_DENY_LIMIT, id, g->vni, op);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
+void kav_grant_uncharge(struct kav_grant *g, u64 entries, u32 avs)
+{
+	atomic64_sub(entries, &g->nr_entries);
+	atomic_sub(avs, &g->nr_avs);
+}
+
+/* Module exit: every domain and AV is gone; drop the list's references. */
+void kav_grants_exit(void)
+{
+	struct kav_grant *g, *tmp;
+
+	list_for_each_entry_safe(g, tmp, &kav_grants, node) {
+		list_del(&g->node);
+		kav_grant_put(g);
+	}
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every live domain and AV, by id, for administrators (netlink listings)
+ * and for revocation, which must reach every AV a grant authorised a key
+ * in. Objects leave the registry before they are freed; AVs are freed
+ * after an RCU grace period so that a walk can take a reference safely.
+ */
+#include <linux/xarray.h>
+#include "kav.h"
+
+static DEFINE_XARRAY_ALLOC1(kav_domains);
+static DEFINE_XARRAY_ALLOC1(kav_avs);
+
+int kav_registry_add_domain(struct kav_domain *d)
+{
+	return xa_alloc(&kav_domains, &d->reg_id, d, xa_limit_31b,
+			GFP_KERNEL_ACCOUNT);
+}
+
+void kav_registry_del_domain(struct kav_domain *d)
+{
+	xa_erase(&kav_domains, d->reg_id);
+}
+
+int kav_registry_add_av(struct kav_av *av)
+{
+	return xa_alloc(&kav_avs, &av->reg_id, av, xa_limit_31b,
+			GFP_KERNEL_ACCOUNT);
+}
+
+void kav_registry_del_av(struct kav_av *av)
+{
+	xa_erase(&kav_avs, av->reg_id);
+}
+
+/* A reference on AV @id, or NULL if there is none (any more). */
+struct kav_av *kav_registry_get_av(u32 id)
+{
+	struct kav_av *av;
+
+	rcu_read_lock();
+	av = xa_load(&kav_avs, id);
+	if (av && !kref_get_unless_zero(&av->ref))
+		av = NULL;
+	rcu_read_unlock();
+	return av;
+}
+
+/*
+ * Walk the AVs from id *@pos, taking a reference on each for @fn (which may
+ * sleep). Stops when @fn returns non-zero; *@pos is where to resume.
+ */
+int kav_registry_walk_avs(int (*fn)(struct kav_av *, void *), void *arg, u32 *pos)
+{
+	unsigned long id = *pos;
+	struct kav_av *av;
+	bool got;
+	int ret = 0;
+
+	for (;;) {
+		rcu_read_lock();
+		av = xa_find(&kav_avs, &id, ULONG_MAX, XA_PRESENT);
+		got = av && kref_get_unless_zero(&av->ref);
+		rcu_read_unlock();
+		if (!av)
+			break;
+		if (got) {	/* else it is being freed: skip it */
+			ret = fn(av, arg);
+			kav_av_put(av);
+			if (ret)
+				break;
+		}
+		*pos = ++id;
+	}
+	return ret;
+}
+
+/* The same for domains; @fn must not sleep (runs under the xa lock). */
+int kav_registry_walk_domains(int (*fn)(struct kav_domain *, void *), void *arg,
+			      u32 *pos)
+{
+	struct kav_domain *d;
+	unsigned long id;
+	int ret = 0;
+
+	xa_lock(&kav_domains);
+	xa_for_each_start(&kav_domains, id, d, *pos) {
+		ret = fn(d, arg);
+		if (ret)
+			break;
+		*pos = id + 1;
+	}
+	xa_unlock(&kav_domains);
+	return ret;
+}
+
+u64 kav_registry_count_domains(void)
+{
+	struct kav_domain *d;
+	unsigned long id;
+	u64 n = 0;
+
+	xa_for_each(&kav_domains, id, d)
+		n++;
+	return n;
+}
+
+static int kav_revoke_av(struct kav_av *av, void *arg)
+{
+	kav_keys_revoke(&av->table, arg);
+	return 0;
+}
+
+/* Mark every key slot @g authorised revoked, in every AV. */
+void kav_registry_revoke(struct kav_grant *g)
+{
+	u32 pos = 0;
+
+	kav_registry_walk_avs(kav_revoke_av, g, &pos);
+}
+
+static int kav_stats_av(struct kav_av *av, void *arg)
+{
+	struct kav_stats *st = arg;
+
+	st->avs++;
+	st->entries += READ_ONCE(av->table.nr_valid);
+	st->bytes += kav_table_bytes(&av->table) + sizeof(*av);
+	return 0;
+}
+
+/* Totals over every domain and AV, for administrators. */
+void kav_stats_collect(struct kav_stats *st)
+{
+	u32 pos = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->domains = kav_registry_count_domains();
+	kav_registry_walk_avs(kav_stats_av, st, &pos);
+}
