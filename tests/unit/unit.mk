@@ -11,7 +11,8 @@
 UNIT_DIR      := $(BUILD)/unit
 UNIT_TESTS    := test_addr test_expand test_table test_domain test_av \
 		 test_av_attr test_auth test_grants \
-		 test_eq test_av_set test_peer
+		 test_eq test_av_set test_peer \
+		 test_kavctl_args test_kavctl_json test_kavctl_attrs
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS))
 UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		 -fno-omit-frame-pointer
@@ -56,6 +57,25 @@ $(UNIT_DIR)/mock_peer.o: tests/peer/mock_peer.c tests/peer/mock_peer.h \
 	@mkdir -p $(@D)
 	$(CC) $(KAV_CFLAGS) $(UNIT_CFLAGS) -c -o $@ $<
 $(UNIT_DIR)/test_peer: $(UNIT_DIR)/mock_peer.o
+
+# kavctl's tests link its objects (tools/kavctl); test_kavctl_attrs also
+# links libnl-3, to build the messages the kernel would send.
+UNIT_KAVCTL_HDRS := $(wildcard tools/kavctl/*.h) uapi/linux/kav.h
+UNIT_NL_CFLAGS   := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null \
+		      || echo -I/usr/include/libnl3)
+UNIT_NL_LIBS     := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null \
+		      || echo -lnl-genl-3 -lnl-3)
+$(UNIT_DIR)/kavctl/%.o: tools/kavctl/%.c $(UNIT_KAVCTL_HDRS) tests/unit/unit.mk
+	@mkdir -p $(@D)
+	$(CC) $(KAV_CFLAGS) $(UNIT_CFLAGS) $(UNIT_NL_CFLAGS) -c -o $@ $<
+$(patsubst %,$(UNIT_DIR)/test_kavctl_%.o,args json attrs): $(UNIT_KAVCTL_HDRS)
+$(UNIT_DIR)/test_kavctl_attrs.o: UNIT_CFLAGS += $(UNIT_NL_CFLAGS)
+$(UNIT_DIR)/test_kavctl_args: $(UNIT_DIR)/kavctl/args.o
+$(UNIT_DIR)/test_kavctl_json: \
+	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,json format table)
+$(UNIT_DIR)/test_kavctl_attrs: \
+	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,nl attrs format json output table)
+$(UNIT_DIR)/test_kavctl_attrs: UNIT_LIBS += $(UNIT_NL_LIBS)
 
 unit-clean:
 	rm -rf $(UNIT_DIR)

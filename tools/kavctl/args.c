@@ -57,6 +57,11 @@ static const char *const w_add[] = { "add", "new", "create", NULL };
 static const char *const w_del[] = {
 	"del", "delete", "remove", "rm", "revoke", NULL
 };
+/* Words that start a grant spec: "grant vni 5 uid 1000" adds. */
+static const char *const w_spec[] = {
+	"vni", "uid", "user", "gid", "group", "cgroup", "cgroup-id", "netns",
+	"netns-pid", "max-entries", "max-avs", NULL
+};
 static const char *const w_grant[] = { "grant", "grants", NULL };
 static const char *const w_domain[] = { "domain", "domains", NULL };
 static const char *const w_av[] = { "av", "avs", NULL };
@@ -409,7 +414,7 @@ static int parse_grant(int argc, char **argv, struct kc_cmd *cmd,
 		return kc_parse_grant_spec(argc - 1, argv + 1, &cmd->grant,
 					   err, errlen);
 	}
-	if (strcmp(argv[0], "vni") == 0) {	/* "grant vni N uid U" */
+	if (is(argv[0], w_spec)) {	/* "grant vni N uid U" */
 		cmd->op = KC_OP_GRANT_ADD;
 		return kc_parse_grant_spec(argc, argv, &cmd->grant, err,
 					   errlen);

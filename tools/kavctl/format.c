@@ -167,8 +167,8 @@ void kc_format_bytes(uint64_t bytes, char *buf, size_t buflen)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB",
 					     "EiB" };
-	double v = (double)bytes;
-	int u = -1;
+	double v = (double)bytes / 1024;
+	int u = 0;
 
 	if (bytes < 1024) {
 		snprintf(buf, buflen, "%" PRIu64 " B", bytes);

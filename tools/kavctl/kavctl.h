@@ -13,6 +13,7 @@
  *   av.c        av list / show (an AV's entries)
  *   stats.c     stats
  *   monitor.c   monitor (the "admin" multicast group)
+ *   output.c    diagnostics; a listing as a table or a JSON document
  *   json.c      JSON writer (escaping, compact and pretty)
  *   table.c     human-readable tables
  *   format.c    values as text: addresses, selectors, sizes, names

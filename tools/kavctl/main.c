@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* kavctl: entry point, usage text and dispatch. See kavctl(8). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,39 +8,6 @@
 
 #include "args.h"
 #include "kavctl.h"
-
-void kc_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("kavctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void kc_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("kavctl: warning: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int kc_flush_output(const char *buf, size_t len)
-{
-	if (len && fwrite(buf, 1, len, stdout) != len) {
-		kc_err("cannot write output: %s", strerror(errno));
-		return KC_EXIT_FAIL;
-	}
-	return KC_EXIT_OK;
-}
 
 static const char usage_head[] =
 "Usage: kavctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n";

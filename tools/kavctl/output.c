@@ -1,9 +1,44 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-/* Listing output: see output.h. */
+/* Diagnostics and listing output: see kavctl.h and output.h. */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
+
+void kc_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("kavctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void kc_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("kavctl: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int kc_flush_output(const char *buf, size_t len)
+{
+	if (len && fwrite(buf, 1, len, stdout) != len) {
+		kc_err("cannot write output: %s", strerror(errno));
+		return KC_EXIT_FAIL;
+	}
+	return KC_EXIT_OK;
+}
 
 int kc_out_begin(struct kc_out *o, const struct kc_cmd *cmd, bool array,
 		 const struct kc_column *cols, size_t ncols)

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* kavctl: the command-line grammar, numbers, selectors and cgroup paths. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/kav.h>
+
+#include "../../tools/kavctl/args.h"
+
+#define MAX_WORDS 32
+
+/* Parses a command line given as one string of space-separated words. */
+static int parse(const char *line, struct kc_cmd *cmd, char *err,
+		 size_t errlen)
+{
+	char *copy = strdup(line), *save = NULL, *w;
+	char *argv[MAX_WORDS + 1];
+	int argc = 0, ret;
+
+	assert_non_null(copy);
+	argv[argc++] = "kavctl";
+	for (w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		assert_true(argc < MAX_WORDS);
+		argv[argc++] = w;
+	}
+	argv[argc] = NULL;
+	ret = kc_parse_argv(argc, argv, cmd, err, errlen);
+	/* cmd must not point into the words: they are freed now. */
+	free(copy);
+	return ret;
+}
+
+static struct kc_cmd *cmd_ok(const char *line)
+{
+	static struct kc_cmd cmd;
+	char err[256];
+
+	if (parse(line, &cmd, err, sizeof(err)) != 0)
+		fail_msg("'%s' failed: %s", line, err);
+	return &cmd;
+}
+
+/* Expects a usage error whose message contains @msg. */
+static struct kc_cmd *cmd_err(const char *line, const char *msg)
+{
+	static struct kc_cmd cmd;
+	char err[256];
+
+	if (parse(line, &cmd, err, sizeof(err)) == 0)
+		fail_msg("'%s' parsed but should not", line);
+	if (!strstr(err, msg))
+		fail_msg("'%s': error '%s' lacks '%s'", line, err, msg);
+	assert_int_equal(cmd.op, KC_OP_NONE);
+	return &cmd;
+}
+
+static void test_u32(void **state)
+{
+	uint32_t v = 7;
+
+	(void)state;
+	assert_int_equal(kc_parse_u32("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(kc_parse_u32("42", &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(kc_parse_u32("0x10", &v), 0);
+	assert_int_equal(v, 16);
+	assert_int_equal(kc_parse_u32("0XfF", &v), 0);
+	assert_int_equal(v, 255);
+	assert_int_equal(kc_parse_u32("4294967295", &v), 0);
+	assert_int_equal(v, UINT32_MAX);
+
+	v = 7;
+	errno = 0;
+	assert_int_equal(kc_parse_u32("4294967296", &v), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(kc_parse_u32("0x100000000", &v), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(kc_parse_u32("99999999999999999999999", &v), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(v, 7);
+
+	assert_int_equal(kc_parse_u32("-1", &v), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(kc_parse_u32("", &v), -1);
+	assert_int_equal(kc_parse_u32(NULL, &v), -1);
+	assert_int_equal(kc_parse_u32("+1", &v), -1);
+	assert_int_equal(kc_parse_u32(" 1", &v), -1);
+	assert_int_equal(kc_parse_u32("1 ", &v), -1);
+	assert_int_equal(kc_parse_u32("1x", &v), -1);
+	assert_int_equal(kc_parse_u32("0x", &v), -1);
+	assert_int_equal(kc_parse_u32("0x-1", &v), -1);
+	assert_int_equal(kc_parse_u32("010", &v), -1);	/* no octal */
+	assert_int_equal(kc_parse_u32("1.5", &v), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(v, 7);
+}
+
+static void test_u64(void **state)
+{
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(kc_parse_u64("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(kc_parse_u64("0xffffffffffffffff", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(kc_parse_u64("4294967296", &v), 0);
+	assert_true(v == 4294967296ULL);
+	assert_int_equal(kc_parse_u64("18446744073709551616", &v), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(kc_parse_u64("-0", &v), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+static void expect_rel(const char *in, const char *mount, const char *out)
+{
+	char buf[256];
+
+	if (kc_cgroup_relpath(in, mount, buf, sizeof(buf)))
+		fail_msg("'%s' refused", in);
+	if (strcmp(buf, out) != 0)
+		fail_msg("'%s' -> '%s', expected '%s'", in, buf, out);
+}
+
+static void test_cgroup_relpath(void **state)
+{
+	char small[6];
+
+	(void)state;
+	expect_rel("/sys/fs/cgroup/jobs/42", NULL, "/jobs/42");
+	expect_rel("/sys/fs/cgroup", NULL, "/");
+	expect_rel("/sys/fs/cgroup/", NULL, "/");
+	expect_rel("/sys/fs/cgroup//a///b/", NULL, "/a/b");
+	expect_rel("/jobs/42", NULL, "/jobs/42");
+	expect_rel("jobs/42", NULL, "/jobs/42");
+	expect_rel("/", NULL, "/");
+	expect_rel("./a/./b/.", NULL, "/a/b");
+	/* Only at a component boundary. */
+	expect_rel("/sys/fs/cgroupx/a", NULL, "/sys/fs/cgroupx/a");
+	/* A cgroup2 mount elsewhere (hybrid hierarchy), and the default. */
+	expect_rel("/sys/fs/cgroup/unified/a", "/sys/fs/cgroup/unified", "/a");
+	expect_rel("/sys/fs/cgroup/a", "/sys/fs/cgroup/unified", "/a");
+	expect_rel("/mnt/cg2/x/y", "/mnt/cg2/", "/x/y");
+	expect_rel("/mnt/cg2x/y", "/mnt/cg2", "/mnt/cg2x/y");
+	/* A relative path is never stripped. */
+	expect_rel("sys/fs/cgroup/a", NULL, "/sys/fs/cgroup/a");
+	/* Names that merely start with dots are fine. */
+	expect_rel("/a/..b/.c", NULL, "/a/..b/.c");
+
+	assert_int_equal(kc_cgroup_relpath("/a/../b", NULL, small,
+					   sizeof(small)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(kc_cgroup_relpath("/sys/fs/cgroup/..", NULL, small,
+					   sizeof(small)), -1);
+	assert_int_equal(kc_cgroup_relpath("", NULL, small, sizeof(small)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(kc_cgroup_relpath("/abcd", NULL, small,
+					   sizeof(small)), 0);
+	assert_string_equal(small, "/abcd");
+	assert_int_equal(kc_cgroup_relpath("/abcde", NULL, small,
+					   sizeof(small)), -1);
+	assert_int_equal(errno, ENAMETOOLONG);
+	assert_int_equal(kc_cgroup_relpath("/a/bcd", NULL, small,
+					   sizeof(small)), -1);
+	assert_int_equal(errno, ENAMETOOLONG);
+}
+
+static void test_find_cgroup2_mount(void **state)
+{
+	char path[] = "/tmp/kavctl-mounts-XXXXXX";
+	char buf[64];
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs("proc /proc proc rw 0 0\n"
+	      "tmpfs /sys/fs/cgroup tmpfs ro 0 0\n"
+	      "cgroup2 /sys/fs/cgroup/uni\\040fied cgroup2 rw 0 0\n"
+	      "cgroup2 /other cgroup2 rw 0 0\n", f);
+	fclose(f);
+	assert_int_equal(kc_find_cgroup2_mount(path, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/sys/fs/cgroup/uni fied");
+	assert_int_equal(kc_find_cgroup2_mount(path, buf, 8), -1);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("proc /proc proc rw 0 0\n", f);
+	fclose(f);
+	assert_int_equal(kc_find_cgroup2_mount(path, buf, sizeof(buf)), -1);
+	unlink(path);
+	assert_int_equal(kc_find_cgroup2_mount(path, buf, sizeof(buf)), -1);
+}
+
+static void test_options(void **state)
+{
+	struct kc_cmd *c;
+
+	(void)state;
+	c = cmd_ok("grant list");
+	assert_false(c->json);
+	assert_false(c->pretty);
+	c = cmd_ok("-j grant list");
+	assert_true(c->json);
+	assert_false(c->pretty);
+	c = cmd_ok("--json grant list");
+	assert_true(c->json);
+	c = cmd_ok("grant list -j");
+	assert_true(c->json);
+	assert_int_equal(c->op, KC_OP_GRANT_LIST);
+	c = cmd_ok("-p stats");
+	assert_true(c->json && c->pretty);
+	c = cmd_ok("-jp stats");
+	assert_true(c->json && c->pretty);
+	c = cmd_ok("-j -p stats");
+	assert_true(c->json && c->pretty);
+	c = cmd_ok("stats --pretty");
+	assert_true(c->json && c->pretty);
+	c = cmd_ok("-- stats");
+	assert_int_equal(c->op, KC_OP_STATS);
+
+	c = cmd_ok("-V");
+	assert_int_equal(c->op, KC_OP_VERSION);
+	c = cmd_ok("--version");
+	assert_int_equal(c->op, KC_OP_VERSION);
+	c = cmd_ok("version");
+	assert_int_equal(c->op, KC_OP_VERSION);
+
+	cmd_err("-x grant list", "unknown option '-x'");
+	cmd_err("-jx grant list", "unknown option '-x'");
+	cmd_err("--bogus grant list", "unknown option '--bogus'");
+	c = cmd_err("", "missing object");
+	assert_int_equal(c->topic, KC_TOPIC_ALL);
+	cmd_err("-j", "missing object");
+	c = cmd_err("bogus", "unknown object 'bogus'");
+	assert_int_equal(c->topic, KC_TOPIC_ALL);
+}
+
+static void test_help(void **state)
+{
+	struct kc_cmd *c;
+
+	(void)state;
+	c = cmd_ok("-h");
+	assert_int_equal(c->op, KC_OP_HELP);
+	assert_int_equal(c->topic, KC_TOPIC_ALL);
+	c = cmd_ok("--help");
+	assert_int_equal(c->op, KC_OP_HELP);
+	c = cmd_ok("help");
+	assert_int_equal(c->op, KC_OP_HELP);
+	assert_int_equal(c->topic, KC_TOPIC_ALL);
+	c = cmd_ok("help grant");
+	assert_int_equal(c->op, KC_OP_HELP);
+	assert_int_equal(c->topic, KC_TOPIC_GRANT);
+	c = cmd_ok("-h av");
+	assert_int_equal(c->op, KC_OP_HELP);
+	assert_int_equal(c->topic, KC_TOPIC_AV);
+	c = cmd_ok("grant -h");
+	assert_int_equal(c->op, KC_OP_HELP);
+	assert_int_equal(c->topic, KC_TOPIC_GRANT);
+	c = cmd_ok("grant help");
+	assert_int_equal(c->op, KC_OP_HELP);
+	assert_int_equal(c->topic, KC_TOPIC_GRANT);
+	/* -h wins over whatever else is on the line, even invalid words. */
+	c = cmd_ok("grant add vni x -h");
+	assert_int_equal(c->op, KC_OP_HELP);
+	assert_int_equal(c->topic, KC_TOPIC_GRANT);
+	c = cmd_ok("revoke --help");
+	assert_int_equal(c->topic, KC_TOPIC_GRANT);
+	c = cmd_ok("domain -h");
+	assert_int_equal(c->topic, KC_TOPIC_DOMAIN);
+	c = cmd_ok("stats -h");
+	assert_int_equal(c->topic, KC_TOPIC_STATS);
+	c = cmd_ok("monitor -h");
+	assert_int_equal(c->topic, KC_TOPIC_MONITOR);
+	c = cmd_ok("list -h");
+	assert_int_equal(c->op, KC_OP_HELP);
+}
+
+static void test_grant_add(void **state)
+{
+	struct kc_grant_spec *g;
+	struct kc_cmd *c;
+
+	(void)state;
+	c = cmd_ok("grant add vni 100 uid 1000");
+	assert_int_equal(c->op, KC_OP_GRANT_ADD);
+	assert_int_equal(c->topic, KC_TOPIC_GRANT);
+	g = &c->grant;
+	assert_int_equal(g->vni, 100);
+	assert_int_equal(g->sel.type, KAV_SEL_UID);
+	assert_int_equal(g->sel.id, 1000);
+	assert_string_equal(g->sel.name, "");
+	assert_false(g->has_max_entries);
+	assert_false(g->has_max_avs);
+
+	/* Any order; "grant vni ..." is "grant add vni ...". */
+	c = cmd_ok("grant uid 5 vni 0x20");
+	assert_int_equal(c->op, KC_OP_GRANT_ADD);
+	assert_int_equal(c->grant.vni, 0x20);
+	assert_int_equal(c->grant.sel.id, 5);
+	c = cmd_ok("grant add gid 5 max-avs 3 vni 7 max-entries 0");
+	g = &c->grant;
+	assert_int_equal(g->sel.type, KAV_SEL_GID);
+	assert_int_equal(g->sel.id, 5);
+	assert_int_equal(g->vni, 7);
+	assert_true(g->has_max_avs);
+	assert_int_equal(g->max_avs, 3);
+	assert_true(g->has_max_entries);
+	assert_true(g->max_entries == 0);
+	c = cmd_ok("grant vni 1 uid 2");
+	assert_int_equal(c->op, KC_OP_GRANT_ADD);
+	c = cmd_ok("grant new vni 0 uid 0");
+	assert_int_equal(c->op, KC_OP_GRANT_ADD);
+	assert_int_equal(c->grant.vni, 0);
+	c = cmd_ok("-j grant add vni 4294967295 uid 4294967294 "
+		   "max-entries 18446744073709551615 max-avs 4294967295");
+	g = &c->grant;
+	assert_true(c->json);
+	assert_int_equal(g->vni, UINT32_MAX);
+	assert_int_equal(g->sel.id, UINT32_MAX - 1);
+	assert_true(g->max_entries == UINT64_MAX);
+	assert_int_equal(g->max_avs, UINT32_MAX);
+}
+
+static void test_grant_names(void **state)
+{
+	struct kc_cmd *c;
+
+	(void)state;
+	/* root exists everywhere, as a user and as a group. */
+	c = cmd_ok("grant add vni 1 user root");
+	assert_int_equal(c->grant.sel.type, KAV_SEL_UID);
+	assert_int_equal(c->grant.sel.id, 0);
+	assert_string_equal(c->grant.sel.name, "root");
+	c = cmd_ok("grant add vni 1 group root");
+	assert_int_equal(c->grant.sel.type, KAV_SEL_GID);
+	assert_int_equal(c->grant.sel.id, 0);
+	assert_string_equal(c->grant.sel.name, "root");
+	/* A number that names no user is taken as a uid. */
+	c = cmd_ok("grant add vni 1 user 64000");
+	assert_int_equal(c->grant.sel.id, 64000);
+	c = cmd_ok("grant add vni 1 group 64001");
+	assert_int_equal(c->grant.sel.id, 64001);
+
+	cmd_err("grant add vni 1 user no-such-user-kavctl", "unknown user");
+	cmd_err("grant add vni 1 group no-such-group-kavctl",
+		"unknown group");
+	cmd_err("grant add vni 1 user 4294967295", "unknown user");
+}
+
+static void test_grant_cgroup(void **state)
+{
+	struct kc_cmd *c;
+
+	(void)state;
+	kc_set_cgroup2_mount(NULL);
+	c = cmd_ok("grant add vni 1 cgroup /sys/fs/cgroup/jobs/42/");
+	assert_int_equal(c->grant.sel.type, KAV_SEL_CGROUP);
+	assert_false(c->grant.sel.cgroup_by_id);
+	assert_string_equal(c->grant.sel.cgroup_path, "/jobs/42");
+	c = cmd_ok("grant add vni 1 cgroup jobs/43");
+	assert_string_equal(c->grant.sel.cgroup_path, "/jobs/43");
+
+	kc_set_cgroup2_mount("/sys/fs/cgroup/unified");
+	c = cmd_ok("grant add vni 1 cgroup /sys/fs/cgroup/unified/a/b");
+	assert_string_equal(c->grant.sel.cgroup_path, "/a/b");
+	kc_set_cgroup2_mount(NULL);
+
+	c = cmd_ok("grant add vni 1 cgroup-id 0x1234");
+	assert_int_equal(c->grant.sel.type, KAV_SEL_CGROUP);
+	assert_true(c->grant.sel.cgroup_by_id);
+	assert_true(c->grant.sel.cgroup_id == 0x1234);
+	c = cmd_ok("grant add vni 1 cgroup-id 18446744073709551615");
+	assert_true(c->grant.sel.cgroup_id == UINT64_MAX);
+
+	cmd_err("grant add vni 1 cgroup /a/../b", "\"..\" is not allowed");
+	cmd_err("grant add vni 1 cgroup-id 0", "invalid cgroup-id '0'");
+	cmd_err("grant add vni 1 cgroup-id x", "invalid cgroup-id");
+}
+
+static void test_grant_netns(void **state)
+{
+	struct kc_cmd *c;
+
+	(void)state;
+	c = cmd_ok("grant add vni 1 netns /proc/1/ns/net");
+	assert_int_equal(c->grant.sel.type, KAV_SEL_NETNS);
+	assert_string_equal(c->grant.sel.netns_path, "/proc/1/ns/net");
+	c = cmd_ok("grant add vni 1 netns blue");
+	assert_string_equal(c->grant.sel.netns_path, "/run/netns/blue");
+	c = cmd_ok("grant add vni 1 netns ./here");
+	assert_string_equal(c->grant.sel.netns_path, "./here");
+	c = cmd_ok("grant add vni 1 netns-pid 4242");
+	assert_string_equal(c->grant.sel.netns_path, "/proc/4242/ns/net");
+	c = cmd_ok("grant add vni 1 netns-pid 0x10");
+	assert_string_equal(c->grant.sel.netns_path, "/proc/16/ns/net");
+
+	cmd_err("grant add vni 1 netns-pid 0", "invalid netns-pid '0'");
+	cmd_err("grant add vni 1 netns-pid -1", "invalid netns-pid");
+	cmd_err("grant add vni 1 netns-pid 2147483648", "invalid netns-pid");
+	cmd_err("grant add vni 1 netns-pid self", "invalid netns-pid");
+}
+
+static void test_grant_add_errors(void **state)
+{
+	struct kc_cmd *c;
+
+	(void)state;
+	c = cmd_err("grant add", "missing vni");
+	assert_int_equal(c->topic, KC_TOPIC_GRANT);
+	cmd_err("grant add uid 1", "missing vni");
+	cmd_err("grant add vni 1", "missing selector");
+	cmd_err("grant add vni", "'vni' needs a value");
+	cmd_err("grant add vni 1 uid", "'uid' needs a value");
+	cmd_err("grant add vni 1 vni 2 uid 1", "vni given twice");
+	cmd_err("grant add vni 1 uid 1 uid 2", "only one selector");
+	cmd_err("grant add vni 1 uid 1 gid 2", "only one selector");
+	cmd_err("grant add vni 1 cgroup /a netns-pid 3", "only one selector");
+	cmd_err("grant add vni 1 user root cgroup-id 3", "only one selector");
+	cmd_err("grant add vni -1 uid 1", "invalid vni '-1'");
+	cmd_err("grant add vni 4294967296 uid 1", "invalid vni");
+	cmd_err("grant add vni 1 uid 4294967295", "invalid uid");
+	cmd_err("grant add vni 1 gid x", "invalid gid 'x'");
+	cmd_err("grant add vni 1 uid 1 max-entries -5", "invalid max-entries");
+	cmd_err("grant add vni 1 uid 1 max-avs 4294967296", "invalid max-avs");
+	cmd_err("grant add vni 1 uid 1 max-avs 1 max-avs 2",
+		"max-avs given twice");
+	cmd_err("grant add vni 1 uid 1 max-entries 1 max-entries 2",
+		"max-entries given twice");
+	cmd_err("grant add vni 1 uid 1 key 3", "unknown argument 'key'");
+	cmd_err("grant frobnicate", "unknown grant command 'frobnicate'");
+}
+
+static void test_grant_del(void **state)
+{
+	static const char *const ok[] = {
+		"grant del 5", "grant delete 5", "grant remove 5", "grant rm 5",
+		"grant revoke 5", "revoke 5", "grants del 5", "revoke 0x5",
+	};
+	struct kc_cmd *c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		c = cmd_ok(ok[i]);
+		assert_int_equal(c->op, KC_OP_GRANT_DEL);
+		assert_int_equal(c->id, 5);
+		assert_int_equal(c->topic, KC_TOPIC_GRANT);
+	}
+	cmd_err("grant del", "missing grant id");
+	cmd_err("revoke", "missing grant id");
+	cmd_err("revoke x", "invalid grant id 'x'");
+	cmd_err("revoke 1 2", "unexpected argument '2'");
+	cmd_err("grant del 4294967296", "invalid grant id");
+}
+
+static void test_lists(void **state)
+{
+	static const struct {
+		const char *line;
+		enum kc_op op;
+		uint32_t id;
+	} ok[] = {
+		{ "grant", KC_OP_GRANT_LIST, 0 },
+		{ "grant list", KC_OP_GRANT_LIST, 0 },
+		{ "grant show", KC_OP_GRANT_LIST, 0 },
+		{ "grants ls", KC_OP_GRANT_LIST, 0 },
+		{ "list grants", KC_OP_GRANT_LIST, 0 },
+		{ "show grant", KC_OP_GRANT_LIST, 0 },
+		{ "domain", KC_OP_DOMAIN_LIST, 0 },
+		{ "domain list", KC_OP_DOMAIN_LIST, 0 },
+		{ "domains show", KC_OP_DOMAIN_LIST, 0 },
+		{ "list domains", KC_OP_DOMAIN_LIST, 0 },
+		{ "av", KC_OP_AV_LIST, 0 },
+		{ "av list", KC_OP_AV_LIST, 0 },
+		{ "avs", KC_OP_AV_LIST, 0 },
+		{ "av show", KC_OP_AV_LIST, 0 },
+		{ "list avs", KC_OP_AV_LIST, 0 },
+		{ "av show 3", KC_OP_AV_SHOW, 3 },
+		{ "av list 4", KC_OP_AV_SHOW, 4 },
+		{ "av entries 5", KC_OP_AV_SHOW, 5 },
+		{ "av dump 6", KC_OP_AV_SHOW, 6 },
+		{ "list av 7", KC_OP_AV_SHOW, 7 },
+		{ "show entries 8", KC_OP_AV_SHOW, 8 },
+		{ "stats", KC_OP_STATS, 0 },
+		{ "stats show", KC_OP_STATS, 0 },
+		{ "statistics", KC_OP_STATS, 0 },
+		{ "show stats", KC_OP_STATS, 0 },
+		{ "monitor", KC_OP_MONITOR, 0 },
+		{ "mon", KC_OP_MONITOR, 0 },
+		{ "-j monitor", KC_OP_MONITOR, 0 },
+	};
+	struct kc_cmd *c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		c = cmd_ok(ok[i].line);
+		if (c->op != ok[i].op)
+			fail_msg("'%s': op %d, expected %d", ok[i].line, c->op,
+				 ok[i].op);
+		assert_int_equal(c->id, ok[i].id);
+	}
+	c = cmd_ok("av show 3");
+	assert_int_equal(c->topic, KC_TOPIC_AV);
+
+	cmd_err("grant list extra", "unexpected argument 'extra'");
+	cmd_err("domain list extra", "unexpected argument 'extra'");
+	cmd_err("domain frob", "unknown domain command 'frob'");
+	cmd_err("av frob", "unknown av command 'frob'");
+	cmd_err("av show x", "invalid AV id 'x'");
+	cmd_err("av show 1 2", "unexpected argument '2'");
+	cmd_err("av entries", "missing AV id");
+	cmd_err("list entries", "missing AV id");
+	cmd_err("stats now", "unexpected argument 'now'");
+	cmd_err("monitor all", "unexpected argument 'all'");
+	cmd_err("list", "list what?");
+	cmd_err("list frobs", "cannot list 'frobs'");
+	cmd_err("list grants extra", "unexpected argument");
+	cmd_err("version 2", "unexpected argument");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_u32),
+		cmocka_unit_test(test_u64),
+		cmocka_unit_test(test_cgroup_relpath),
+		cmocka_unit_test(test_find_cgroup2_mount),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_grant_add),
+		cmocka_unit_test(test_grant_names),
+		cmocka_unit_test(test_grant_cgroup),
+		cmocka_unit_test(test_grant_netns),
+		cmocka_unit_test(test_grant_add_errors),
+		cmocka_unit_test(test_grant_del),
+		cmocka_unit_test(test_lists),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * kavctl: messages of the kav family as the kernel would send them (built
+ * with libnl, no kernel needed): validation against kav.h's attribute
+ * types, JSON and human output of every attribute, exit codes of errors.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/genl/genl.h>
+
+#include "../../tools/kavctl/attrs.h"
+#include "../../tools/kavctl/nl.h"
+
+#define FAMILY 0x42
+
+static struct nl_msg *mk(uint8_t cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	assert_non_null(msg);
+	assert_non_null(genlmsg_put(msg, 0, 0, FAMILY, 0, 0, cmd,
+				    KAV_GENL_VERSION));
+	return msg;
+}
+
+struct parsed {
+	struct nlattr *tb[KAV_A_MAX + 1];
+	uint8_t cmd;
+};
+
+static void parse_ok(struct nl_msg *msg, struct parsed *p)
+{
+	assert_int_equal(kc_nl_parse(msg, &p->cmd, p->tb), 0);
+}
+
+static void expect_json(struct parsed *p, uint32_t format, unsigned int flags,
+			const char *want)
+{
+	struct kc_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	kc_json_init(&j, f, false);
+	kc_json_open_object(&j);
+	kc_json_attrs(&j, p->tb, format, flags);
+	kc_json_close_object(&j);
+	fclose(f);
+	if (strcmp(buf, want) != 0)
+		fail_msg("json\n%s\nexpected\n%s", buf, want);
+	free(buf);
+}
+
+static void expect_human(struct parsed *p, uint32_t format, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	kc_human_attrs(f, p->tb, format);
+	fclose(f);
+	if (strcmp(buf, want) != 0)
+		fail_msg("human\n%s\nexpected\n%s", buf, want);
+	free(buf);
+}
+
+static void test_grant_uid(void **state)
+{
+	struct nl_msg *msg = mk(KAV_GENL_CMD_GRANT_ADD);
+	struct parsed p;
+
+	(void)state;
+	assert_int_equal(nla_put_u32(msg, KAV_A_GRANT_ID, 3), 0);
+	assert_int_equal(nla_put_u32(msg, KAV_A_VNI, 100), 0);
+	assert_int_equal(nla_put_u32(msg, KAV_A_SEL_TYPE, KAV_SEL_UID), 0);
+	assert_int_equal(nla_put_u32(msg, KAV_A_SEL_ID, 0), 0);
+	assert_int_equal(nla_put_u64(msg, KAV_A_LIMIT_ENTRIES, 0), 0);
+	assert_int_equal(nla_put_u32(msg, KAV_A_LIMIT_AVS, 2), 0);
+	assert_int_equal(nla_put_u64(msg, KAV_A_NR_ENTRIES, 5), 0);
+	assert_int_equal(nla_put_u32(msg, KAV_A_NR_AVS, 1), 0);
+	parse_ok(msg, &p);
+	assert_int_equal(p.cmd, KAV_GENL_CMD_GRANT_ADD);
+	expect_json(&p, 0, 0,
+		    "{\"grant_id\":3,\"vni\":100,"
+		    "\"selector\":{\"type\":\"uid\",\"uid\":0,\"user\":\"root\"},"
+		    "\"max_entries\":0,\"max_avs\":2,\"entries\":5,\"avs\":1}");
+	expect_human(&p, 0,
+		     " grant 3 vni 100 uid 0 (root) max-entries unlimited"
+		     " max-avs 2 entries 5 avs 1");
+	nlmsg_free(msg);
+}
+
+static void test_grant_others(void **state)
+{
+	struct nl_msg *msg = mk(KAV_GENL_CMD_GRANT_GET);
+	struct parsed p;
+
+	(void)state;
+	nla_put_u32(msg, KAV_A_GRANT_ID, 4);
+	nla_put_u32(msg, KAV_A_VNI, 7);
+	nla_put_u32(msg, KAV_A_SEL_TYPE, KAV_SEL_CGROUP);
+	nla_put_string(msg, KAV_A_SEL_CGROUP_PATH, "/jobs/\"42\"");
+	nla_put_u64(msg, KAV_A_SEL_CGROUP_ID, 77);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0,
+		    "{\"grant_id\":4,\"vni\":7,\"selector\":{\"type\":\"cgroup\","
+		    "\"path\":\"/jobs/\\\"42\\\"\",\"cgroup_id\":77}}");
+	expect_human(&p, 0, " grant 4 vni 7 cgroup /jobs/\"42\" (id 77)");
+	nlmsg_free(msg);
+
+	msg = mk(KAV_GENL_CMD_GRANT_DEL);
+	nla_put_u32(msg, KAV_A_GRANT_ID, 5);
+	nla_put_u32(msg, KAV_A_SEL_TYPE, KAV_SEL_NETNS);
+	nla_put_u64(msg, KAV_A_SEL_NETNS_COOKIE, 4097);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0,
+		    "{\"grant_id\":5,\"selector\":{\"type\":\"netns\","
+		    "\"netns_cookie\":4097}}");
+	expect_human(&p, 0, " grant 5 netns cookie 4097");
+	nlmsg_free(msg);
+
+	/* A selector type from a newer kernel. */
+	msg = mk(KAV_GENL_CMD_GRANT_GET);
+	nla_put_u32(msg, KAV_A_SEL_TYPE, 9);
+	nla_put_u32(msg, KAV_A_SEL_ID, 12);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0, "{\"selector\":{\"type\":9,\"id\":12}}");
+	expect_human(&p, 0, " selector 9");
+	nlmsg_free(msg);
+}
+
+static void test_entry(void **state)
+{
+	struct sockaddr_in sin = { 0 };
+	struct nl_msg *msg = mk(KAV_GENL_CMD_ENTRY_GET);
+	struct parsed p;
+
+	(void)state;
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(5000);
+	sin.sin_addr.s_addr = htonl(0x0a000001);
+	nla_put_u32(msg, KAV_A_AV_ID, 1);
+	nla_put_u64(msg, KAV_A_ENTRY_INDEX, 0);
+	nla_put(msg, KAV_A_ENTRY_ADDR, sizeof(sin), &sin);
+	nla_put_u32(msg, KAV_A_VNI, 100);
+	parse_ok(msg, &p);
+	expect_json(&p, KAV_ADDR_SOCKADDR_IN, KC_PRINT_ENTRY,
+		    "{\"vni\":100,\"av_id\":1,\"index\":0,"
+		    "\"address\":\"10.0.0.1:5000\",\"revoked\":false}");
+	/* "revoked" only for entries when absent. */
+	expect_json(&p, KAV_ADDR_SOCKADDR_IN, 0,
+		    "{\"vni\":100,\"av_id\":1,\"index\":0,"
+		    "\"address\":\"10.0.0.1:5000\"}");
+	expect_human(&p, 0, " vni 100 av 1 index 0 addr 10.0.0.1:5000");
+	nlmsg_free(msg);
+
+	/* The message's own format wins; a revoked key. */
+	msg = mk(KAV_GENL_CMD_ENTRY_GET);
+	nla_put_u64(msg, KAV_A_ENTRY_INDEX, 9);
+	nla_put_u32(msg, KAV_A_ADDR_FORMAT, KAV_ADDR_STR);
+	nla_put(msg, KAV_A_ENTRY_ADDR, 6, "n1:42");
+	nla_put_u32(msg, KAV_A_VNI, 5);
+	nla_put_flag(msg, KAV_A_KEY_REVOKED);
+	parse_ok(msg, &p);
+	expect_json(&p, KAV_ADDR_SOCKADDR_IN, KC_PRINT_ENTRY,
+		    "{\"vni\":5,\"addr_format\":\"str\",\"index\":9,"
+		    "\"address\":\"n1:42\",\"revoked\":true}");
+	expect_human(&p, KAV_ADDR_SOCKADDR_IN,
+		     " vni 5 format str index 9 addr n1:42 revoked");
+	nlmsg_free(msg);
+}
+
+static void test_owners_and_stats(void **state)
+{
+	struct nl_msg *msg = mk(KAV_GENL_CMD_AV_NEW);
+	struct parsed p;
+
+	(void)state;
+	nla_put_u32(msg, KAV_A_DOMAIN_ID, 2);
+	nla_put_u32(msg, KAV_A_AV_ID, 6);
+	nla_put_u32(msg, KAV_A_UID, 0);
+	nla_put_u32(msg, KAV_A_GID, 0);
+	nla_put_u64(msg, KAV_A_CGROUP_ID, 11);
+	nla_put_u64(msg, KAV_A_NETNS_COOKIE, 12);
+	nla_put_u32(msg, KAV_A_PID, 1234);
+	nla_put_u32(msg, KAV_A_ADDR_FORMAT, 77);
+	nla_put_u64(msg, KAV_A_MEM_BYTES, 8192);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0,
+		    "{\"domain_id\":2,\"av_id\":6,\"uid\":0,\"user\":\"root\","
+		    "\"gid\":0,\"group\":\"root\",\"cgroup_id\":11,"
+		    "\"netns_cookie\":12,\"pid\":1234,\"addr_format\":77,"
+		    "\"mem_bytes\":8192}");
+	expect_human(&p, 0,
+		     " domain 2 av 6 uid 0 gid 0 cgroup-id 11 netns-cookie 12"
+		     " pid 1234 format 77 mem 8.0 KiB");
+	nlmsg_free(msg);
+
+	msg = mk(KAV_GENL_CMD_STATS_GET);
+	nla_put_u64(msg, KAV_A_STAT_DOMAINS, 1);
+	nla_put_u64(msg, KAV_A_STAT_AVS, 2);
+	nla_put_u64(msg, KAV_A_STAT_ENTRIES, 3);
+	nla_put_u64(msg, KAV_A_STAT_GRANTS, 4);
+	nla_put_u64(msg, KAV_A_STAT_DENY_NO_GRANT, 5);
+	nla_put_u64(msg, KAV_A_STAT_DENY_REVOKED, 6);
+	nla_put_u64(msg, KAV_A_STAT_DENY_KEYLESS, 7);
+	nla_put_u64(msg, KAV_A_STAT_DENY_LIMIT, 8);
+	nla_put_u64(msg, KAV_A_MEM_BYTES, 100);
+	/* Attributes of a newer kernel are ignored. */
+	nla_put_u32(msg, KAV_A_MAX + 1, 1);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0,
+		    "{\"mem_bytes\":100,\"domains\":1,\"avs\":2,\"entries\":3,"
+		    "\"grants\":4,\"deny_no_grant\":5,\"deny_revoked\":6,"
+		    "\"deny_keyless\":7,\"deny_limit\":8}");
+	nlmsg_free(msg);
+}
+
+/* A message whose @attr has @len bytes of payload must be refused. */
+static void expect_malformed(int attr, int len)
+{
+	static const char zeros[16];
+	struct nl_msg *msg = mk(KAV_GENL_CMD_GRANT_GET);
+	struct parsed p;
+
+	nla_put(msg, attr, len, zeros);
+	if (kc_nl_parse(msg, &p.cmd, p.tb) != -1)
+		fail_msg("attribute %d with %d bytes accepted", attr, len);
+	nlmsg_free(msg);
+}
+
+static void test_validate(void **state)
+{
+	struct nl_msg *msg;
+	struct parsed p;
+	char name[32];
+
+	(void)state;
+	expect_malformed(KAV_A_VNI, 8);		/* u32 */
+	expect_malformed(KAV_A_VNI, 2);
+	expect_malformed(KAV_A_GRANT_ID, 0);
+	expect_malformed(KAV_A_NR_ENTRIES, 4);	/* u64 */
+	expect_malformed(KAV_A_STAT_DENY_LIMIT, 12);
+	expect_malformed(KAV_A_KEY_REVOKED, 4);	/* flag */
+	expect_malformed(KAV_A_ENTRY_ADDR, 0);	/* binary, not empty */
+	expect_malformed(KAV_A_SEL_CGROUP_PATH, 0);
+
+	/* A string without its NUL. */
+	msg = mk(KAV_GENL_CMD_GRANT_GET);
+	nla_put(msg, KAV_A_SEL_CGROUP_PATH, 3, "abc");
+	assert_int_equal(kc_nl_parse(msg, &p.cmd, p.tb), -1);
+	nlmsg_free(msg);
+	/* KAV_A_PAD carries anything. */
+	msg = mk(KAV_GENL_CMD_GRANT_GET);
+	nla_put(msg, KAV_A_PAD, 3, "abc");
+	parse_ok(msg, &p);
+	nlmsg_free(msg);
+
+	assert_string_equal(kc_attr_name(KAV_A_VNI, name, sizeof(name)),
+			    "vni");
+	assert_string_equal(kc_attr_name(KAV_A_LIMIT_ENTRIES, name,
+					 sizeof(name)), "max-entries");
+	assert_string_equal(kc_attr_name(KAV_A_MAX + 5, name, sizeof(name)),
+			    "attr 38");
+}
+
+static void test_report(void **state)
+{
+	struct kc_nl nl;
+
+	(void)state;
+	memset(&nl, 0, sizeof(nl));
+	nl.what = "test";
+	nl.error = EPERM;
+	assert_int_equal(kc_nl_report(&nl), KC_EXIT_PERM);
+	nl.error = EINVAL;
+	snprintf(nl.extack, sizeof(nl.extack), "vni 0 is reserved");
+	assert_int_equal(kc_nl_report(&nl), KC_EXIT_FAIL);
+	nl.error = EOPNOTSUPP;
+	assert_int_equal(kc_nl_report(&nl), KC_EXIT_FAIL);
+	nl.error = 0;
+	nl.nl_error = NLE_PERM;
+	assert_int_equal(kc_nl_report(&nl), KC_EXIT_PERM);
+	nl.nl_error = NLE_MSG_TRUNC;
+	assert_int_equal(kc_nl_report(&nl), KC_EXIT_FAIL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grant_uid),
+		cmocka_unit_test(test_grant_others),
+		cmocka_unit_test(test_entry),
+		cmocka_unit_test(test_owners_and_stats),
+		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_report),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
