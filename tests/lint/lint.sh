@@ -100,7 +100,8 @@ run_clang_tidy() {
 	[[ ${#srcs[@]} -gt 0 ]] || { report clang-tidy ""; return; }
 	out=$(cd "$REPO" && clang-tidy --quiet --config-file="$HERE/clang-tidy.yaml" \
 		"${srcs[@]}" -- -std=gnu11 -D_GNU_SOURCE -Iuapi -Ilib/include -Ilib \
-		-Itools 2>&1 | grep -E -A3 'warning:|error:' || true)
+		-Itools $(pkg-config --cflags libnl-genl-3.0 2>/dev/null) 2>&1 |
+		grep -E -A3 'warning:|error:' || true)
 	report clang-tidy "$out"
 }
 
