@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/kav.h>
@@ -202,6 +203,45 @@ static void test_find_cgroup2_mount(void **state)
 	assert_int_equal(kc_find_cgroup2_mount(path, buf, sizeof(buf)), -1);
 	unlink(path);
 	assert_int_equal(kc_find_cgroup2_mount(path, buf, sizeof(buf)), -1);
+}
+
+static void test_cgroup_path_by_id(void **state)
+{
+	char root[] = "/tmp/kavctl-cg-XXXXXX", dir[128], buf[128];
+	struct stat st;
+
+	(void)state;
+	kc_set_cgroup2_mount(NULL);
+	assert_int_equal(kc_cgroup_path_by_id(1, buf, sizeof(buf)), -1);
+
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/jobs", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(dir, sizeof(dir), "%s/jobs/42", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(stat(dir, &st), 0);
+
+	kc_set_cgroup2_mount(root);
+	assert_int_equal(kc_cgroup_path_by_id(st.st_ino, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/jobs/42");
+	assert_int_equal(kc_cgroup_path_by_id(st.st_ino, buf, 8), -1);
+	assert_int_equal(stat(root, &st), 0);
+	assert_int_equal(kc_cgroup_path_by_id(st.st_ino, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/");
+	/* A file is not a cgroup. */
+	snprintf(dir, sizeof(dir), "%s/jobs/42/cgroup.procs", root);
+	fclose(fopen(dir, "w"));
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(kc_cgroup_path_by_id(st.st_ino, buf, sizeof(buf)), -1);
+
+	unlink(dir);
+	snprintf(dir, sizeof(dir), "%s/jobs/42", root);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/jobs", root);
+	rmdir(dir);
+	rmdir(root);
+	assert_int_equal(kc_cgroup_path_by_id(1, buf, sizeof(buf)), -1);
+	kc_set_cgroup2_mount(NULL);
 }
 
 static void test_options(void **state)
@@ -540,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_u64),
 		cmocka_unit_test(test_cgroup_relpath),
 		cmocka_unit_test(test_find_cgroup2_mount),
+		cmocka_unit_test(test_cgroup_path_by_id),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_grant_add),

@@ -16,9 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <netlink/genl/genl.h>
 
+#include "../../tools/kavctl/args.h"
 #include "../../tools/kavctl/attrs.h"
 #include "../../tools/kavctl/nl.h"
 
@@ -140,6 +143,47 @@ static void test_grant_others(void **state)
 	expect_json(&p, 0, 0, "{\"selector\":{\"type\":9,\"id\":12}}");
 	expect_human(&p, 0, " selector 9");
 	nlmsg_free(msg);
+}
+
+/* The kernel reports cgroups by id; kavctl finds the path in cgroup2. */
+static void test_cgroup_path(void **state)
+{
+	char root[] = "/tmp/kavctl-cg-XXXXXX", dir[128], want[256];
+	struct nl_msg *msg;
+	struct parsed p;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/jobs", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(stat(dir, &st), 0);
+	kc_set_cgroup2_mount(root);
+
+	msg = mk(KAV_GENL_CMD_GRANT_GET);
+	nla_put_u32(msg, KAV_A_SEL_TYPE, KAV_SEL_CGROUP);
+	nla_put_u64(msg, KAV_A_SEL_CGROUP_ID, st.st_ino);
+	parse_ok(msg, &p);
+	snprintf(want, sizeof(want),
+		 "{\"selector\":{\"type\":\"cgroup\",\"path\":\"/jobs\","
+		 "\"cgroup_id\":%llu}}", (unsigned long long)st.st_ino);
+	expect_json(&p, 0, 0, want);
+	snprintf(want, sizeof(want), " cgroup /jobs (id %llu)",
+		 (unsigned long long)st.st_ino);
+	expect_human(&p, 0, want);
+	nlmsg_free(msg);
+
+	rmdir(dir);
+	msg = mk(KAV_GENL_CMD_GRANT_GET);
+	nla_put_u32(msg, KAV_A_SEL_TYPE, KAV_SEL_CGROUP);
+	nla_put_u64(msg, KAV_A_SEL_CGROUP_ID, st.st_ino);
+	parse_ok(msg, &p);
+	snprintf(want, sizeof(want), " cgroup-id %llu",
+		 (unsigned long long)st.st_ino);
+	expect_human(&p, 0, want);
+	nlmsg_free(msg);
+	rmdir(root);
+	kc_set_cgroup2_mount(NULL);
 }
 
 static void test_entry(void **state)
@@ -303,6 +347,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grant_uid),
 		cmocka_unit_test(test_grant_others),
+		cmocka_unit_test(test_cgroup_path),
 		cmocka_unit_test(test_entry),
 		cmocka_unit_test(test_owners_and_stats),
 		cmocka_unit_test(test_validate),

@@ -74,7 +74,8 @@ $(UNIT_DIR)/test_kavctl_args: $(UNIT_DIR)/kavctl/args.o
 $(UNIT_DIR)/test_kavctl_json: \
 	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,json format table)
 $(UNIT_DIR)/test_kavctl_attrs: \
-	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,nl attrs format json output table)
+	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,nl attrs args format json output \
+		table)
 $(UNIT_DIR)/test_kavctl_attrs: UNIT_LIBS += $(UNIT_NL_LIBS)
 
 unit-clean:

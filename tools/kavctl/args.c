@@ -8,6 +8,7 @@
  * aliases are listed in the tables below and in kavctl(8).
  */
 #include <errno.h>
+#include <ftw.h>
 #include <grp.h>
 #include <mntent.h>
 #include <pwd.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/kav.h>
@@ -183,6 +185,53 @@ int kc_cgroup_relpath(const char *path, const char *mount, char *out,
 	}
 	out[o] = '\0';
 	return 0;
+}
+
+/* nftw() has no argument for its callback: the search is kept here. */
+static struct {
+	uint64_t id;
+	char *buf;
+	size_t len;
+	size_t root_len;
+	bool found;
+} kc_cg_search;
+
+static int cgroup_visit(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	const char *rel = path + kc_cg_search.root_len;
+
+	(void)ftw;
+	if (type != FTW_D || (uint64_t)st->st_ino != kc_cg_search.id)
+		return 0;
+	if (!*rel)
+		rel = "/";
+	if (strlen(rel) >= kc_cg_search.len)
+		return 1;
+	strcpy(kc_cg_search.buf, rel);
+	kc_cg_search.found = true;
+	return 1;
+}
+
+int kc_cgroup_path_by_id(uint64_t id, char *buf, size_t len)
+{
+	size_t root_len;
+
+	if (!kc_cg_mount || !len)
+		return -1;
+	root_len = strlen(kc_cg_mount);
+	while (root_len > 1 && kc_cg_mount[root_len - 1] == '/')
+		root_len--;
+	if (root_len == 1)	/* mounted on "/" */
+		root_len = 0;
+	kc_cg_search.id = id;
+	kc_cg_search.buf = buf;
+	kc_cg_search.len = len;
+	kc_cg_search.root_len = root_len;
+	kc_cg_search.found = false;
+	if (nftw(kc_cg_mount, cgroup_visit, 16, FTW_PHYS | FTW_MOUNT) < 0)
+		return -1;
+	return kc_cg_search.found ? 0 : -1;
 }
 
 int kc_find_cgroup2_mount(const char *mounts_file, char *buf, size_t len)

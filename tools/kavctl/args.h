@@ -52,6 +52,14 @@ int kc_cgroup_relpath(const char *path, const char *mount, char *out,
  * /proc/self/mounts.
  */
 void kc_set_cgroup2_mount(const char *mount);
+/*
+ * The path below the cgroup2 root of the cgroup whose id is @id (in
+ * cgroup2 the id is the directory's inode number), found by walking the
+ * mount set with kc_set_cgroup2_mount(). For display only: the id is what
+ * the kernel holds. Returns 0, or -1 if there is no such directory or no
+ * cgroup2 mount was set.
+ */
+int kc_cgroup_path_by_id(uint64_t id, char *buf, size_t len);
 /* Finds the first cgroup2 mount in @mounts_file into @buf; 0 or -1. */
 int kc_find_cgroup2_mount(const char *mounts_file, char *buf, size_t len);
 

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "args.h"
 #include "attrs.h"
 
 struct kc_attr_desc {
@@ -133,6 +134,11 @@ void kc_sel_view(struct nlattr **tb, struct kc_sel_view *v)
 	v->has_cgroup_id = kc_get_u64(tb, KAV_A_SEL_CGROUP_ID, &v->cgroup_id);
 	v->has_cookie = kc_get_u64(tb, KAV_A_SEL_NETNS_COOKIE,
 				   &v->netns_cookie);
+	/* The kernel reports a cgroup by id; show its path if it has one. */
+	if (v->type == KAV_SEL_CGROUP && !v->cgroup_path && v->has_cgroup_id &&
+	    kc_cgroup_path_by_id(v->cgroup_id, v->path_buf,
+				 sizeof(v->path_buf)) == 0)
+		v->cgroup_path = v->path_buf;
 }
 
 void kc_attr_addr(struct nlattr **tb, uint32_t format, char *buf,

@@ -42,6 +42,7 @@ struct kc_sel_view {
 	uint64_t cgroup_id;
 	bool has_cookie;
 	uint64_t netns_cookie;
+	char path_buf[4096];		/* storage for a resolved cgroup_path */
 };
 
 /*

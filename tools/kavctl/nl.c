@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <linux/netlink.h>
 #include <netlink/genl/ctrl.h>
@@ -57,7 +58,11 @@ int kc_nl_open(struct kc_nl *nl, const char *what)
 
 	nl->family = genl_ctrl_resolve(nl->sk, KAV_GENL_NAME);
 	if (nl->family == -NLE_OBJ_NOTFOUND) {
-		kc_err("kav module not loaded (modprobe kav)");
+		/* The family lives in the initial network namespace only. */
+		if (access("/sys/module/kav", F_OK) == 0)
+			kc_err("the kav module is loaded but its netlink family is not visible here: run kavctl in the initial network namespace");
+		else
+			kc_err("kav module not loaded (modprobe kav)");
 		kc_nl_close(nl);
 		return KC_EXIT_NOMOD;
 	}
@@ -318,9 +323,13 @@ int kc_nl_report(struct kc_nl *nl)
 		return nl->nl_error == NLE_PERM ? KC_EXIT_PERM : KC_EXIT_FAIL;
 	}
 
+	/* "what: extack (strerror)", or "what: strerror" without extack. */
 	if (nl->extack[0])
+		o += snprintf(detail + o, sizeof(detail) - o, ": %s (%s)",
+			      nl->extack, strerror(nl->error));
+	else
 		o += snprintf(detail + o, sizeof(detail) - o, ": %s",
-			      nl->extack);
+			      strerror(nl->error));
 	if (nl->bad_attr[0] && o < sizeof(detail))
 		o += snprintf(detail + o, sizeof(detail) - o,
 			      " (attribute %s)", nl->bad_attr);
@@ -331,7 +340,7 @@ int kc_nl_report(struct kc_nl *nl)
 
 	switch (nl->error) {
 	case EPERM:
-		kc_err("%s: permission denied: needs CAP_NET_ADMIN in the initial user namespace%s",
+		kc_err("%s: needs CAP_NET_ADMIN in the initial user namespace%s",
 		       nl->what, detail);
 		return KC_EXIT_PERM;
 	case EOPNOTSUPP:
@@ -339,7 +348,7 @@ int kc_nl_report(struct kc_nl *nl)
 		       nl->what, detail);
 		return KC_EXIT_FAIL;
 	default:
-		kc_err("%s: %s%s", nl->what, strerror(nl->error), detail);
+		kc_err("%s%s", nl->what, detail);
 		return KC_EXIT_FAIL;
 	}
 }
@@ -362,8 +371,8 @@ int kc_nl_join_admin(struct kc_nl *nl)
 	}
 	ret = nl_socket_add_membership(nl->sk, grp);
 	if (ret == -NLE_PERM) {
-		kc_err("%s: permission denied: needs CAP_NET_ADMIN in the initial user namespace",
-		       nl->what);
+		kc_err("%s: needs CAP_NET_ADMIN in the initial user namespace to join the \"%s\" group",
+		       nl->what, KAV_GENL_MCGRP_ADMIN);
 		return KC_EXIT_PERM;
 	}
 	if (ret < 0) {
