@@ -202,13 +202,13 @@ static void test_entry(void **state)
 	nla_put_u32(msg, KAV_A_VNI, 100);
 	parse_ok(msg, &p);
 	expect_json(&p, KAV_ADDR_SOCKADDR_IN, KC_PRINT_ENTRY,
-		    "{\"vni\":100,\"av_id\":1,\"index\":0,"
-		    "\"address\":\"10.0.0.1:5000\",\"revoked\":false}");
+		    "{\"av_id\":1,\"index\":0,\"address\":\"10.0.0.1:5000\","
+		    "\"vni\":100,\"revoked\":false}");
 	/* "revoked" only for entries when absent. */
 	expect_json(&p, KAV_ADDR_SOCKADDR_IN, 0,
-		    "{\"vni\":100,\"av_id\":1,\"index\":0,"
-		    "\"address\":\"10.0.0.1:5000\"}");
-	expect_human(&p, 0, " vni 100 av 1 index 0 addr 10.0.0.1:5000");
+		    "{\"av_id\":1,\"index\":0,\"address\":\"10.0.0.1:5000\","
+		    "\"vni\":100}");
+	expect_human(&p, 0, " av 1 index 0 addr 10.0.0.1:5000 vni 100");
 	nlmsg_free(msg);
 
 	/* The message's own format wins; a revoked key. */
@@ -220,10 +220,10 @@ static void test_entry(void **state)
 	nla_put_flag(msg, KAV_A_KEY_REVOKED);
 	parse_ok(msg, &p);
 	expect_json(&p, KAV_ADDR_SOCKADDR_IN, KC_PRINT_ENTRY,
-		    "{\"vni\":5,\"addr_format\":\"str\",\"index\":9,"
-		    "\"address\":\"n1:42\",\"revoked\":true}");
+		    "{\"index\":9,\"address\":\"n1:42\",\"addr_format\":\"str\","
+		    "\"vni\":5,\"revoked\":true}");
 	expect_human(&p, KAV_ADDR_SOCKADDR_IN,
-		     " vni 5 format str index 9 addr n1:42 revoked");
+		     " index 9 addr n1:42 format str vni 5 revoked");
 	nlmsg_free(msg);
 }
 
@@ -244,13 +244,13 @@ static void test_owners_and_stats(void **state)
 	nla_put_u64(msg, KAV_A_MEM_BYTES, 8192);
 	parse_ok(msg, &p);
 	expect_json(&p, 0, 0,
-		    "{\"domain_id\":2,\"av_id\":6,\"uid\":0,\"user\":\"root\","
-		    "\"gid\":0,\"group\":\"root\",\"cgroup_id\":11,"
-		    "\"netns_cookie\":12,\"pid\":1234,\"addr_format\":77,"
+		    "{\"av_id\":6,\"domain_id\":2,\"addr_format\":77,"
+		    "\"pid\":1234,\"uid\":0,\"user\":\"root\",\"gid\":0,"
+		    "\"group\":\"root\",\"cgroup_id\":11,\"netns_cookie\":12,"
 		    "\"mem_bytes\":8192}");
 	expect_human(&p, 0,
-		     " domain 2 av 6 uid 0 gid 0 cgroup-id 11 netns-cookie 12"
-		     " pid 1234 format 77 mem 8.0 KiB");
+		     " av 6 domain 2 format 77 pid 1234 uid 0 gid 0 cgroup-id 11"
+		     " netns-cookie 12 mem 8.0 KiB");
 	nlmsg_free(msg);
 
 	msg = mk(KAV_GENL_CMD_STATS_GET);
@@ -267,8 +267,8 @@ static void test_owners_and_stats(void **state)
 	nla_put_u32(msg, KAV_A_MAX + 1, 1);
 	parse_ok(msg, &p);
 	expect_json(&p, 0, 0,
-		    "{\"mem_bytes\":100,\"domains\":1,\"avs\":2,\"entries\":3,"
-		    "\"grants\":4,\"deny_no_grant\":5,\"deny_revoked\":6,"
+		    "{\"domains\":1,\"avs\":2,\"entries\":3,\"grants\":4,"
+		    "\"mem_bytes\":100,\"deny_no_grant\":5,\"deny_revoked\":6,"
 		    "\"deny_keyless\":7,\"deny_limit\":8}");
 	nlmsg_free(msg);
 }
@@ -314,11 +314,13 @@ static void test_validate(void **state)
 	nlmsg_free(msg);
 
 	assert_string_equal(kc_attr_name(KAV_A_VNI, name, sizeof(name)),
-			    "vni");
+			    "KAV_A_VNI");
 	assert_string_equal(kc_attr_name(KAV_A_LIMIT_ENTRIES, name,
-					 sizeof(name)), "max-entries");
+					 sizeof(name)), "KAV_A_LIMIT_ENTRIES");
+	assert_string_equal(kc_attr_name(KAV_A_STAT_DENY_LIMIT, name,
+					 sizeof(name)), "KAV_A_STAT_DENY_LIMIT");
 	assert_string_equal(kc_attr_name(KAV_A_MAX + 5, name, sizeof(name)),
-			    "attr 38");
+			    "attribute type 38");
 }
 
 static void test_report(void **state)

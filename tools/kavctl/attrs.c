@@ -7,47 +7,71 @@
 #include "attrs.h"
 
 struct kc_attr_desc {
+	const char *uapi;	/* KAV_A_*, for error messages */
 	const char *json;	/* NULL: never printed */
 	const char *human;
 	enum kc_attr_kind kind;
 };
 
+#define A(name, json, human, kind) \
+	[KAV_A_##name] = { "KAV_A_" #name, json, human, kind }
+
 static const struct kc_attr_desc kc_attrs[KAV_A_MAX + 1] = {
-	[KAV_A_PAD]		 = { NULL, "pad", KC_ANY },
-	[KAV_A_GRANT_ID]	 = { "grant_id", "grant", KC_U32 },
-	[KAV_A_VNI]		 = { "vni", "vni", KC_U32 },
-	[KAV_A_SEL_TYPE]	 = { "type", "selector", KC_U32 },
-	[KAV_A_SEL_ID]		 = { "id", "selector-id", KC_U32 },
-	[KAV_A_SEL_CGROUP_PATH]	 = { "path", "cgroup", KC_STR },
-	[KAV_A_SEL_CGROUP_ID]	 = { "cgroup_id", "cgroup-id", KC_U64 },
-	[KAV_A_SEL_NETNS_FD]	 = { NULL, "netns-fd", KC_U32 },
-	[KAV_A_SEL_NETNS_COOKIE] = { "netns_cookie", "netns-cookie", KC_U64 },
-	[KAV_A_LIMIT_ENTRIES]	 = { "max_entries", "max-entries", KC_U64 },
-	[KAV_A_LIMIT_AVS]	 = { "max_avs", "max-avs", KC_U32 },
-	[KAV_A_NR_ENTRIES]	 = { "entries", "entries", KC_U64 },
-	[KAV_A_NR_AVS]		 = { "avs", "avs", KC_U32 },
-	[KAV_A_DOMAIN_ID]	 = { "domain_id", "domain", KC_U32 },
-	[KAV_A_AV_ID]		 = { "av_id", "av", KC_U32 },
-	[KAV_A_UID]		 = { "uid", "uid", KC_U32 },
-	[KAV_A_GID]		 = { "gid", "gid", KC_U32 },
-	[KAV_A_CGROUP_ID]	 = { "cgroup_id", "cgroup-id", KC_U64 },
-	[KAV_A_NETNS_COOKIE]	 = { "netns_cookie", "netns-cookie", KC_U64 },
-	[KAV_A_PID]		 = { "pid", "pid", KC_U32 },
-	[KAV_A_ADDR_FORMAT]	 = { "addr_format", "format", KC_U32 },
-	[KAV_A_MEM_BYTES]	 = { "mem_bytes", "mem", KC_U64 },
-	[KAV_A_ENTRY_INDEX]	 = { "index", "index", KC_U64 },
-	[KAV_A_ENTRY_ADDR]	 = { "address", "addr", KC_BIN },
-	[KAV_A_KEY_REVOKED]	 = { "revoked", "revoked", KC_FLAG },
-	[KAV_A_STAT_DOMAINS]	 = { "domains", "domains", KC_U64 },
-	[KAV_A_STAT_AVS]	 = { "avs", "avs", KC_U64 },
-	[KAV_A_STAT_ENTRIES]	 = { "entries", "entries", KC_U64 },
-	[KAV_A_STAT_GRANTS]	 = { "grants", "grants", KC_U64 },
-	[KAV_A_STAT_DENY_NO_GRANT] = { "deny_no_grant", "deny-no-grant",
-				       KC_U64 },
-	[KAV_A_STAT_DENY_REVOKED] = { "deny_revoked", "deny-revoked", KC_U64 },
-	[KAV_A_STAT_DENY_KEYLESS] = { "deny_keyless", "deny-keyless", KC_U64 },
-	[KAV_A_STAT_DENY_LIMIT]	 = { "deny_limit", "deny-limit", KC_U64 },
+	A(PAD,			NULL,		"pad",		KC_ANY),
+	A(GRANT_ID,		"grant_id",	"grant",	KC_U32),
+	A(VNI,			"vni",		"vni",		KC_U32),
+	A(SEL_TYPE,		"type",		"selector",	KC_U32),
+	A(SEL_ID,		"id",		"selector-id",	KC_U32),
+	A(SEL_CGROUP_PATH,	"path",		"cgroup",	KC_STR),
+	A(SEL_CGROUP_ID,	"cgroup_id",	"cgroup-id",	KC_U64),
+	A(SEL_NETNS_FD,		NULL,		"netns-fd",	KC_U32),
+	A(SEL_NETNS_COOKIE,	"netns_cookie",	"netns-cookie",	KC_U64),
+	A(LIMIT_ENTRIES,	"max_entries",	"max-entries",	KC_U64),
+	A(LIMIT_AVS,		"max_avs",	"max-avs",	KC_U32),
+	A(NR_ENTRIES,		"entries",	"entries",	KC_U64),
+	A(NR_AVS,		"avs",		"avs",		KC_U32),
+	A(DOMAIN_ID,		"domain_id",	"domain",	KC_U32),
+	A(AV_ID,		"av_id",	"av",		KC_U32),
+	A(UID,			"uid",		"uid",		KC_U32),
+	A(GID,			"gid",		"gid",		KC_U32),
+	A(CGROUP_ID,		"cgroup_id",	"cgroup-id",	KC_U64),
+	A(NETNS_COOKIE,		"netns_cookie",	"netns-cookie",	KC_U64),
+	A(PID,			"pid",		"pid",		KC_U32),
+	A(ADDR_FORMAT,		"addr_format",	"format",	KC_U32),
+	A(MEM_BYTES,		"mem_bytes",	"mem",		KC_U64),
+	A(ENTRY_INDEX,		"index",	"index",	KC_U64),
+	A(ENTRY_ADDR,		"address",	"addr",		KC_BIN),
+	A(KEY_REVOKED,		"revoked",	"revoked",	KC_FLAG),
+	A(STAT_DOMAINS,		"domains",	"domains",	KC_U64),
+	A(STAT_AVS,		"avs",		"avs",		KC_U64),
+	A(STAT_ENTRIES,		"entries",	"entries",	KC_U64),
+	A(STAT_GRANTS,		"grants",	"grants",	KC_U64),
+	A(STAT_DENY_NO_GRANT,	"deny_no_grant", "deny-no-grant", KC_U64),
+	A(STAT_DENY_REVOKED,	"deny_revoked",	"deny-revoked",	KC_U64),
+	A(STAT_DENY_KEYLESS,	"deny_keyless",	"deny-keyless",	KC_U64),
+	A(STAT_DENY_LIMIT,	"deny_limit",	"deny-limit",	KC_U64),
 };
+
+/*
+ * The order attributes are printed in: what an object is first, then its
+ * key, owner, counts and memory. Every KAV_A_* that is printed appears
+ * once; the selector attributes print as one nested object.
+ */
+static const int kc_print_order[] = {
+	KAV_A_GRANT_ID, KAV_A_AV_ID, KAV_A_DOMAIN_ID, KAV_A_ENTRY_INDEX,
+	KAV_A_ENTRY_ADDR, KAV_A_ADDR_FORMAT, KAV_A_VNI, KAV_A_KEY_REVOKED,
+	KAV_A_SEL_TYPE, KAV_A_SEL_ID, KAV_A_SEL_CGROUP_PATH,
+	KAV_A_SEL_CGROUP_ID, KAV_A_SEL_NETNS_COOKIE,
+	KAV_A_LIMIT_ENTRIES, KAV_A_LIMIT_AVS,
+	KAV_A_PID, KAV_A_UID, KAV_A_GID, KAV_A_CGROUP_ID, KAV_A_NETNS_COOKIE,
+	KAV_A_NR_ENTRIES, KAV_A_NR_AVS,
+	KAV_A_STAT_DOMAINS, KAV_A_STAT_AVS, KAV_A_STAT_ENTRIES,
+	KAV_A_STAT_GRANTS, KAV_A_MEM_BYTES,
+	KAV_A_STAT_DENY_NO_GRANT, KAV_A_STAT_DENY_REVOKED,
+	KAV_A_STAT_DENY_KEYLESS, KAV_A_STAT_DENY_LIMIT,
+};
+
+#define NR_PRINTED	(sizeof(kc_print_order) / sizeof(kc_print_order[0]))
 
 static bool is_sel_attr(int a)
 {
@@ -58,9 +82,9 @@ static bool is_sel_attr(int a)
 
 const char *kc_attr_name(int attr, char *buf, size_t buflen)
 {
-	if (attr > 0 && attr <= KAV_A_MAX && kc_attrs[attr].human)
-		return kc_attrs[attr].human;
-	snprintf(buf, buflen, "attr %d", attr);
+	if (attr > 0 && attr <= KAV_A_MAX && kc_attrs[attr].uapi)
+		return kc_attrs[attr].uapi;
+	snprintf(buf, buflen, "attribute type %d", attr);
 	return buf;
 }
 
@@ -97,7 +121,7 @@ int kc_attrs_validate(struct nlattr *head, int len, char *bad,
 			ok = true;
 		}
 		if (!ok) {
-			snprintf(bad, badlen, "%s", kc_attrs[type].human);
+			snprintf(bad, badlen, "%s", kc_attrs[type].uapi);
 			return -1;
 		}
 	}
@@ -193,10 +217,11 @@ void kc_json_attrs(struct kc_json *j, struct nlattr **tb, uint32_t format,
 		   unsigned int flags)
 {
 	bool sel_done = false;
-	char buf[2 * KAV_ADDR_MAX_LEN + 8];
-	int a;
+	char buf[4 * KAV_ADDR_MAX_LEN + 8];
+	size_t i;
 
-	for (a = 1; a <= KAV_A_MAX; a++) {
+	for (i = 0; i < NR_PRINTED; i++) {
+		int a = kc_print_order[i];
 		const struct kc_attr_desc *d = &kc_attrs[a];
 		uint32_t v32 = 0;
 
@@ -261,10 +286,11 @@ void kc_json_attrs(struct kc_json *j, struct nlattr **tb, uint32_t format,
 void kc_human_attrs(FILE *f, struct nlattr **tb, uint32_t format)
 {
 	bool sel_done = false;
-	char buf[2 * KAV_ADDR_MAX_LEN + 8];
-	int a;
+	char buf[4 * KAV_ADDR_MAX_LEN + 8];
+	size_t i;
 
-	for (a = 1; a <= KAV_A_MAX; a++) {
+	for (i = 0; i < NR_PRINTED; i++) {
+		int a = kc_print_order[i];
 		const struct kc_attr_desc *d = &kc_attrs[a];
 		uint64_t v64;
 

@@ -27,7 +27,7 @@ enum kc_attr_kind {
 	KC_FLAG,
 };
 
-/* Human name of an attribute ("vni", "max-entries"), or "attr N". */
+/* An attribute's uAPI name ("KAV_A_VNI"), or "attribute type N". */
 const char *kc_attr_name(int attr, char *buf, size_t buflen);
 
 /*

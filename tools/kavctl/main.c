@@ -53,23 +53,40 @@ static const char usage_exit[] =
 "3 the kernel refused the request (or netlink failed), 4 permission\n"
 "denied (needs CAP_NET_ADMIN in the initial user namespace).\n";
 
-static void usage(FILE *f, enum kc_topic topic)
+static const char *const topic_words[] = {
+	[KC_TOPIC_ALL] = "",
+	[KC_TOPIC_GRANT] = " grant",
+	[KC_TOPIC_DOMAIN] = " domain",
+	[KC_TOPIC_AV] = " av",
+	[KC_TOPIC_STATS] = " stats",
+	[KC_TOPIC_MONITOR] = " monitor",
+};
+
+/* The commands of @topic; with @full, options, selectors, exit codes. */
+static void usage(FILE *f, enum kc_topic topic, bool full)
 {
+	bool all = topic == KC_TOPIC_ALL;
+
 	fputs(usage_head, f);
 	fputs("\n", f);
-	if (topic == KC_TOPIC_ALL)
+	if (all)
 		fputs("Objects and commands:\n", f);
-	if (topic == KC_TOPIC_ALL || topic == KC_TOPIC_GRANT)
+	if (all || topic == KC_TOPIC_GRANT)
 		fputs(usage_grant, f);
-	if (topic == KC_TOPIC_ALL || topic == KC_TOPIC_DOMAIN)
+	if (all || topic == KC_TOPIC_DOMAIN)
 		fputs(usage_domain, f);
-	if (topic == KC_TOPIC_ALL || topic == KC_TOPIC_AV)
+	if (all || topic == KC_TOPIC_AV)
 		fputs(usage_av, f);
-	if (topic == KC_TOPIC_ALL || topic == KC_TOPIC_STATS)
+	if (all || topic == KC_TOPIC_STATS)
 		fputs(usage_stats, f);
-	if (topic == KC_TOPIC_ALL || topic == KC_TOPIC_MONITOR)
+	if (all || topic == KC_TOPIC_MONITOR)
 		fputs(usage_monitor, f);
-	if (topic == KC_TOPIC_ALL || topic == KC_TOPIC_GRANT) {
+	if (!full) {
+		fprintf(f, "\nRun 'kavctl%s -h' for more; see kavctl(8).\n",
+			topic_words[topic]);
+		return;
+	}
+	if (all || topic == KC_TOPIC_GRANT) {
 		fputs("\n", f);
 		fputs(usage_selector, f);
 	}
@@ -93,14 +110,13 @@ int main(int argc, char **argv)
 
 	if (kc_parse_argv(argc, argv, &cmd, err, sizeof(err))) {
 		kc_err("%s", err);
-		fputc('\n', stderr);
-		usage(stderr, cmd.topic);
+		usage(stderr, cmd.topic, false);
 		return KC_EXIT_USAGE;
 	}
 
 	switch (cmd.op) {
 	case KC_OP_HELP:
-		usage(stdout, cmd.topic);
+		usage(stdout, cmd.topic, true);
 		ret = KC_EXIT_OK;
 		break;
 	case KC_OP_VERSION:
@@ -133,7 +149,7 @@ int main(int argc, char **argv)
 		ret = kc_monitor(&cmd);
 		break;
 	default:
-		usage(stderr, KC_TOPIC_ALL);
+		usage(stderr, KC_TOPIC_ALL, false);
 		return KC_EXIT_USAGE;
 	}
 

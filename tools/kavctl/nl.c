@@ -109,7 +109,7 @@ int kc_nl_parse(struct nl_msg *msg, uint8_t *cmd, struct nlattr **tb)
 	gnlh = nlmsg_data(nlh);
 	if (kc_attrs_validate(genlmsg_attrdata(gnlh, 0),
 			      genlmsg_attrlen(gnlh, 0), bad, sizeof(bad))) {
-		kc_warn("malformed message from the kernel: attribute %s has the wrong size",
+		kc_warn("malformed message from the kernel: %s has the wrong size",
 			bad);
 		return -1;
 	}
@@ -332,10 +332,10 @@ int kc_nl_report(struct kc_nl *nl)
 			      strerror(nl->error));
 	if (nl->bad_attr[0] && o < sizeof(detail))
 		o += snprintf(detail + o, sizeof(detail) - o,
-			      " (attribute %s)", nl->bad_attr);
+			      " (%s)", nl->bad_attr);
 	if (nl->has_miss && o < sizeof(detail))
 		snprintf(detail + o, sizeof(detail) - o,
-			 " (missing attribute %s)",
+			 " (missing %s)",
 			 kc_attr_name((int)nl->miss_type, tmp, sizeof(tmp)));
 
 	switch (nl->error) {
