@@ -5,6 +5,7 @@ PREFIX   ?= /usr/local
 LIBDIR   ?= $(PREFIX)/lib
 INCDIR   ?= $(PREFIX)/include
 BINDIR   ?= $(PREFIX)/bin
+MANDIR   ?= $(PREFIX)/share/man
 DESTDIR  ?=
 # Newest kernel build tree on the machine (the running kernel may have none).
 KDIR     ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
@@ -16,7 +17,7 @@ KAV_CFLAGS := -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -I$(CURDIR)/uapi \
 	      -I$(CURDIR)/lib/include
 
 .PHONY: all kmod modules_install check deps lint unit vmtest demo install clean
-all: kmod lib
+all: kmod lib tools
 
 kmod:
 	@test -n "$(KDIR)" || { echo "no kernel build tree: run 'make deps' or set KDIR=" >&2; exit 1; }
@@ -28,6 +29,7 @@ modules_install: kmod
 	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
 
 include lib/lib.mk
+include tools/tools.mk
 include tests/unit/unit.mk
 include tests/selftests/selftests.mk
 
@@ -53,7 +55,7 @@ vmtest: selftests
 demo: deps selftests
 	tests/vm/check.sh --demo --kernels 6.12 --selftests "$(DEMO_BINS)"
 
-install: lib
+install: lib tools
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/kav $(DESTDIR)$(INCDIR)/linux
 	install -m 0644 lib/include/kav/*.h $(DESTDIR)$(INCDIR)/kav/
 	install -m 0644 uapi/linux/kav.h $(DESTDIR)$(INCDIR)/linux/kav.h
@@ -62,7 +64,10 @@ install: lib
 	install -m 0644 lib/libkav.a $(DESTDIR)$(LIBDIR)/libkav.a
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 		lib/kav.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kav.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 tools/kavctl/kavctl $(DESTDIR)$(BINDIR)/kavctl
+	install -m 0644 Documentation/kavctl.8 $(DESTDIR)$(MANDIR)/man8/kavctl.8
 
-clean: lib-clean unit-clean selftests-clean
+clean: lib-clean tools-clean unit-clean selftests-clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
 	rm -rf $(BUILD)
