@@ -11,6 +11,8 @@
  * the key is accepted and no kernel consumer resolves an entry bound to
  * it. The grant's memory lives until the last slot lets go.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/slab.h>
