@@ -45,6 +45,12 @@
 
 struct kav_nl {
 	int fd;
+	/*
+	 * Send with send(), no destination address: the kernel then checks
+	 * the capabilities of the socket's opener as well as the sender's
+	 * (with sendto() and an address, only the sender's).
+	 */
+	bool no_dst;
 	uint16_t family;		/* 0: not resolved */
 	uint32_t mcgrp_admin;		/* 0: not found */
 	uint32_t seq;
@@ -255,8 +261,9 @@ static inline int kav_nl_talk(struct kav_nl *nl, struct kav_nl_msg *m,
 	m->nlh.nlmsg_seq = seq;
 	if (!(m->nlh.nlmsg_flags & NLM_F_DUMP))
 		m->nlh.nlmsg_flags |= NLM_F_ACK;
-	if (sendto(nl->fd, m->buf, m->nlh.nlmsg_len, 0, (struct sockaddr *)&sa,
-		   sizeof(sa)) < 0)
+	if ((nl->no_dst ? send(nl->fd, m->buf, m->nlh.nlmsg_len, 0) :
+	     sendto(nl->fd, m->buf, m->nlh.nlmsg_len, 0,
+		    (struct sockaddr *)&sa, sizeof(sa))) < 0)
 		return -errno;
 	for (;;) {
 		const struct nlmsghdr *h;

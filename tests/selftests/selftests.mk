@@ -4,8 +4,11 @@
 SELFTEST_DIR  := $(BUILD)/selftests
 KSFT_HDR_DIR  := $(BUILD)/kselftest
 # kav_module_test unloads and reloads kav.ko, so it runs last, and
-# kav_chaos_test (which does too) right before it.
+# kav_chaos_test (which does too) right before it. kav_netlink_test and
+# kav_attack_test load the test NIC module (tests/nic) and unload it
+# before they end, so that kav can be unloaded after them.
 SELFTEST_NAMES := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test \
+		  kav_netlink_test kav_attack_test \
 		  kav_fail_nth_test kav_fuzz_test kav_chaos_test \
 		  kav_module_test
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
@@ -14,8 +17,11 @@ DEMO_BINS     := $(SELFTEST_DIR)/kav_demo
 # kselftest_harness.h's own macros trip these -Wextra warnings.
 SELFTEST_CFLAGS := $(KAV_CFLAGS) -Wno-unused-parameter -Wno-sign-compare \
 		   -Wno-clobbered \
-		   -I$(KSFT_HDR_DIR) -I$(CURDIR)/tests/selftests
+		   -I$(KSFT_HDR_DIR) -I$(CURDIR)/tests/selftests \
+		   -I$(CURDIR)/tests/nic
 SELFTEST_DEPS := tests/selftests/kav_test_util.h uapi/linux/kav.h \
+		 tests/selftests/kav_nl_util.h \
+		 tests/selftests/kav_attack_util.h tests/nic/kav_nic.h \
 		 lib/libkav.a $(KSFT_HDR_DIR)/kselftest_harness.h
 
 .PHONY: selftests selftests-clean

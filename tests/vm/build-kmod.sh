@@ -7,7 +7,8 @@
 # (sources only, keeping the kmod/../uapi relationship the Kbuild relies on)
 # into OUTDIR, then run kbuild with W=1 against /lib/modules/KVER/build.
 # Any "warning:" in the build output (compiler or modpost) fails the build.
-# Result: OUTDIR/kmod/kav.ko. Full log: OUTDIR/build-kmod.log.
+# Result: OUTDIR/kmod/kav.ko. Full log: OUTDIR/build-kmod.log. Then the
+# test NIC module the same way: OUTDIR/tests/nic/kav_nic.ko (build-nic.log).
 #
 # Env: KAV_SRC  source tree holding kmod/ and uapi/ (default: this repo)
 set -euo pipefail
@@ -52,6 +53,28 @@ main() {
 		die "build for $kver has warnings (log: $log)"
 	fi
 	[[ -f $out/kmod/kav.ko ]] || die "no $out/kmod/kav.ko after build"
+	build_nic "$kver" "$kdir" "$out"
+}
+
+# The test NIC module (tests/nic), which uses kav's consumer API: built
+# against the same kernel with kav's Module.symvers, into
+# OUTDIR/tests/nic/kav_nic.ko, under the same no-warnings rule.
+build_nic() {
+	local kver=$1 kdir=$2 out=$3 log=$3/build-nic.log
+	[[ -d $SRC/tests/nic ]] || return 0
+	copy_sources tests/nic "$out"
+	echo "  KBUILD  kav_nic.ko for $kver" >&2
+	if ! make -C "$kdir" M="$out/tests/nic" W=1 \
+		KBUILD_EXTRA_SYMBOLS="$out/kmod/Module.symvers" \
+		modules >"$log" 2>&1; then
+		cat "$log" >&2
+		die "kav_nic build failed for $kver (log: $log)"
+	fi
+	if grep -qi 'warning:' "$log"; then
+		grep -i -B2 -A4 'warning:' "$log" >&2
+		die "kav_nic build for $kver has warnings (log: $log)"
+	fi
+	[[ -f $out/tests/nic/kav_nic.ko ]] || die "no kav_nic.ko after build"
 }
 
 main "$@"

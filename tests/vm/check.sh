@@ -231,8 +231,10 @@ run_kernel() {
 		fail "$kver: kav.ko build failed"
 		return
 	fi
+	# The test NIC module goes to /tests/kav_nic.ko ($KAV_NIC_MODULE).
 	if ! "$HERE/mkinitramfs.sh" "$dir/initramfs.cpio.gz" \
-		--module "$dir/kmod/kav.ko" --bins "$*"; then
+		--module "$dir/kmod/kav.ko" --bins "$*" \
+		--extra "$(ls "$dir/tests/nic/kav_nic.ko" 2>/dev/null)"; then
 		fail "$kver: initramfs build failed"
 		return
 	fi

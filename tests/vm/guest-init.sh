@@ -16,7 +16,9 @@
 #
 # Steps: "insmod" (the programs are not run if it fails), the optional
 # script, then each test program, all from /tests with KAV_MODULE=/kav.ko
-# under busybox timeout (TERM after TEST_TIMEOUT s, KILL 10 s later).
+# and KAV_NIC_MODULE=/tests/kav_nic.ko (the test NIC of tests/nic, which
+# the tests that use it load and unload) under busybox timeout (TERM after
+# TEST_TIMEOUT s, KILL 10 s later).
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}	# seconds per step
 HAVE_MODULE=${HAVE_MODULE:-1}		# 1: insmod /kav.ko first
 SCRIPT=${SCRIPT:-}			# /tests/$SCRIPT run with sh, or empty
@@ -44,7 +46,7 @@ step() {
 	name=$1
 	shift
 	echo "@@KAV-BEGIN $name" >$RES
-	(cd /tests && KAV_MODULE=/kav.ko \
+	(cd /tests && KAV_MODULE=/kav.ko KAV_NIC_MODULE=/tests/kav_nic.ko \
 		timeout -k 10 "$TEST_TIMEOUT" "$@") </dev/null >$RES 2>&1
 	rc=$?
 	echo "@@KAV-END $name rc=$rc" >$RES

@@ -138,6 +138,9 @@ main() {
 
 	ROOT=$(mktemp -d)
 	trap 'rm -rf "$ROOT"' EXIT
+	# mktemp makes it 0700: as the guest's "/" that would lock every
+	# non-root test process (the tenants of kav_attack_test) out of /dev.
+	chmod 0755 "$ROOT"
 	LIBDIRS=() TESTS=() SCRIPT='' HAVE_MODULE=0
 	mkdir -p "$ROOT"/{dev,proc,sys,tmp,root,tests}
 	# Needed for /init's first output; without root, /init reopens it

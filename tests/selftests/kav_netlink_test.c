@@ -1,0 +1,738 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family "kav" doing its normal job, as an
+ * administrator (root in the VM) sees it: grants of every selector added,
+ * listed and revoked; dumps of domains, AVs and entries that name the
+ * right owners and sizes, including dumps too long for one message;
+ * statistics and denial counters; grant limits; the admin multicast group
+ * announcing grants, revocations and AVs; and a kernel consumer (the
+ * kav_nic test module) keeping an AV alive after its process let go.
+ * Attacks on the family are in kav_attack_test.c.
+ */
+#include <sched.h>
+#include <sys/socket.h>
+#include "kselftest_harness.h"
+#include "kav_attack_util.h"
+#include "kav_nl_util.h"
+
+#define UID_T		1003	/* the tenant whose objects are listed */
+#define GID_T		2003
+
+static pid_t main_pid;
+
+static void __attribute__((constructor)) remember_main(void)
+{
+	main_pid = getpid();
+}
+
+static void __attribute__((destructor)) unload_nic(void)
+{
+	if (getpid() == main_pid)
+		kav_nic_unload();
+}
+
+FIXTURE(nl) {
+	struct kav_nl nl;
+};
+
+FIXTURE_SETUP(nl)
+{
+	ASSERT_EQ(0, kav_nl_open(&self->nl)) {
+		TH_LOG("no kav generic netlink family: is kav.ko loaded?");
+	}
+}
+
+FIXTURE_TEARDOWN(nl)
+{
+	kav_nl_close(&self->nl);
+}
+
+static struct kav_nl_grant *find_grant(struct kav_nl_grant *g, size_t n,
+				       uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (g[i].id == id)
+			return &g[i];
+	return NULL;
+}
+
+/* The cookie of the network namespace a socket lives in. */
+static uint64_t netns_cookie_of_socket(int fd)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
+		return 0;
+	return cookie;
+}
+
+/* ============================================================ grants */
+
+TEST_F_TIMEOUT(nl, grant_add_list_del_every_selector, 120)
+{
+	static struct kav_nl_grant list[256];
+	struct kav_grant_spec s[6] = {
+		{ .vni = 0x5101, .sel_type = KAV_SEL_UID, .sel_id = UID_T,
+		  .limit_entries = 1000, .limit_avs = 3 },
+		{ .vni = 0x5102, .sel_type = KAV_SEL_GID, .sel_id = GID_T },
+		{ .vni = 0x5103, .sel_type = KAV_SEL_CGROUP,
+		  .cgroup_path = "kav_nl_test" },
+		{ .vni = 0x5104, .sel_type = KAV_SEL_CGROUP },
+		{ .vni = 0x5105, .sel_type = KAV_SEL_NETNS },
+		{ .vni = 0x5106, .sel_type = KAV_SEL_UID, .sel_id = 0 },
+	};
+	struct kav_nl_grant got[6], *g;
+	uint64_t cg, cookie;
+	size_t n, i;
+	int nsfd;
+
+	ASSERT_EQ(0, kav_cgroup_make("kav_nl_test"));
+	cg = kav_cgroup_id("kav_nl_test");
+	ASSERT_NE(0, cg);
+	s[3].cgroup_id = kav_cgroup_id("");
+	nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, nsfd);
+	s[4].netns_fd = nsfd;
+	cookie = netns_cookie_of_socket(self->nl.fd);
+
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s[i], &got[i])) {
+			TH_LOG("grant %zu: %s", i, self->nl.ext_msg);
+		}
+		/* The reply describes the grant as the kernel holds it. */
+		EXPECT_EQ(s[i].vni, got[i].vni);
+		EXPECT_EQ(s[i].sel_type, got[i].sel_type);
+		if (i)
+			EXPECT_LT(got[i - 1].id, got[i].id);
+	}
+	close(nsfd);
+	EXPECT_EQ(UID_T, got[0].sel_id);
+	EXPECT_EQ(1000, got[0].limit_entries);
+	EXPECT_EQ(3, got[0].limit_avs);
+	EXPECT_EQ(GID_T, got[1].sel_id);
+	EXPECT_EQ(cg, got[2].cgroup_id);
+	EXPECT_EQ(s[3].cgroup_id, got[3].cgroup_id);
+	EXPECT_NE(0, got[4].netns_cookie);
+	if (cookie)
+		EXPECT_EQ(cookie, got[4].netns_cookie);
+	EXPECT_EQ(0, got[5].sel_id);
+
+	ASSERT_EQ(0, kav_nl_grants(&self->nl, list, 256, &n));
+	for (i = 0; i < 6; i++) {
+		g = find_grant(list, n, got[i].id);
+		ASSERT_NE(NULL, g);
+		EXPECT_EQ(0, memcmp(g, &got[i], sizeof(*g)));
+		EXPECT_EQ(0, g->nr_entries);
+		EXPECT_EQ(0, g->nr_avs);
+	}
+
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(0, kav_nl_grant_del(&self->nl, got[i].id));
+	ASSERT_EQ(0, kav_nl_grants(&self->nl, list, 256, &n));
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(NULL, find_grant(list, n, got[i].id));
+	/* Revoking twice: the second finds nothing. */
+	EXPECT_EQ(-ENOENT, kav_nl_grant_del(&self->nl, got[0].id));
+	EXPECT_TRUE(self->nl.has_ext_msg);
+	/* A grant holds its cgroup; the cgroup can go once it is revoked. */
+	EXPECT_EQ(0, kav_cgroup_remove("kav_nl_test"));
+}
+
+/* More grants than one dump message holds: each listed exactly once. */
+TEST_F_TIMEOUT(nl, grant_dump_spans_messages, 120)
+{
+	enum { N = 300 };
+	static struct kav_nl_grant list[N + 64];
+	static uint32_t ids[N];
+	size_t n, i, seen;
+
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, kav_nl_grant_uid(&self->nl, 0x5200 + i, 20000 + i,
+					      &ids[i]));
+	ASSERT_EQ(0, kav_nl_grants(&self->nl, list, N + 64, &n));
+	for (i = 0, seen = 0; i < n; i++) {
+		if (list[i].vni >= 0x5200 && list[i].vni < 0x5200 + N) {
+			EXPECT_EQ(ids[list[i].vni - 0x5200], list[i].id);
+			EXPECT_EQ(20000 + list[i].vni - 0x5200, list[i].sel_id);
+			seen++;
+		}
+		if (i)
+			EXPECT_LT(list[i - 1].id, list[i].id);
+	}
+	EXPECT_EQ(N, seen);
+	for (i = 0; i < N; i++)
+		EXPECT_EQ(0, kav_nl_grant_del(&self->nl, ids[i]));
+}
+
+/* ====================================================== listings */
+
+struct owner {
+	uint32_t domain_id, av_id, uid, gid, pid, nr_avs, vni, format;
+	uint64_t cgroup_id, netns_cookie, nr_entries, mem;
+	bool has_vni;
+	int found;
+};
+
+static void owner_from(struct owner *o, const struct kav_nl_attrs *at)
+{
+	o->domain_id = kav_nl_u32(at->a[KAV_A_DOMAIN_ID]);
+	o->av_id = kav_nl_u32(at->a[KAV_A_AV_ID]);
+	o->uid = kav_nl_u32(at->a[KAV_A_UID]);
+	o->gid = kav_nl_u32(at->a[KAV_A_GID]);
+	o->pid = kav_nl_u32(at->a[KAV_A_PID]);
+	o->cgroup_id = kav_nl_u64(at->a[KAV_A_CGROUP_ID]);
+	o->netns_cookie = kav_nl_u64(at->a[KAV_A_NETNS_COOKIE]);
+	o->nr_avs = kav_nl_u32(at->a[KAV_A_NR_AVS]);
+	o->nr_entries = kav_nl_u64(at->a[KAV_A_NR_ENTRIES]);
+	o->mem = kav_nl_u64(at->a[KAV_A_MEM_BYTES]);
+	o->format = kav_nl_u32(at->a[KAV_A_ADDR_FORMAT]);
+	o->has_vni = at->a[KAV_A_VNI] != NULL;
+	o->vni = kav_nl_u32(at->a[KAV_A_VNI]);
+}
+
+struct find_pid {
+	uint32_t pid;
+	struct owner o[8];
+	int n;
+	int total;
+};
+
+/* Collect the objects opened by one process. */
+static int find_pid_cb(const struct nlmsghdr *nlh,
+		       const struct genlmsghdr *gh,
+		       const struct kav_nl_attrs *at, void *arg)
+{
+	struct find_pid *f = arg;
+	struct owner o = { 0 };
+
+	f->total++;
+	owner_from(&o, at);
+	if (o.pid == f->pid && f->n < 8)
+		f->o[f->n++] = o;
+	return 0;
+}
+
+struct entry_list {
+	uint64_t next;		/* expected index */
+	uint64_t n;
+	uint32_t av_id, vni;
+	bool bad, revoked;
+	int nr_revoked;
+};
+
+static int entry_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
+		    const struct kav_nl_attrs *at, void *arg)
+{
+	struct entry_list *l = arg;
+	struct sockaddr_in sin;
+	uint64_t idx = kav_nl_u64(at->a[KAV_A_ENTRY_INDEX]);
+
+	if (gh->cmd != KAV_GENL_CMD_ENTRY_GET ||
+	    kav_nl_u32(at->a[KAV_A_AV_ID]) != l->av_id ||
+	    !at->a[KAV_A_ENTRY_INDEX] || !at->a[KAV_A_ENTRY_ADDR] ||
+	    kav_nl_len(at->a[KAV_A_ENTRY_ADDR]) != sizeof(sin) ||
+	    kav_nl_u32(at->a[KAV_A_VNI]) != l->vni || idx != l->next) {
+		l->bad = true;
+		return 0;
+	}
+	memcpy(&sin, kav_nl_data(at->a[KAV_A_ENTRY_ADDR]), sizeof(sin));
+	if (sin.sin_family != AF_INET ||
+	    ntohl(sin.sin_addr.s_addr) != 0x0a500000u + (uint32_t)idx ||
+	    ntohs(sin.sin_port) != 8000)
+		l->bad = true;
+	if (at->a[KAV_A_KEY_REVOKED])
+		l->nr_revoked++;
+	l->next = idx + 1;
+	l->n++;
+	return 0;
+}
+
+#define NR_ENTRIES	3000	/* ~60 dump messages' worth */
+#define VNI_L		0x5301
+
+struct lister {
+	struct kav_sync sync;
+	uint64_t map_size;
+};
+
+/* uid 1003: a keyed domain, an AV with NR_ENTRIES, a keyless domain. */
+static int tenant_lists(void *arg)
+{
+	static struct sockaddr_in sin[NR_ENTRIES];
+	struct lister *l = arg;
+	int dom, dom2, av;
+	struct kav_av_create c = { 0 };
+	uint32_t i;
+
+	dom = kav_open_domain();
+	CK(dom >= 0);
+	CK_EQ(0, kav_domain_set_key(dom, VNI_L));
+	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, &c);
+	CK(av >= 0);
+	for (i = 0; i < NR_ENTRIES; i++)
+		sin[i] = kav_sin(0x0a500000 + i, 8000);
+	CK_EQ(0, kav_insert_keyed(av, sin, NR_ENTRIES, NULL, NULL, NULL));
+	dom2 = kav_open_domain();
+	CK(dom2 >= 0);
+	l->map_size = c.map_size;
+	CK_EQ(0, kav_tell_parent(&l->sync, 'L'));
+	CK_EQ('x', kav_wait_parent(&l->sync));
+	close(av);
+	close(dom);
+	close(dom2);
+	return 0;
+}
+
+TEST_F_TIMEOUT(nl, dumps_show_owners_and_sizes, 120)
+{
+	struct kav_as_arg as = { UID_T, UID_T, tenant_lists, NULL };
+	struct lister *l = kav_shared(sizeof(*l));
+	struct find_pid doms = { 0 }, avs = { 0 };
+	struct entry_list el = { 0 };
+	struct owner *keyed = NULL, *plain = NULL;
+	struct kav_nl_stats st;
+	uint32_t g;
+	uint64_t cookie;
+	int i;
+	pid_t pid;
+
+	ASSERT_NE(NULL, l);
+	ASSERT_EQ(0, kav_nl_grant_uid(&self->nl, VNI_L, UID_T, &g));
+	ASSERT_EQ(0, kav_sync_init(&l->sync));
+	as.arg = l;
+	pid = kav_spawn(kav_as_trampoline, &as);
+	ASSERT_EQ('L', kav_wait_child(&l->sync));
+	cookie = netns_cookie_of_socket(self->nl.fd);
+
+	/* Domains: the tenant's two, with owner and key. */
+	doms.pid = pid;
+	ASSERT_EQ(0, kav_nl_dump(&self->nl, KAV_GENL_CMD_DOMAIN_GET, -1,
+				 find_pid_cb, &doms));
+	ASSERT_EQ(2, doms.n);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(UID_T, doms.o[i].uid);
+		EXPECT_EQ(UID_T, doms.o[i].gid);
+		EXPECT_EQ(kav_cgroup_id(""), doms.o[i].cgroup_id);
+		if (cookie)
+			EXPECT_EQ(cookie, doms.o[i].netns_cookie);
+		EXPECT_NE(0, doms.o[i].domain_id);
+		if (doms.o[i].has_vni)
+			keyed = &doms.o[i];
+		else
+			plain = &doms.o[i];
+	}
+	ASSERT_NE(NULL, keyed);
+	ASSERT_NE(NULL, plain);
+	EXPECT_EQ(VNI_L, keyed->vni);
+	EXPECT_EQ(1, keyed->nr_avs);
+	EXPECT_EQ(0, plain->nr_avs);
+
+	/* The AV: its domain, owner, format, size. */
+	avs.pid = pid;
+	ASSERT_EQ(0, kav_nl_dump(&self->nl, KAV_GENL_CMD_AV_GET, -1,
+				 find_pid_cb, &avs));
+	ASSERT_EQ(1, avs.n);
+	EXPECT_EQ(keyed->domain_id, avs.o[0].domain_id);
+	EXPECT_EQ(UID_T, avs.o[0].uid);
+	EXPECT_EQ(KAV_ADDR_SOCKADDR_IN, avs.o[0].format);
+	EXPECT_EQ(NR_ENTRIES, avs.o[0].nr_entries);
+	/* 3000 entries of 64 bytes: at least 47 pages + the header. */
+	EXPECT_LE(4096ull * (1 + (NR_ENTRIES * 64 + 4095) / 4096),
+		  avs.o[0].mem);
+
+	/* Its entries, over many messages, each once and in order. */
+	el.av_id = avs.o[0].av_id;
+	el.vni = VNI_L;
+	ASSERT_EQ(0, kav_nl_dump(&self->nl, KAV_GENL_CMD_ENTRY_GET,
+				 el.av_id, entry_cb, &el));
+	EXPECT_FALSE(el.bad);
+	EXPECT_EQ(NR_ENTRIES, el.n);
+	EXPECT_EQ(0, el.nr_revoked);
+
+	/* The totals include them. */
+	ASSERT_EQ(0, kav_nl_stats(&self->nl, &st));
+	EXPECT_LE(2, st.domains);
+	EXPECT_LE(1, st.avs);
+	EXPECT_LE(NR_ENTRIES, st.entries);
+	EXPECT_LE(avs.o[0].mem, st.mem_bytes);
+	EXPECT_LE(1, st.grants);
+
+	/* Revoked: the entries are listed as such. */
+	ASSERT_EQ(0, kav_nl_grant_del(&self->nl, g));
+	memset(&el, 0, sizeof(el));
+	el.av_id = avs.o[0].av_id;
+	el.vni = VNI_L;
+	ASSERT_EQ(0, kav_nl_dump(&self->nl, KAV_GENL_CMD_ENTRY_GET,
+				 el.av_id, entry_cb, &el));
+	EXPECT_FALSE(el.bad);
+	EXPECT_EQ(NR_ENTRIES, el.n);
+	EXPECT_EQ(NR_ENTRIES, el.nr_revoked);
+
+	kav_tell_child(&l->sync, 'x');
+	EXPECT_EQ(0, kav_reap(pid));
+	kav_sync_close(&l->sync);
+
+	/* Gone with their process. */
+	memset(&avs, 0, sizeof(avs));
+	avs.pid = pid;
+	ASSERT_EQ(0, kav_nl_dump(&self->nl, KAV_GENL_CMD_AV_GET, -1,
+				 find_pid_cb, &avs));
+	EXPECT_EQ(0, avs.n);
+	memset(&doms, 0, sizeof(doms));
+	doms.pid = pid;
+	ASSERT_EQ(0, kav_nl_dump(&self->nl, KAV_GENL_CMD_DOMAIN_GET, -1,
+				 find_pid_cb, &doms));
+	EXPECT_EQ(0, doms.n);
+}
+
+/* Collect the ids of the objects one process opened. */
+struct id_list {
+	uint32_t pid;
+	uint32_t ids[512];
+	int n;
+	bool unordered;
+};
+
+static int id_list_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
+		      const struct kav_nl_attrs *at, void *arg)
+{
+	struct id_list *l = arg;
+	uint32_t id = kav_nl_u32(at->a[gh->cmd == KAV_GENL_CMD_AV_GET ?
+				       KAV_A_AV_ID : KAV_A_DOMAIN_ID]);
+
+	if (kav_nl_u32(at->a[KAV_A_PID]) != l->pid || l->n >= 512)
+		return 0;
+	if (l->n && l->ids[l->n - 1] >= id)
+		l->unordered = true;
+	l->ids[l->n++] = id;
+	return 0;
+}
+
+/* Many AVs and domains: the dumps resume correctly across messages. */
+TEST_F_TIMEOUT(nl, av_dump_spans_messages, 120)
+{
+	enum { N = 150 };
+	static struct id_list l;
+	int dom[N], av[N], i;
+
+	for (i = 0; i < N; i++) {
+		dom[i] = kav_open_domain();
+		ASSERT_LE(0, dom[i]);
+		av[i] = kav_create_av(dom[i], KAV_ADDR_SOCKADDR_IN6, NULL);
+		ASSERT_LE(0, av[i]);
+	}
+	memset(&l, 0, sizeof(l));
+	l.pid = getpid();
+	ASSERT_EQ(0, kav_nl_dump(&self->nl, KAV_GENL_CMD_AV_GET, -1,
+				 id_list_cb, &l));
+	EXPECT_EQ(N, l.n);		/* each once ... */
+	EXPECT_FALSE(l.unordered);	/* ... in id order */
+	memset(&l, 0, sizeof(l));
+	l.pid = getpid();
+	ASSERT_EQ(0, kav_nl_dump(&self->nl, KAV_GENL_CMD_DOMAIN_GET, -1,
+				 id_list_cb, &l));
+	EXPECT_EQ(N, l.n);
+	EXPECT_FALSE(l.unordered);
+	for (i = 0; i < N; i++) {
+		close(av[i]);
+		close(dom[i]);
+	}
+}
+
+/* ============================================== statistics, limits */
+
+#define VNI_NOGRANT	0x5401
+#define VNI_LIMITED	0x5402
+#define VNI_REVOKED	0x5404
+
+/* uid 1003: one denial of each kind but keyless, and limits. */
+static int tenant_denials(void *arg)
+{
+	struct kav_sync *s = arg;
+	uint64_t h, hr, fi;
+	int dom, av, av2;
+
+	dom = kav_open_domain();
+	CK(dom >= 0);
+	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	CK(av >= 0);
+	/* no grant */
+	CK_EQ(-EACCES, kav_key_insert(av, VNI_NOGRANT, &h));
+	/* limits: 2 entries, 1 AV */
+	CK_EQ(0, kav_key_insert(av, VNI_LIMITED, &h));
+	CK_EQ(0, kav_insert_one(av, 0x0a540001, 1, h, &fi));
+	CK_EQ(0, kav_insert_one(av, 0x0a540002, 1, h, &fi));
+	CK_EQ(-EDQUOT, kav_insert_one(av, 0x0a540003, 1, h, NULL));
+	av2 = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	CK(av2 >= 0);
+	CK_EQ(-EDQUOT, kav_key_insert(av2, VNI_LIMITED, &h));
+	close(av2);
+	/* Room again after a removal. */
+	CK_EQ(0, kav_remove(av, &fi, 1, NULL));
+	CK_EQ(0, kav_insert_one(av, 0x0a540003, 1, h, &fi));
+	/* revoked, between the key insert and the entry insert */
+	CK_EQ(0, kav_key_insert(av, VNI_REVOKED, &hr));
+	CK_EQ(0, kav_tell_parent(s, 'r'));
+	CK_EQ('R', kav_wait_parent(s));
+	CK_EQ(-EKEYREVOKED, kav_insert_one(av, 0x0a540004, 1, hr, &fi));
+	close(av);
+	close(dom);
+	return 0;
+}
+
+static int tenant_keyless(void *arg)
+{
+	int dom = kav_open_domain(), av;
+	uint64_t fi;
+
+	(void)arg;
+	CK(dom >= 0);
+	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	CK(av >= 0);
+	CK_EQ(-EACCES, kav_insert_one(av, 0x0a540010, 1, KAV_NONE, &fi));
+	close(av);
+	close(dom);
+	return 0;
+}
+
+TEST_F_TIMEOUT(nl, stats_count_denials_and_limits, 120)
+{
+	struct kav_grant_spec lim = { .vni = VNI_LIMITED,
+				      .sel_type = KAV_SEL_UID,
+				      .sel_id = UID_T, .limit_entries = 2,
+				      .limit_avs = 1 };
+	struct kav_as_arg as = { UID_T, UID_T, tenant_denials, NULL };
+	struct kav_sync *s = kav_shared(sizeof(*s));
+	static struct kav_nl_grant list[256];
+	struct kav_nl_stats s0, s1, s2;
+	struct kav_nl_grant g, *gl;
+	int keyless = kav_get_allow_keyless();
+	uint32_t rid;
+	size_t n;
+	pid_t pid;
+
+	ASSERT_NE(NULL, s);
+	ASSERT_LE(0, keyless);
+	ASSERT_EQ(0, kav_sync_init(s));
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &lim, &g));
+	ASSERT_EQ(0, kav_nl_grant_uid(&self->nl, VNI_REVOKED, UID_T, &rid));
+	ASSERT_EQ(0, kav_nl_stats(&self->nl, &s0));
+	as.arg = s;
+	pid = kav_spawn(kav_as_trampoline, &as);
+	ASSERT_EQ('r', kav_wait_child(s));
+	ASSERT_EQ(0, kav_nl_grant_del(&self->nl, rid));
+	kav_tell_child(s, 'R');
+	EXPECT_EQ(0, kav_reap(pid));
+	ASSERT_EQ(0, kav_nl_stats(&self->nl, &s1));
+	EXPECT_EQ(s0.deny_no_grant + 1, s1.deny_no_grant);
+	EXPECT_EQ(s0.deny_limit + 2, s1.deny_limit);
+	EXPECT_EQ(s0.deny_revoked + 1, s1.deny_revoked);
+	EXPECT_EQ(s0.deny_keyless, s1.deny_keyless);
+
+	/* The grant's own counters went with the tenant's AV. */
+	ASSERT_EQ(0, kav_nl_grants(&self->nl, list, 256, &n));
+	gl = find_grant(list, n, g.id);
+	ASSERT_NE(NULL, gl);
+	EXPECT_EQ(0, gl->nr_entries);
+	EXPECT_EQ(0, gl->nr_avs);
+
+	ASSERT_EQ(0, kav_set_allow_keyless(false));
+	EXPECT_EQ(0, kav_run_as(UID_T, tenant_keyless, NULL));
+	ASSERT_EQ(0, kav_set_allow_keyless(keyless));
+	ASSERT_EQ(0, kav_nl_stats(&self->nl, &s2));
+	EXPECT_EQ(s1.deny_keyless + 1, s2.deny_keyless);
+	EXPECT_EQ(s1.deny_no_grant, s2.deny_no_grant);
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, g.id));
+	kav_sync_close(s);
+}
+
+/* uid 1003 holds entries under a limited grant: the dump counts them. */
+static int tenant_holds_entries(void *arg)
+{
+	struct kav_sync *s = arg;
+	int dom = kav_open_domain(), av;
+	uint64_t h, fi;
+
+	CK(dom >= 0);
+	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	CK(av >= 0);
+	CK_EQ(0, kav_key_insert(av, 0x5403, &h));
+	CK_EQ(0, kav_insert_one(av, 0x0a540030, 1, h, &fi));
+	CK_EQ(0, kav_insert_one(av, 0x0a540031, 1, h, &fi));
+	CK_EQ(0, kav_tell_parent(s, 'h'));
+	CK_EQ('x', kav_wait_parent(s));
+	close(av);
+	close(dom);
+	return 0;
+}
+
+TEST_F_TIMEOUT(nl, grant_counts_its_entries_and_avs, 120)
+{
+	struct kav_as_arg as = { UID_T, UID_T, tenant_holds_entries, NULL };
+	struct kav_sync *s = kav_shared(sizeof(*s));
+	static struct kav_nl_grant list[256];
+	struct kav_nl_grant *gl;
+	uint32_t id;
+	size_t n;
+	pid_t pid;
+
+	ASSERT_NE(NULL, s);
+	ASSERT_EQ(0, kav_sync_init(s));
+	ASSERT_EQ(0, kav_nl_grant_uid(&self->nl, 0x5403, UID_T, &id));
+	as.arg = s;
+	pid = kav_spawn(kav_as_trampoline, &as);
+	ASSERT_EQ('h', kav_wait_child(s));
+	ASSERT_EQ(0, kav_nl_grants(&self->nl, list, 256, &n));
+	gl = find_grant(list, n, id);
+	ASSERT_NE(NULL, gl);
+	EXPECT_EQ(2, gl->nr_entries);
+	EXPECT_EQ(1, gl->nr_avs);
+	kav_tell_child(s, 'x');
+	EXPECT_EQ(0, kav_reap(pid));
+	ASSERT_EQ(0, kav_nl_grants(&self->nl, list, 256, &n));
+	gl = find_grant(list, n, id);
+	ASSERT_NE(NULL, gl);
+	EXPECT_EQ(0, gl->nr_entries);
+	EXPECT_EQ(0, gl->nr_avs);
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, id));
+	kav_sync_close(s);
+}
+
+/* ========================================================= multicast */
+
+struct event {
+	uint8_t cmd;
+	uint32_t grant_id, av_id, uid, vni, pid;
+};
+
+struct events {
+	struct event e[32];
+	int n;
+};
+
+static int event_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
+		    const struct kav_nl_attrs *at, void *arg)
+{
+	struct events *ev = arg;
+	struct event *e;
+
+	if (ev->n >= 32)
+		return 0;
+	e = &ev->e[ev->n++];
+	e->cmd = gh->cmd;
+	e->grant_id = kav_nl_u32(at->a[KAV_A_GRANT_ID]);
+	e->av_id = kav_nl_u32(at->a[KAV_A_AV_ID]);
+	e->uid = kav_nl_u32(at->a[KAV_A_UID]);
+	e->vni = kav_nl_u32(at->a[KAV_A_VNI]);
+	e->pid = kav_nl_u32(at->a[KAV_A_PID]);
+	return 0;
+}
+
+static int tenant_one_av(void *arg)
+{
+	int dom = kav_open_domain(), av;
+
+	(void)arg;
+	CK(dom >= 0);
+	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	CK(av >= 0);
+	close(av);
+	close(dom);
+	return 0;
+}
+
+TEST_F_TIMEOUT(nl, admin_group_announces, 120)
+{
+	struct kav_nl mon;
+	struct events ev = { 0 };
+	struct kav_nl_grant g;
+	struct kav_grant_spec s = { .vni = 0x5501, .sel_type = KAV_SEL_UID,
+				    .sel_id = UID_T };
+	int i, got;
+
+	ASSERT_EQ(0, kav_nl_open(&mon));
+	ASSERT_EQ(0, kav_nl_join_admin(&mon));
+
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &g));
+	EXPECT_EQ(0, kav_run_as(UID_T, tenant_one_av, NULL));
+	ASSERT_EQ(0, kav_nl_grant_del(&self->nl, g.id));
+
+	for (i = 0; i < 20 && ev.n < 4; i++) {
+		got = kav_nl_recv_notifs(&mon, 200, event_cb, &ev);
+		ASSERT_LE(0, got);
+	}
+	ASSERT_EQ(4, ev.n);
+	EXPECT_EQ(KAV_GENL_CMD_GRANT_ADD, ev.e[0].cmd);
+	EXPECT_EQ(g.id, ev.e[0].grant_id);
+	EXPECT_EQ(0x5501, ev.e[0].vni);
+	EXPECT_EQ(KAV_GENL_CMD_AV_NEW, ev.e[1].cmd);
+	EXPECT_EQ(UID_T, ev.e[1].uid);
+	EXPECT_NE(0, ev.e[1].av_id);
+	EXPECT_EQ(KAV_GENL_CMD_AV_DEL, ev.e[2].cmd);
+	EXPECT_EQ(ev.e[1].av_id, ev.e[2].av_id);
+	EXPECT_EQ(KAV_GENL_CMD_GRANT_DEL, ev.e[3].cmd);
+	EXPECT_EQ(g.id, ev.e[3].grant_id);
+	/* Nothing else was announced. */
+	EXPECT_EQ(0, kav_nl_recv_notifs(&mon, 100, NULL, NULL));
+	kav_nl_close(&mon);
+}
+
+/* ================================================= a kernel consumer */
+
+TEST_F_TIMEOUT(nl, consumer_keeps_av_alive, 120)
+{
+	struct kav_nl mon;
+	struct events ev = { 0 };
+	struct find_pid f = { 0 };
+	struct kav_nic_send s = { 0 };
+	int dom, av, nic, i;
+	uint64_t fi;
+
+	ASSERT_EQ(0, kav_nic_load());
+	ASSERT_EQ(0, kav_nl_open(&mon));
+	ASSERT_EQ(0, kav_nl_join_admin(&mon));
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	ASSERT_LE(0, av);
+	/* allow_keyless is on for these tests (kav_test_util.h). */
+	ASSERT_EQ(0, kav_insert_one(av, 0x0a560001, 9000, KAV_NONE, &fi));
+	nic = kav_nic_open();
+	ASSERT_LE(0, nic);
+	ASSERT_EQ(0, kav_nic_bind(nic, av));
+	close(av);
+	close(dom);
+
+	/* The process let go; the NIC's reference keeps the AV. */
+	EXPECT_EQ(0, kav_nic_send(nic, fi, &s));
+	EXPECT_EQ(sizeof(struct sockaddr_in), s.addr_len);
+	EXPECT_EQ(KAV_ADDR_SOCKADDR_IN, s.addr_format);
+	f.pid = getpid();
+	ASSERT_EQ(0, kav_nl_dump(&self->nl, KAV_GENL_CMD_AV_GET, -1,
+				 find_pid_cb, &f));
+	EXPECT_EQ(1, f.n);
+	EXPECT_EQ(1, f.o[0].nr_entries);
+
+	close(nic);
+	for (i = 0; i < 20 && !ev.n; i++)
+		kav_nl_recv_notifs(&mon, 200, event_cb, &ev);
+	EXPECT_LE(1, ev.n);
+	for (i = 0; i < ev.n; i++)
+		if (ev.e[i].cmd == KAV_GENL_CMD_AV_DEL)
+			EXPECT_EQ(f.o[0].av_id, ev.e[i].av_id);
+	memset(&f, 0, sizeof(f));
+	f.pid = getpid();
+	ASSERT_EQ(0, kav_nl_dump(&self->nl, KAV_GENL_CMD_AV_GET, -1,
+				 find_pid_cb, &f));
+	EXPECT_EQ(0, f.n);
+	kav_nl_close(&mon);
+	EXPECT_EQ(0, kav_nic_unload());
+}
+
+TEST_HARNESS_MAIN
