@@ -260,13 +260,16 @@ bad_id:
 	return -EINVAL;
 }
 
-static int kav_reply_grant(struct genl_info *info, const struct kav_grant *g)
+/*
+ * Send the grant in @msg, allocated before the change was made: once a
+ * grant is added or revoked, the command must not fail for want of memory
+ * for its reply (the admin would retry, or not know the new grant's id).
+ */
+static int kav_reply_grant(struct genl_info *info, struct sk_buff *msg,
+			   const struct kav_grant *g)
 {
-	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	void *hdr;
 
-	if (!msg)
-		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &kav_genl_family, 0,
 				info->genlhdr->cmd);
 	if (!hdr || kav_put_grant(msg, g)) {
@@ -281,6 +284,7 @@ static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
 	struct kav_grant spec = { 0 }, *g;
+	struct sk_buff *msg;
 	int ret;
 
 	if (!a[KAV_A_VNI] || !a[KAV_A_SEL_TYPE]) {
@@ -298,13 +302,15 @@ static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		return ret;
 
-	g = kav_grant_add(&spec);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	g = msg ? kav_grant_add(&spec) : ERR_PTR(-ENOMEM);
 	if (IS_ERR(g)) {
+		nlmsg_free(msg);
 		if (spec.cgroup)
 			cgroup_put(spec.cgroup);
 		return PTR_ERR(g);
 	}
-	ret = kav_reply_grant(info, g);
+	ret = kav_reply_grant(info, msg, g);
 	kav_genl_notify_grant(KAV_GENL_CMD_GRANT_ADD, g);
 	kav_grant_put(g);
 	return ret;
@@ -313,19 +319,24 @@ static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 static int kav_genl_grant_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kav_grant *g;
+	struct sk_buff *msg;
 	int ret;
 
 	if (!info->attrs[KAV_A_GRANT_ID]) {
 		NL_SET_ERR_MSG(info->extack, "missing KAV_A_GRANT_ID");
 		return -EINVAL;
 	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
 	g = kav_grant_del(nla_get_u32(info->attrs[KAV_A_GRANT_ID]));
 	if (!g) {
+		nlmsg_free(msg);
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KAV_A_GRANT_ID],
 				    "no such grant");
 		return -ENOENT;
 	}
-	ret = kav_reply_grant(info, g);
+	ret = kav_reply_grant(info, msg, g);
 	kav_genl_notify_grant(KAV_GENL_CMD_GRANT_DEL, g);
 	kav_grant_put(g);
 	return ret;
