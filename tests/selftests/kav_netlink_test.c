@@ -10,6 +10,7 @@
  * Attacks on the family are in kav_attack_test.c.
  */
 #include <sched.h>
+#include <sys/klog.h>
 #include <sys/socket.h>
 #include "kselftest_harness.h"
 #include "kav_attack_util.h"
@@ -550,6 +551,53 @@ TEST_F_TIMEOUT(nl, stats_count_denials_and_limits, 120)
 	EXPECT_EQ(s1.deny_no_grant, s2.deny_no_grant);
 	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, g.id));
 	kav_sync_close(s);
+}
+
+/* uid 1003 asks for a key it has no grant for. */
+static int tenant_one_denial(void *arg)
+{
+	uint32_t *vni = arg;
+	int dom = kav_open_domain();
+
+	CK(dom >= 0);
+	CK_EQ(-EACCES, kav_domain_set_key(dom, *vni));
+	close(dom);
+	return 0;
+}
+
+/* A denial is logged with who, which key and which operation. */
+TEST_F_TIMEOUT(nl, denials_are_logged, 120)
+{
+	uint32_t vni = 0x5409;
+	char want[64], *log, *line, *end;
+	int len, n;
+
+	/* Past the rate limit's interval (5 s) of earlier denials. */
+	sleep(6);
+	EXPECT_EQ(0, kav_run_as(UID_T, tenant_one_denial, &vni));
+	len = klogctl(10, NULL, 0);		/* SYSLOG_ACTION_SIZE_BUFFER */
+	ASSERT_LT(0, len);
+	log = malloc(len + 1);
+	ASSERT_NE(NULL, log);
+	n = klogctl(3, log, len);		/* SYSLOG_ACTION_READ_ALL */
+	ASSERT_LT(0, n);
+	log[n] = '\0';
+	snprintf(want, sizeof(want), "vni %u,", vni);
+	ASSERT_NE(NULL, strstr(log, want)) {
+		TH_LOG("no \"%s\" in the kernel log", want);
+	}
+	/* The line it is on. */
+	line = strstr(log, want);
+	end = strchr(line, '\n');
+	if (end)
+		*end = '\0';
+	while (line > log && line[-1] != '\n')
+		line--;
+	TH_LOG("%s", line);
+	EXPECT_NE(NULL, strstr(line, "denied"));
+	EXPECT_NE(NULL, strstr(line, "no grant"));
+	EXPECT_NE(NULL, strstr(line, "uid 1003"));
+	free(log);
 }
 
 /* uid 1003 holds entries under a limited grant: the dump counts them. */
