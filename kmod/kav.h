@@ -17,6 +17,7 @@
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 #include <linux/kav.h>
@@ -120,6 +121,7 @@ enum kav_deny {
 	KAV_DENY_NR,
 };
 
+extern struct rw_semaphore kav_revoke_sem;
 struct kav_grant *kav_grant_add(struct kav_grant *spec);
 struct kav_grant *kav_grant_del(u32 id);
 int kav_grants_walk(int (*fn)(const struct kav_grant *g, void *arg),

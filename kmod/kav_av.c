@@ -407,6 +407,8 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 	domain->nr_avs++;
 	mutex_unlock(&domain->lock);
 
+	/* Until the AV is in the registry, a revoke waits (kav_grants.c). */
+	down_read(&kav_revoke_sem);
 	ret = kav_av_add_domain_key(av);
 	if (ret)
 		goto err_put;
@@ -428,6 +430,7 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 	cmd->max_entries = av->table.max_entries;
 	cmd->map_size = (u64)av->table.map_pages << PAGE_SHIFT;
 	ret = kav_registry_add_av(av);
+	up_read(&kav_revoke_sem);
 	if (!ret)
 		ret = kav_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret) {
@@ -440,6 +443,7 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 	return 0;
 
 err_put:
+	up_read(&kav_revoke_sem);
 	kav_av_put(av);
 	return ret;
 }

@@ -22,6 +22,12 @@ static LIST_HEAD(kav_grants);
 static DEFINE_MUTEX(kav_grants_lock);	/* the list and grant ids */
 static u32 kav_grant_next_id = 1;
 static atomic64_t kav_denials[KAV_DENY_NR];
+/*
+ * Revocation (write) against AVs being created (read): an AV takes its
+ * domain's key and enters the registry under the read side, so a revoke
+ * either finds it in the registry or is seen by it as already revoked.
+ */
+DECLARE_RWSEM(kav_revoke_sem);
 
 static const char * const kav_deny_reason[KAV_DENY_NR] = {
 	[KAV_DENY_NO_GRANT] = "no grant for the key",
@@ -112,6 +118,7 @@ struct kav_grant *kav_grant_del(u32 id)
 {
 	struct kav_grant *g, *found = NULL;
 
+	down_write(&kav_revoke_sem);
 	mutex_lock(&kav_grants_lock);
 	list_for_each_entry(g, &kav_grants, node) {
 		if (g->id == id) {
@@ -122,9 +129,9 @@ struct kav_grant *kav_grant_del(u32 id)
 		}
 	}
 	mutex_unlock(&kav_grants_lock);
-	if (!found)
-		return NULL;
-	kav_registry_revoke(found);
+	if (found)
+		kav_registry_revoke(found);
+	up_write(&kav_revoke_sem);
 	return found;		/* the list's reference, now the caller's */
 }
 
