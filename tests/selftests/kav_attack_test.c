@@ -904,6 +904,44 @@ static int cgroup_moves(void *arg)
 	return 0;
 }
 
+/*
+ * A tenant with a delegated cgroup subtree (as a container has) moves
+ * itself between its own cgroups, one of which holds a grant.
+ */
+#define CG_DELEG	"kav_attack_deleg"
+#define CG_D_GRANTED	"kav_attack_deleg/granted"
+#define CG_D_SUB	"kav_attack_deleg/granted/sub"
+#define CG_D_OTHER	"kav_attack_deleg/other"
+
+static int cgroup_moves_itself(void *arg)
+{
+	int in_other, in_granted, fresh;
+
+	(void)arg;
+	in_other = kav_open_domain();			/* in other */
+	CK(in_other >= 0);
+	CK_EQ(0, kav_cgroup_move(CG_D_GRANTED, getpid()));
+	CK_EQ(-EACCES, kav_domain_set_key(in_other, VNI_CG));	/* no gain */
+	in_granted = kav_open_domain();
+	CK(in_granted >= 0);
+	CK_EQ(0, kav_cgroup_move(CG_D_OTHER, getpid()));
+	CK_EQ(0, kav_domain_set_key(in_granted, VNI_CG));	/* no loss */
+	fresh = kav_open_domain();
+	CK(fresh >= 0);
+	CK_EQ(-EACCES, kav_domain_set_key(fresh, VNI_CG));
+	close(fresh);
+	CK_EQ(0, kav_cgroup_move(CG_D_SUB, getpid()));
+	fresh = kav_open_domain();
+	CK(fresh >= 0);
+	CK_EQ(0, kav_domain_set_key(fresh, VNI_CG));		/* descendant */
+	close(fresh);
+	/* Out of the delegated subtree it may not go by itself. */
+	CK(kav_cgroup_move("", getpid()) == -EACCES);
+	close(in_other);
+	close(in_granted);
+	return 0;
+}
+
 struct case_e_ns {
 	struct kav_sync sync;
 };
@@ -1028,6 +1066,43 @@ TEST_F_TIMEOUT(attack, e_cgroup_after_open, 120)
 	EXPECT_EQ(0, kav_cgroup_remove(CG_SUB));
 	EXPECT_EQ(0, kav_cgroup_remove(CG_GRANTED));
 	EXPECT_EQ(0, kav_cgroup_remove(CG_OTHER));
+}
+
+TEST_F_TIMEOUT(attack, e_cgroup_moves_itself, 120)
+{
+	struct kav_grant_spec s = { .vni = VNI_CG, .sel_type = KAV_SEL_CGROUP,
+				    .cgroup_path = CG_D_GRANTED };
+	struct kav_as_arg as = { UID_C, UID_C, cgroup_moves_itself, NULL };
+	pid_t pid;
+	int go[2];
+
+	ASSERT_EQ(0, kav_cgroup_make(CG_DELEG));
+	ASSERT_EQ(0, kav_cgroup_make(CG_D_GRANTED));
+	ASSERT_EQ(0, kav_cgroup_make(CG_D_SUB));
+	ASSERT_EQ(0, kav_cgroup_make(CG_D_OTHER));
+	ASSERT_EQ(0, kav_cgroup_delegate(CG_DELEG, UID_C));
+	ASSERT_EQ(0, kav_cgroup_delegate(CG_D_GRANTED, UID_C));
+	ASSERT_EQ(0, kav_cgroup_delegate(CG_D_SUB, UID_C));
+	ASSERT_EQ(0, kav_cgroup_delegate(CG_D_OTHER, UID_C));
+	add_grant(_metadata, self, &s);
+	/* The tenant starts in "other", put there by the administrator. */
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		_exit(read(go[0], &c, 1) == 1 ? kav_as_trampoline(&as) : 97);
+	}
+	close(go[0]);
+	EXPECT_EQ(0, kav_cgroup_move(CG_D_OTHER, pid));
+	EXPECT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	EXPECT_EQ(0, kav_reap(pid));
+	EXPECT_EQ(0, kav_cgroup_remove(CG_D_SUB));
+	EXPECT_EQ(0, kav_cgroup_remove(CG_D_GRANTED));
+	EXPECT_EQ(0, kav_cgroup_remove(CG_D_OTHER));
+	EXPECT_EQ(0, kav_cgroup_remove(CG_DELEG));
 }
 
 TEST_F_TIMEOUT(attack, e_netns_after_open, 120)

@@ -365,6 +365,28 @@ static inline int kav_cgroup_remove(const char *rel)
 	return -EBUSY;
 }
 
+/*
+ * Delegate cgroup @rel to @uid as cgroup v2 expects (the directory and
+ * its cgroup.procs, cgroup.threads, cgroup.subtree_control): @uid may
+ * then move its own processes between @rel's descendants.
+ */
+static inline int kav_cgroup_delegate(const char *rel, uid_t uid)
+{
+	static const char * const files[] = {
+		"", "/cgroup.procs", "/cgroup.threads", "/cgroup.subtree_control",
+	};
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), KAV_CGROUP_ROOT "/%s%s", rel,
+			 files[i]);
+		if (chown(path, uid, uid))
+			return -errno;
+	}
+	return 0;
+}
+
 /* The cgroup v2 id of @rel: the inode number of its directory. */
 static inline uint64_t kav_cgroup_id(const char *rel)
 {
