@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "attrs.h"
+#include "list.h"
 #include "nl.h"
 #include "output.h"
 
@@ -30,30 +31,19 @@ static int on_av(uint8_t cmd, struct nlattr **tb, void *arg)
 	char buf[256];
 	uint32_t v32;
 	uint64_t v64;
+	int row;
 
 	(void)cmd;
-	if (o->json) {
-		kc_json_open_object(&o->j);
-		kc_json_attrs(&o->j, tb, 0, 0);
-		kc_json_close_object(&o->j);
-		return 0;
-	}
-	if (kc_table_add_row(t)) {
-		kc_err("out of memory");
-		return -1;
-	}
+	row = kc_list_row(o, tb, 0, 0);
+	if (row <= 0)
+		return row;
 	if (kc_get_u32(tb, KAV_A_AV_ID, &v32))
 		kc_table_set(t, A_ID, "%u", v32);
 	if (kc_get_u32(tb, KAV_A_DOMAIN_ID, &v32))
 		kc_table_set(t, A_DOMAIN, "%u", v32);
 	if (kc_get_u32(tb, KAV_A_PID, &v32))
 		kc_table_set(t, A_PID, "%u", v32);
-	if (kc_get_u32(tb, KAV_A_UID, &v32)) {
-		if (kc_user_name(v32, buf, sizeof(buf)))
-			kc_table_set(t, A_USER, "%s", buf);
-		else
-			kc_table_set(t, A_USER, "%u", v32);
-	}
+	kc_list_set_owner(t, A_USER, tb, KAV_A_UID);
 	if (kc_get_u32(tb, KAV_A_ADDR_FORMAT, &v32)) {
 		name = kc_addr_format_name(v32);
 		if (name)
@@ -74,26 +64,8 @@ static int on_av(uint8_t cmd, struct nlattr **tb, void *arg)
 
 int kc_av_list(const struct kc_cmd *cmd)
 {
-	struct kc_out out;
-	struct kc_nl nl;
-	int ret;
-
-	ret = kc_nl_open(&nl, "av list");
-	if (ret)
-		return ret;
-	ret = kc_out_begin(&out, cmd, true, av_cols, A_NCOLS);
-	if (ret)
-		goto close;
-	if (kc_nl_request(&nl, kc_nl_msg(&nl, KAV_GENL_CMD_AV_GET, NLM_F_DUMP),
-			  on_av, &out)) {
-		ret = kc_nl_report(&nl);
-		kc_out_end(&out, false);
-		goto close;
-	}
-	ret = kc_out_end(&out, true);
-close:
-	kc_nl_close(&nl);
-	return ret;
+	return kc_list_dump(cmd, "av list", KAV_GENL_CMD_AV_GET, on_av,
+			    av_cols, A_NCOLS);
 }
 
 /* The AV dump, read only to learn one AV's address format. */
@@ -138,19 +110,13 @@ static int on_entry(uint8_t cmd, struct nlattr **tb, void *arg)
 	char buf[4 * KAV_ADDR_MAX_LEN + 8];
 	uint32_t v32;
 	uint64_t v64;
+	int row;
 
 	(void)cmd;
 	e->count++;
-	if (e->out.json) {
-		kc_json_open_object(&e->out.j);
-		kc_json_attrs(&e->out.j, tb, e->format, KC_PRINT_ENTRY);
-		kc_json_close_object(&e->out.j);
-		return 0;
-	}
-	if (kc_table_add_row(t)) {
-		kc_err("out of memory");
-		return -1;
-	}
+	row = kc_list_row(&e->out, tb, e->format, KC_PRINT_ENTRY);
+	if (row <= 0)
+		return row;
 	if (kc_get_u64(tb, KAV_A_ENTRY_INDEX, &v64))
 		kc_table_set(t, E_INDEX, "%" PRIu64, v64);
 	if (tb[KAV_A_ENTRY_ADDR]) {

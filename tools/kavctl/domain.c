@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "attrs.h"
+#include "list.h"
 #include "nl.h"
 #include "output.h"
 
@@ -29,34 +30,18 @@ static int on_domain(uint8_t cmd, struct nlattr **tb, void *arg)
 	char buf[256];
 	uint32_t v32;
 	uint64_t v64;
+	int row;
 
 	(void)cmd;
-	if (o->json) {
-		kc_json_open_object(&o->j);
-		kc_json_attrs(&o->j, tb, 0, 0);
-		kc_json_close_object(&o->j);
-		return 0;
-	}
-	if (kc_table_add_row(t)) {
-		kc_err("out of memory");
-		return -1;
-	}
+	row = kc_list_row(o, tb, 0, 0);
+	if (row <= 0)
+		return row;
 	if (kc_get_u32(tb, KAV_A_DOMAIN_ID, &v32))
 		kc_table_set(t, D_ID, "%u", v32);
 	if (kc_get_u32(tb, KAV_A_PID, &v32))
 		kc_table_set(t, D_PID, "%u", v32);
-	if (kc_get_u32(tb, KAV_A_UID, &v32)) {
-		if (kc_user_name(v32, buf, sizeof(buf)))
-			kc_table_set(t, D_USER, "%s", buf);
-		else
-			kc_table_set(t, D_USER, "%u", v32);
-	}
-	if (kc_get_u32(tb, KAV_A_GID, &v32)) {
-		if (kc_group_name(v32, buf, sizeof(buf)))
-			kc_table_set(t, D_GROUP, "%s", buf);
-		else
-			kc_table_set(t, D_GROUP, "%u", v32);
-	}
+	kc_list_set_owner(t, D_USER, tb, KAV_A_UID);
+	kc_list_set_owner(t, D_GROUP, tb, KAV_A_GID);
 	if (kc_get_u64(tb, KAV_A_CGROUP_ID, &v64))
 		kc_table_set(t, D_CGROUP, "%" PRIu64, v64);
 	if (kc_get_u64(tb, KAV_A_NETNS_COOKIE, &v64))
@@ -77,24 +62,6 @@ static int on_domain(uint8_t cmd, struct nlattr **tb, void *arg)
 
 int kc_domain_list(const struct kc_cmd *cmd)
 {
-	struct kc_out out;
-	struct kc_nl nl;
-	int ret;
-
-	ret = kc_nl_open(&nl, "domain list");
-	if (ret)
-		return ret;
-	ret = kc_out_begin(&out, cmd, true, domain_cols, D_NCOLS);
-	if (ret)
-		goto close;
-	if (kc_nl_request(&nl, kc_nl_msg(&nl, KAV_GENL_CMD_DOMAIN_GET,
-					 NLM_F_DUMP), on_domain, &out)) {
-		ret = kc_nl_report(&nl);
-		kc_out_end(&out, false);
-		goto close;
-	}
-	ret = kc_out_end(&out, true);
-close:
-	kc_nl_close(&nl);
-	return ret;
+	return kc_list_dump(cmd, "domain list", KAV_GENL_CMD_DOMAIN_GET,
+			    on_domain, domain_cols, D_NCOLS);
 }

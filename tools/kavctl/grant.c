@@ -11,6 +11,7 @@
 #include <linux/nsfs.h>
 
 #include "attrs.h"
+#include "list.h"
 #include "nl.h"
 #include "output.h"
 
@@ -199,18 +200,12 @@ static int on_grant(uint8_t cmd, struct nlattr **tb, void *arg)
 	uint32_t v32 = 0;
 	uint64_t v64 = 0;
 	bool has;
+	int row;
 
 	(void)cmd;
-	if (o->json) {
-		kc_json_open_object(&o->j);
-		kc_json_attrs(&o->j, tb, 0, 0);
-		kc_json_close_object(&o->j);
-		return 0;
-	}
-	if (kc_table_add_row(t)) {
-		kc_err("out of memory");
-		return -1;
-	}
+	row = kc_list_row(o, tb, 0, 0);
+	if (row <= 0)
+		return row;
 	if (kc_get_u32(tb, KAV_A_GRANT_ID, &v32))
 		kc_table_set(t, G_ID, "%u", v32);
 	if (kc_get_u32(tb, KAV_A_VNI, &v32))
@@ -231,24 +226,6 @@ static int on_grant(uint8_t cmd, struct nlattr **tb, void *arg)
 
 int kc_grant_list(const struct kc_cmd *cmd)
 {
-	struct kc_out out;
-	struct kc_nl nl;
-	int ret;
-
-	ret = kc_nl_open(&nl, "grant list");
-	if (ret)
-		return ret;
-	ret = kc_out_begin(&out, cmd, true, grant_cols, G_NCOLS);
-	if (ret)
-		goto close;
-	if (kc_nl_request(&nl, kc_nl_msg(&nl, KAV_GENL_CMD_GRANT_GET,
-					 NLM_F_DUMP), on_grant, &out)) {
-		ret = kc_nl_report(&nl);
-		kc_out_end(&out, false);
-		goto close;
-	}
-	ret = kc_out_end(&out, true);
-close:
-	kc_nl_close(&nl);
-	return ret;
+	return kc_list_dump(cmd, "grant list", KAV_GENL_CMD_GRANT_GET,
+			    on_grant, grant_cols, G_NCOLS);
 }

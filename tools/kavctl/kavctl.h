@@ -11,6 +11,7 @@
  *   grant.c     grant add / del / list
  *   domain.c    domain list
  *   av.c        av list / show (an AV's entries)
+ *   list.c      what the listings share: the dump, rows, owner columns
  *   stats.c     stats
  *   monitor.c   monitor (the "admin" multicast group)
  *   output.c    diagnostics; a listing as a table or a JSON document
