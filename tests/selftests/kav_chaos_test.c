@@ -346,36 +346,6 @@ worker_main(struct board *b, int slot, uint64_t seed,
 
 /* --- parent ------------------------------------------------------------------ */
 
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "kav", O_NONBLOCK) ? -errno : 0;
-}
-
-static int load(void)
-{
-	const char *path = getenv("KAV_MODULE");
-	int fd, ret;
-
-	fd = open(path ? path : "/kav.ko", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int wait_for_device(void)
-{
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		if (access(kav_test_device(), F_OK) == 0)
-			return 0;
-		usleep(10000);
-	}
-	return -1;
-}
-
 static long refcnt(void)
 {
 	char buf[32] = "";
@@ -463,8 +433,8 @@ FIXTURE_SETUP(chaos)
 FIXTURE_TEARDOWN(chaos)
 {
 	/* Whatever happened, leave the module loaded for the next test. */
-	if (access("/sys/module/kav", F_OK) && !load())
-		wait_for_device();
+	if (access("/sys/module/kav", F_OK) && !kav_module_load())
+		kav_wait_for_device();
 }
 
 /* Grant every VNI the workers use to root (the family is new per load). */
@@ -588,15 +558,16 @@ TEST_F_TIMEOUT(chaos, kill_and_reload, CHAOS_TIMEOUT)
 		kav_nl_close(&nl);
 
 		/* Every file and mapping is gone: the module must go too. */
-		for (i = 0; i < 200 && (rc = unload()) == -EWOULDBLOCK; i++) {
+		for (i = 0; i < 200 &&
+			    (rc = kav_module_unload()) == -EWOULDBLOCK; i++) {
 			usleep(10000);
 			retries++;
 		}
 		ASSERT_EQ(0, rc) TH_LOG("round %llu: unload: %s (refcnt %ld)",
 					(unsigned long long)r, strerror(-rc),
 					refcnt());
-		ASSERT_EQ(0, load());
-		ASSERT_EQ(0, wait_for_device());
+		ASSERT_EQ(0, kav_module_load());
+		ASSERT_EQ(0, kav_wait_for_device());
 	}
 	printf("# chaos: %llu rounds survived in %.1f s: %lu workers killed, %lu operations, unload retried %lu times\n",
 	       (unsigned long long)r, now() - start, kills, ops, retries);

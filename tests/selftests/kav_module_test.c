@@ -9,37 +9,6 @@
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
 
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "kav", O_NONBLOCK) ? -errno : 0;
-}
-
-static int load(void)
-{
-	const char *path = getenv("KAV_MODULE");
-	int fd, ret;
-
-	fd = open(path ? path : "/kav.ko", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-/* devtmpfs creates the node asynchronously after a load. */
-static int wait_for_device(void)
-{
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		if (access(kav_test_device(), F_OK) == 0)
-			return 0;
-		usleep(10000);
-	}
-	return -1;
-}
-
 TEST(unload_refused_while_anything_open)
 {
 	struct kav_av_create c;
@@ -48,7 +17,7 @@ TEST(unload_refused_while_anything_open)
 
 	dom = kav_open_domain();
 	ASSERT_LE(0, dom);
-	EXPECT_EQ(-EWOULDBLOCK, unload());
+	EXPECT_EQ(-EWOULDBLOCK, kav_module_unload());
 
 	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, &c);
 	ASSERT_LE(0, av);
@@ -57,19 +26,19 @@ TEST(unload_refused_while_anything_open)
 
 	/* Only the AV fd and the mapping are left. */
 	ASSERT_EQ(0, close(dom));
-	EXPECT_EQ(-EWOULDBLOCK, unload());
+	EXPECT_EQ(-EWOULDBLOCK, kav_module_unload());
 
 	/* Only the mapping is left. */
 	ASSERT_EQ(0, close(av));
-	EXPECT_EQ(-EWOULDBLOCK, unload());
+	EXPECT_EQ(-EWOULDBLOCK, kav_module_unload());
 	EXPECT_EQ(KAV_TABLE_MAGIC, ((struct kav_table_header *)map)->magic);
 
 	ASSERT_EQ(0, munmap(map, c.map_size));
-	EXPECT_EQ(0, unload());
+	EXPECT_EQ(0, kav_module_unload());
 	EXPECT_NE(0, access(kav_test_device(), F_OK));
 
-	ASSERT_EQ(0, load());
-	ASSERT_EQ(0, wait_for_device());
+	ASSERT_EQ(0, kav_module_load());
+	ASSERT_EQ(0, kav_wait_for_device());
 	dom = kav_open_domain();
 	EXPECT_LE(0, dom);
 	close(dom);
@@ -86,11 +55,11 @@ TEST(unload_reload_cycles)
 		ASSERT_LE(0, av);
 		/* AV first: the domain fd is then the last reference. */
 		close(av);
-		EXPECT_EQ(-EWOULDBLOCK, unload());
+		EXPECT_EQ(-EWOULDBLOCK, kav_module_unload());
 		close(dom);
-		ASSERT_EQ(0, unload());
-		ASSERT_EQ(0, load());
-		ASSERT_EQ(0, wait_for_device());
+		ASSERT_EQ(0, kav_module_unload());
+		ASSERT_EQ(0, kav_module_load());
+		ASSERT_EQ(0, kav_wait_for_device());
 	}
 }
 

@@ -12,9 +12,11 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/kav.h>
@@ -41,6 +43,39 @@ static inline const char *kav_test_device(void)
 	const char *dev = getenv("KAV_DEVICE");
 
 	return dev ? dev : "/dev/kav";
+}
+
+/* Unloads kav.ko (without waiting for its users): 0 or -errno. */
+static inline int kav_module_unload(void)
+{
+	return syscall(SYS_delete_module, "kav", O_NONBLOCK) ? -errno : 0;
+}
+
+/* Loads kav.ko from $KAV_MODULE (default /kav.ko), no parameters. */
+static inline int kav_module_load(void)
+{
+	const char *path = getenv("KAV_MODULE");
+	int fd, ret;
+
+	fd = open(path ? path : "/kav.ko", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* devtmpfs creates the node asynchronously after a load. 0 or -1. */
+static inline int kav_wait_for_device(void)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (access(kav_test_device(), F_OK) == 0)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
 }
 
 static inline int kav_open_domain(void)
