@@ -7,52 +7,23 @@
  */
 #include <stdlib.h>
 
-#include "test_common.h"
+#include "test_fixture.h"
 #include "fake_kav.h"
-
-struct fixture {
-	struct fid_domain *dom;
-	struct fid_av *av;
-	void *table;			/* the fake kernel's view */
-};
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct fi_domain_attr dattr = { .auth_key_size = FI_AV_AUTH_KEY };
 	struct fi_av_attr attr = { .type = FI_AV_TABLE,
 				   .flags = FI_AV_USER_ID };
-	struct fi_domain_attr dattr;
-	struct fi_info info;
+	struct av_fixture *f;
 
-	fake_kav_install();
-	memset(&info, 0, sizeof(info));
-	memset(&dattr, 0, sizeof(dattr));
-	info.addr_format = FI_SOCKADDR_IN;
-	info.domain_attr = &dattr;
-	dattr.auth_key_size = FI_AV_AUTH_KEY;
-	setenv("KAV_DEVICE", "/dev/null", 1);
-	assert_int_equal(kav_domain_open(&info, &f->dom, NULL), 0);
-	unsetenv("KAV_DEVICE");
-	assert_int_equal(fi_av_open(f->dom, &attr, &f->av, NULL), 0);
+	f = av_fixture_open(state, FI_SOCKADDR_IN, &dattr, &attr);
 	f->table = fake_kav_table(kav_av_fd(f->av));
 	assert_non_null(f->table);
-	*state = f;
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	if (f->av)
-		assert_int_equal(fi_close(&f->av->fid), 0);
-	assert_int_equal(fi_close(&f->dom->fid), 0);
-	fake_kav_reset();
-	free(f);
-	return 0;
-}
-
-static fi_addr_t add_key(struct fixture *f, uint32_t vni)
+static fi_addr_t add_key(struct av_fixture *f, uint32_t vni)
 {
 	struct kav_auth_key key = { .vni = vni };
 	fi_addr_t h = 12345;
@@ -75,7 +46,7 @@ static uint32_t key_vni(struct fid_av *av, fi_addr_t fa)
 }
 
 /* Insert @n addresses bound to @keys (key handles) with FI_AUTH_KEY. */
-static void add_addrs(struct fixture *f, size_t n, const fi_addr_t *keys,
+static void add_addrs(struct av_fixture *f, size_t n, const fi_addr_t *keys,
 		      fi_addr_t *fa)
 {
 	struct sockaddr_in in[8];
@@ -93,7 +64,7 @@ static void add_addrs(struct fixture *f, size_t n, const fi_addr_t *keys,
 
 static void test_insert_auth_key(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct kav_auth_key key = { .vni = 7 };
 	fi_addr_t h = 0, h2;
 
@@ -133,7 +104,7 @@ static void test_insert_auth_key(void **state)
 
 static void test_auth_key_full(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct kav_auth_key key = { .vni = 1000 };
 	fi_addr_t h;
 	uint32_t i;
@@ -147,7 +118,7 @@ static void test_auth_key_full(void **state)
 
 static void test_lookup_auth_key(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct kav_auth_key key;
 	fi_addr_t k[2], fa[2], plain;
 	struct sockaddr_in in = test_sin("10.9.9.9", 9);
@@ -201,7 +172,7 @@ static void test_lookup_auth_key(void **state)
 
 static void test_insert_with_keys(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in[3];
 	struct kav_resolved r;
 	fi_addr_t k, fa[3];
@@ -250,7 +221,7 @@ static void test_insert_with_keys(void **state)
 
 static void test_remove_keys(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	fi_addr_t k[2], fa[2], rm[2];
 	unsigned int removes;
 	struct kav_auth_key key;
@@ -293,7 +264,7 @@ static void test_remove_keys(void **state)
 
 static void test_set_user_id(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in[2];
 	struct kav_resolved r;
 	fi_addr_t fa[2], k;
@@ -341,7 +312,7 @@ static void test_set_user_id(void **state)
 
 static void test_resolve(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in = test_sin("10.1.2.3", 4);
 	struct kav_resolved r;
 	struct fid_av other;
@@ -380,7 +351,7 @@ static void test_resolve(void **state)
 
 static void test_endpoints(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct kav_ep *ep, *ep2;
 	fi_addr_t k[3], rm;
 
@@ -429,7 +400,7 @@ static void test_endpoints(void **state)
 /* An endpoint that was never enabled holds the AV but no key. */
 static void test_endpoint_not_enabled(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct kav_ep *ep;
 	fi_addr_t k;
 
@@ -444,7 +415,7 @@ static void test_endpoint_not_enabled(void **state)
 
 static void test_no_key_slots(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fi_av_attr attr = { .type = FI_AV_TABLE };
 	struct kav_auth_key key;
 	struct fid_av *av;
@@ -462,24 +433,25 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_insert_auth_key, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_auth_key_full, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_lookup_auth_key, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_with_keys, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_remove_keys, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_set_user_id, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
+						av_teardown),
+		cmocka_unit_test_setup_teardown(test_resolve, setup,
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_endpoints, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_endpoint_not_enabled,
-						setup, teardown),
+						setup, av_teardown),
 		cmocka_unit_test_setup_teardown(test_no_key_slots, setup,
-						teardown),
+						av_teardown),
 	};
 
 	return cmocka_run_group_tests_name("auth", tests, NULL, NULL);

@@ -5,41 +5,15 @@
  */
 #include <stdlib.h>
 
-#include "test_common.h"
+#include "test_fixture.h"
 #include "fake_kav.h"
-
-struct fixture {
-	struct fid_domain *dom;
-	struct fid_av *av;
-};
-
-/* A domain on the fake kernel (installed by the caller). */
-static struct fid_domain *open_domain(uint32_t format, size_t key_size)
-{
-	struct fi_domain_attr dattr;
-	struct fid_domain *dom;
-	struct fi_info info;
-
-	memset(&info, 0, sizeof(info));
-	memset(&dattr, 0, sizeof(dattr));
-	info.addr_format = format;
-	info.domain_attr = &dattr;
-	dattr.auth_key_size = key_size;
-	setenv("KAV_DEVICE", "/dev/null", 1);
-	assert_int_equal(kav_domain_open(&info, &dom, NULL), 0);
-	unsetenv("KAV_DEVICE");
-	return dom;
-}
 
 static int open_domain_av(void **state, uint32_t format)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct fi_domain_attr dattr = { 0 };
 	struct fi_av_attr attr = { .type = FI_AV_TABLE, .count = 16 };
 
-	fake_kav_install();
-	f->dom = open_domain(format, 0);
-	assert_int_equal(fi_av_open(f->dom, &attr, &f->av, NULL), 0);
-	*state = f;
+	av_fixture_open(state, format, &dattr, &attr);
 	return 0;
 }
 
@@ -63,18 +37,6 @@ static int setup_str(void **state)
 	return open_domain_av(state, FI_ADDR_STR);
 }
 
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	if (f->av)
-		assert_int_equal(fi_close(&f->av->fid), 0);
-	assert_int_equal(fi_close(&f->dom->fid), 0);
-	fake_kav_reset();
-	free(f);
-	return 0;
-}
-
 /* fi_av_straddr() of the entry at @idx. */
 static const char *entry_str(struct fid_av *av, fi_addr_t idx, char *buf,
 			     size_t len)
@@ -88,7 +50,7 @@ static const char *entry_str(struct fid_av *av, fi_addr_t idx, char *buf,
 
 static void test_open_close(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fi_av_attr attr = { .type = FI_AV_UNSPEC };
 	struct fid_av *av2;
 	int ctx;
@@ -110,12 +72,12 @@ static void test_open_close(void **state)
 	assert_int_equal(fi_close(&f->dom->fid), -FI_EBUSY);
 	assert_int_equal(fi_close(&f->av->fid), 0);
 	f->av = NULL;
-	/* teardown closes the domain: now allowed. */
+	/* The teardown closes the domain: now allowed. */
 }
 
 static void test_insert_lookup(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in[3], out;
 	fi_addr_t fa[3] = { 7, 7, 7 };
 	size_t len;
@@ -166,7 +128,7 @@ static void test_insert_lookup(void **state)
 
 static void test_insert_flags_and_args(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in = test_sin("10.0.0.1", 1);
 	int errs[1];
 
@@ -185,7 +147,7 @@ static void test_insert_flags_and_args(void **state)
 
 static void test_insert_invalid_skipped(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in[3];
 	fi_addr_t fa[3];
 	int errs[3] = { -1, -1, -1 };
@@ -208,7 +170,7 @@ static void test_insert_invalid_skipped(void **state)
 
 static void test_kernel_refusal_resends(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in[5];
 	fi_addr_t fa[5];
 	int errs[5], i;
@@ -231,7 +193,7 @@ static void test_kernel_refusal_resends(void **state)
 
 static void test_batches(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fi_av_attr attr = { .type = FI_AV_TABLE };
 	size_t n = KAV_BATCH_MAX + 10, i;
 	struct sockaddr_in *in = calloc(n, sizeof(*in)), out;
@@ -268,7 +230,7 @@ static void test_batches(void **state)
 
 static void test_full(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fi_av_attr attr = { .type = FI_AV_TABLE };
 	struct sockaddr_in in[6];
 	struct fid_av *small;
@@ -289,7 +251,7 @@ static void test_full(void **state)
 
 static void test_remove(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in[3], out;
 	fi_addr_t fa[3], rm[2], again;
 	size_t len = sizeof(out);
@@ -321,7 +283,7 @@ static void test_remove(void **state)
 
 static void test_insertsvc(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	char buf[64];
 	fi_addr_t fa;
 
@@ -347,7 +309,7 @@ static void test_insertsvc(void **state)
 
 static void test_insertsym_man_page(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	fi_addr_t fa[4];
 	char buf[64];
 
@@ -372,7 +334,7 @@ static void test_insertsym_man_page(void **state)
 
 static void test_in6(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in6 in6 = test_sin6("fe80::1", 9), out;
 	fi_addr_t fa[2];
 	int errs[2];
@@ -396,7 +358,7 @@ static void test_in6(void **state)
 
 static void test_sockaddr_mixed(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	uint8_t slots[2][28], out[28];
 	struct sockaddr_in in = test_sin("10.0.0.1", 1);
 	struct sockaddr_in6 in6 = test_sin6("::1", 2);
@@ -419,7 +381,7 @@ static void test_sockaddr_mixed(void **state)
 
 static void test_str(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	const char *addrs[3] = { "fi_sockaddr_in://1.2.3.4:5", NULL, "abc" };
 	fi_addr_t fa[3];
 	char out[96], buf[8];
@@ -466,7 +428,7 @@ static void test_insertsym_str_man_page(void **state)
 		"fi_sockaddr_in://10.1.1.2:5001",
 	};
 	struct fi_av_attr attr = { .type = FI_AV_TABLE };
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_domain *dom_in;
 	struct fid_av *av_in;
 	fi_addr_t fa[4], fa_in[4];
@@ -488,7 +450,7 @@ static void test_insertsym_str_man_page(void **state)
 	}
 
 	/* The same call on an FI_SOCKADDR_IN AV, printed by straddr. */
-	dom_in = open_domain(FI_SOCKADDR_IN, 0);
+	dom_in = test_open_domain(FI_SOCKADDR_IN, 0);
 	assert_int_equal(fi_av_open(dom_in, &attr, &av_in, NULL), 0);
 	assert_int_equal(fi_av_insertsym(av_in, "10.1.1.1", 2, "5000", 2,
 					 fa_in, 0, NULL), 4);
@@ -511,7 +473,7 @@ static void test_insertsym_str_in6_and_carry(void **state)
 		"fi_sockaddr_in://10.0.1.0:65534",
 		"fi_sockaddr_in://10.0.1.0:65535",
 	};
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	fi_addr_t fa[6];
 	char buf[96];
 	int i;
@@ -530,7 +492,7 @@ static void test_insertsym_str_in6_and_carry(void **state)
 /* Bad ranges fail the call as on IP AVs, before anything is inserted. */
 static void test_insertsym_str_bad_range(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	fi_addr_t fa[4];
 
 	assert_int_equal(fi_av_insertsym(f->av, "10.1.1.1", 0, "5000", 2, fa,
@@ -571,7 +533,7 @@ static void test_insertsym_str_one_fails(void **state)
 
 	(void)state;
 	fake_kav_install();
-	dom = open_domain(FI_ADDR_STR, FI_AV_AUTH_KEY);
+	dom = test_open_domain(FI_ADDR_STR, FI_AV_AUTH_KEY);
 	assert_int_equal(fi_av_open(dom, &attr, &av, NULL), 0);
 	assert_int_equal(fi_av_insert_auth_key(av, &key, sizeof(key), &h, 0),
 			 0);
@@ -598,7 +560,7 @@ static void test_insertsym_str_one_fails(void **state)
 
 static void test_av_fd(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_av other;
 	int fd = kav_av_fd(f->av);
 	struct sockaddr_in in = test_sin("10.0.0.7", 7), out;
@@ -624,7 +586,7 @@ static void test_av_fd(void **state)
 
 static void test_av_stubs(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 
 	/* Only a kav EQ binds (test_av_event covers the real one). */
 	assert_int_equal(fi_av_bind(f->av, &f->dom->fid, 0), -FI_EINVAL);
@@ -641,39 +603,42 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_close, setup_in,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_lookup, setup_in,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_flags_and_args,
-						setup_in, teardown),
+						setup_in, av_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_invalid_skipped,
-						setup_in, teardown),
+						setup_in, av_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_refusal_resends,
-						setup_in, teardown),
+						setup_in, av_teardown),
 		cmocka_unit_test_setup_teardown(test_batches, setup_in,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_full, setup_in, teardown),
+						av_teardown),
+		cmocka_unit_test_setup_teardown(test_full, setup_in,
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_remove, setup_in,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_insertsvc, setup_in,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_insertsym_man_page,
-						setup_in, teardown),
-		cmocka_unit_test_setup_teardown(test_in6, setup_in6, teardown),
+						setup_in, av_teardown),
+		cmocka_unit_test_setup_teardown(test_in6, setup_in6,
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_sockaddr_mixed,
-						setup_sockaddr, teardown),
-		cmocka_unit_test_setup_teardown(test_str, setup_str, teardown),
+						setup_sockaddr, av_teardown),
+		cmocka_unit_test_setup_teardown(test_str, setup_str,
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_insertsym_str_man_page,
-						setup_str, teardown),
+						setup_str, av_teardown),
 		cmocka_unit_test_setup_teardown(test_insertsym_str_in6_and_carry,
-						setup_str, teardown),
+						setup_str, av_teardown),
 		cmocka_unit_test_setup_teardown(test_insertsym_str_bad_range,
-						setup_str, teardown),
+						setup_str, av_teardown),
 		cmocka_unit_test(test_insertsym_str_one_fails),
 		cmocka_unit_test_setup_teardown(test_av_fd, setup_in,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_av_stubs, setup_in,
-						teardown),
+						av_teardown),
 	};
 
 	return cmocka_run_group_tests_name("av", tests, NULL, NULL);

@@ -8,40 +8,15 @@
 
 #include <rdma/fi_eq.h>
 
-#include "test_common.h"
+#include "test_fixture.h"
 #include "fake_kav.h"
-
-struct fixture {
-	struct fid_domain *dom;
-	struct fid_av *av;
-};
-
-static struct fid_domain *open_domain(uint32_t format, size_t key_size)
-{
-	struct fi_domain_attr dattr;
-	struct fid_domain *dom;
-	struct fi_info info;
-
-	memset(&info, 0, sizeof(info));
-	memset(&dattr, 0, sizeof(dattr));
-	info.addr_format = format;
-	info.domain_attr = &dattr;
-	dattr.auth_key_size = key_size;
-	setenv("KAV_DEVICE", "/dev/null", 1);
-	assert_int_equal(kav_domain_open(&info, &dom, NULL), 0);
-	unsetenv("KAV_DEVICE");
-	return dom;
-}
 
 static int setup_flags(void **state, uint64_t flags)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct fi_domain_attr dattr = { 0 };
 	struct fi_av_attr attr = { .type = FI_AV_TABLE, .flags = flags };
 
-	fake_kav_install();
-	f->dom = open_domain(FI_SOCKADDR_IN, 0);
-	assert_int_equal(fi_av_open(f->dom, &attr, &f->av, NULL), 0);
-	*state = f;
+	av_fixture_open(state, FI_SOCKADDR_IN, &dattr, &attr);
 	return 0;
 }
 
@@ -53,18 +28,6 @@ static int setup(void **state)
 static int setup_event(void **state)
 {
 	return setup_flags(state, FI_EVENT);
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	if (f->av)
-		assert_int_equal(fi_close(&f->av->fid), 0);
-	assert_int_equal(fi_close(&f->dom->fid), 0);
-	fake_kav_reset();
-	free(f);
-	return 0;
 }
 
 static void insert_three(struct fid_av *av, fi_addr_t *fa)
@@ -90,7 +53,7 @@ static uint16_t port_at(struct fid_av *av, fi_addr_t fa)
 
 static void test_open_attrs(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fi_av_attr attr;
 	struct fid_av *av;
 	unsigned int creates = fake_kav_stats.creates;
@@ -175,7 +138,7 @@ static void test_fi_addr_codec(void **state)
 
 static void test_group_and_rx_bits(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in out;
 	fi_addr_t fa[3], rm[2];
 	size_t len = sizeof(out);
@@ -211,7 +174,7 @@ static void test_group_and_rx_bits(void **state)
 /* Indices the kernel hands out past KAV_FI_ADDR_INDEX_MAX are refused. */
 static void test_index_limit(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in[2];
 	fi_addr_t fa[2];
 	int errs[2] = { -1, -1 };
@@ -233,7 +196,7 @@ static void test_index_limit(void **state)
 
 static void test_insert_flags(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in = test_sin("10.0.0.1", 1);
 	fi_addr_t fa = 5;
 	int err;
@@ -264,7 +227,7 @@ static void test_insert_flags(void **state)
 
 static void test_insert_user_ids(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in[2];
 	struct kav_resolved r;
 	fi_addr_t fa[4] = { 1000, 2000 };
@@ -307,7 +270,7 @@ static void test_insert_user_ids(void **state)
  * with FI_AV_AUTH_KEY (fi_av(3)). */
 static void test_insert_user_id_refused(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fi_av_attr attr = { .type = FI_AV_TABLE,
 				   .flags = FI_AV_USER_ID };
 	struct sockaddr_in in = test_sin("10.0.0.1", 1);
@@ -321,7 +284,7 @@ static void test_insert_user_id_refused(void **state)
 	assert_int_equal(fi_av_insert(av, &in, 1, &fa, 0, NULL), 1);
 	assert_int_equal(fi_close(&av->fid), 0);
 
-	kdom = open_domain(FI_SOCKADDR_IN, FI_AV_AUTH_KEY);
+	kdom = test_open_domain(FI_SOCKADDR_IN, FI_AV_AUTH_KEY);
 	attr.flags = 0;
 	assert_int_equal(fi_av_open(kdom, &attr, &av, NULL), 0);
 	assert_int_equal(fi_av_insertsvc(av, "10.0.0.1", "1", &fa,
@@ -333,7 +296,7 @@ static void test_insert_user_id_refused(void **state)
 /* The 2.x calls on an AV that does not allow them. */
 static void test_auth_calls_refused(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct kav_auth_key key = { .vni = 1 };
 	fi_addr_t fa[3];
 
@@ -417,7 +380,7 @@ static struct fid_eq *open_eq(struct fid_domain *dom)
 
 static void test_event_bind(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in = test_sin("10.0.0.1", 1);
 	struct fid_eq *eq = open_eq(f->dom), *eq2 = open_eq(f->dom);
 
@@ -446,7 +409,7 @@ static void test_event_bind(void **state)
 
 static void test_event_insert(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in[3];
 	struct fi_eq_err_entry err;
 	struct fi_eq_entry entry;
@@ -512,7 +475,7 @@ static void test_event_insert(void **state)
 /* A synchronous AV may take an EQ; inserts still return counts. */
 static void test_event_bind_sync_av(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct sockaddr_in in = test_sin("10.0.0.1", 1);
 	struct fi_eq_entry entry;
 	struct fid_eq *eq = open_eq(f->dom);
@@ -531,27 +494,27 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_attrs, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test(test_fi_addr_codec),
 		cmocka_unit_test_setup_teardown(test_group_and_rx_bits, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_index_limit, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_flags, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_user_ids, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_user_id_refused,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_auth_calls_refused,
-						setup, teardown),
+						setup, av_teardown),
+		cmocka_unit_test_setup_teardown(test_auth_calls_refused, setup,
+						av_teardown),
 		cmocka_unit_test(test_ops_size_check),
 		cmocka_unit_test_setup_teardown(test_event_bind, setup_event,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_event_insert, setup_event,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_event_bind_sync_av, setup,
-						teardown),
+						av_teardown),
 	};
 
 	return cmocka_run_group_tests_name("av_attr", tests, NULL, NULL);

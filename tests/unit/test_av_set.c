@@ -7,16 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "test_common.h"
+#include "test_fixture.h"
 #include "fake_kav.h"
 #include "kav_set_priv.h"
 
 #define NR_ADDRS	10
-
-struct fixture {
-	struct fid_domain *dom;
-	struct fid_av *av;
-};
 
 static struct fid_av *open_av(struct fid_domain *dom, size_t n)
 {
@@ -41,32 +36,13 @@ static struct fid_av *open_av(struct fid_domain *dom, size_t n)
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct fi_info info;
 	fi_addr_t gone[2] = { 2, 7 };
+	struct av_fixture *f;
 
-	fake_kav_install();
-	memset(&info, 0, sizeof(info));
-	info.addr_format = FI_SOCKADDR_IN;
-	setenv("KAV_DEVICE", "/dev/null", 1);
-	assert_int_equal(kav_domain_open(&info, &f->dom, NULL), 0);
-	unsetenv("KAV_DEVICE");
+	f = av_fixture_open(state, FI_SOCKADDR_IN, NULL, NULL);
 	/* Entries 0..9, then 2 and 7 removed: holes. */
 	f->av = open_av(f->dom, NR_ADDRS);
 	assert_int_equal(fi_av_remove(f->av, gone, 2, 0), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	if (f->av)
-		assert_int_equal(fi_close(&f->av->fid), 0);
-	assert_int_equal(fi_close(&f->dom->fid), 0);
-	fake_kav_reset();
-	free(f);
 	return 0;
 }
 
@@ -126,7 +102,7 @@ static void expect_empty(struct fid_av_set *set)
 
 static void test_open_attr_errors(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fi_av_set_attr a;
 	struct fid_av_set *set;
 	uint8_t key[4] = { 1, 2, 3, 4 };
@@ -187,7 +163,7 @@ static void test_open_attr_errors(void **state)
 
 static void test_open_initial_members(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fi_av_set_attr a = empty_attr;
 	struct fid_av_set *set;
 	uint8_t key[3] = { 9, 8, 7 };
@@ -251,7 +227,7 @@ static void test_open_initial_members(void **state)
 
 static void test_insert_remove(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_av_set *set = open_set(f->av, &empty_attr);
 
 	assert_int_equal(fi_av_set_insert(set, 5), 0);
@@ -293,7 +269,7 @@ static void test_insert_remove(void **state)
 
 static void test_union(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	const fi_addr_t d[] = { 3, 1 }, s[] = { 4, 1, 5, 0 };
 	struct fid_av_set *dst = make_set(f->av, d, 2);
 	struct fid_av_set *src = make_set(f->av, s, 4);
@@ -315,7 +291,7 @@ static void test_union(void **state)
 
 static void test_intersect_diff(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	const fi_addr_t d[] = { 5, 1, 3, 0, 9 }, s[] = { 0, 3, 9, 8 };
 	struct fid_av_set *dst = make_set(f->av, d, 5);
 	struct fid_av_set *src = make_set(f->av, s, 4);
@@ -346,7 +322,7 @@ static void test_intersect_diff(void **state)
 
 static void test_cross_av(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_av *av2 = open_av(f->dom, 4);
 	const fi_addr_t m[] = { 0, 1 };
 	struct fid_av_set *a = make_set(f->av, m, 2);
@@ -367,7 +343,7 @@ static void test_cross_av(void **state)
 
 static void test_addr_and_lifetime(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_av_set *set = open_set(f->av, &empty_attr);
 	struct fid_av_set *set2 = open_set(f->av, &empty_attr);
 	fi_addr_t coll = FI_ADDR_NOTAVAIL;
@@ -398,7 +374,7 @@ static void test_addr_and_lifetime(void **state)
 
 static void test_members_too_small(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	const fi_addr_t m[] = { 8, 0, 4 };
 	struct fid_av_set *set = make_set(f->av, m, 3);
 	fi_addr_t out[4] = { 77, 77, 77, 77 };
@@ -427,7 +403,7 @@ static void test_members_too_small(void **state)
 /* Many members: the hash grows and the algebra stays linear and right. */
 static void test_large(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fi_av_set_attr a = { .flags = FI_UNIVERSE };
 	struct fid_av_set *all, *odd, *low;
 	static fi_addr_t want[2000];
@@ -473,21 +449,21 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_attr_errors, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_open_initial_members,
-						setup, teardown),
+						setup, av_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_remove, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_union, setup, teardown),
+						av_teardown),
+		cmocka_unit_test_setup_teardown(test_union, setup, av_teardown),
 		cmocka_unit_test_setup_teardown(test_intersect_diff, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_cross_av, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_addr_and_lifetime, setup,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_members_too_small, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_large, setup, teardown),
+						av_teardown),
+		cmocka_unit_test_setup_teardown(test_large, setup, av_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

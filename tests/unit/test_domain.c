@@ -10,28 +10,7 @@
 
 #include <rdma/fi_endpoint.h>
 
-#include "test_common.h"
-
-/* Run @fn with stderr captured into @buf. */
-static void capture_stderr(void (*fn)(void *), void *arg, char *buf,
-			   size_t len)
-{
-	FILE *tmp = tmpfile();
-	int saved = dup(STDERR_FILENO);
-	size_t n;
-
-	assert_non_null(tmp);
-	fflush(stderr);
-	dup2(fileno(tmp), STDERR_FILENO);
-	fn(arg);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	rewind(tmp);
-	n = fread(buf, 1, len - 1, tmp);
-	buf[n] = '\0';
-	fclose(tmp);
-}
+#include "test_fixture.h"
 
 struct open_call {
 	struct fi_info info;
@@ -56,7 +35,7 @@ static void test_missing_device(void **state)
 	c.info.addr_format = FI_SOCKADDR_IN;
 	c.dom = (struct fid_domain *)&c;	/* must be cleared */
 	setenv("KAV_DEVICE", "/nonexistent/kav-test-device", 1);
-	capture_stderr(do_open, &c, log, sizeof(log));
+	test_capture_stderr(do_open, &c, log, sizeof(log));
 	unsetenv("KAV_DEVICE");
 
 	assert_int_equal(c.ret, -FI_ENODEV);
@@ -202,7 +181,7 @@ static void test_av_auth_key_domain(void **state)
 	 */
 	dattr.auth_key = key;
 	dattr.auth_key_size = sizeof(key);
-	capture_stderr(do_open_key, &c, log, sizeof(log));
+	test_capture_stderr(do_open_key, &c, log, sizeof(log));
 	unsetenv("KAV_DEVICE");
 	assert_int_equal(c.ret, -FI_ENOSYS);
 	assert_null(c.dom);

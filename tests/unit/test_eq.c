@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "test_common.h"
+#include "test_fixture.h"
 #include "fake_kav.h"
 #include "kav_eq_priv.h"
 
@@ -21,14 +21,9 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct fi_info info;
 
 	fake_kav_install();
-	memset(&info, 0, sizeof(info));
-	info.addr_format = FI_SOCKADDR_IN;
-	setenv("KAV_DEVICE", "/dev/null", 1);
-	assert_int_equal(kav_domain_open(&info, &f->dom, NULL), 0);
-	unsetenv("KAV_DEVICE");
+	f->dom = test_open_domain_attr(FI_SOCKADDR_IN, NULL);
 	f->av_fid.fclass = FI_CLASS_AV;
 	*state = f;
 	return 0;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "test_common.h"
+#include "test_fixture.h"
 #include "fake_kav.h"
 
 #define VNI_A	0x1001u
@@ -22,27 +22,6 @@
 static int grant_only_a(uint32_t vni)
 {
 	return vni == VNI_A ? 0 : -EACCES;
-}
-
-/* Run @fn with stderr captured into @buf. */
-static void capture_stderr(void (*fn)(void *), void *arg, char *buf,
-			   size_t len)
-{
-	FILE *tmp = tmpfile();
-	int saved = dup(STDERR_FILENO);
-	size_t n;
-
-	assert_non_null(tmp);
-	fflush(stderr);
-	dup2(fileno(tmp), STDERR_FILENO);
-	fn(arg);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	rewind(tmp);
-	n = fread(buf, 1, len - 1, tmp);
-	buf[n] = '\0';
-	fclose(tmp);
 }
 
 struct open_call {
@@ -163,7 +142,7 @@ static void test_domain_key_not_granted(void **state)
 	open_call_init(&c, VNI_B);
 	c.dom = (struct fid_domain *)&c;	/* must be cleared */
 	closes = fake_kav_stats.closes;
-	capture_stderr(do_open, &c, log, sizeof(log));
+	test_capture_stderr(do_open, &c, log, sizeof(log));
 	assert_int_equal(c.ret, -FI_EACCES);
 	assert_null(c.dom);
 	assert_int_equal(fake_kav_stats.closes, closes + 1);	/* no fd leak */
@@ -181,21 +160,12 @@ static void test_domain_key_not_granted(void **state)
 static void test_insert_auth_key_not_granted(void **state)
 {
 	struct kav_auth_key a = { .vni = VNI_A }, b = { .vni = VNI_B };
-	struct fi_domain_attr dattr;
 	struct fid_domain *dom;
-	struct fi_info info;
 	struct fid_av *av;
 	fi_addr_t h = 77;
 
 	(void)state;
-	memset(&info, 0, sizeof(info));
-	memset(&dattr, 0, sizeof(dattr));
-	info.addr_format = FI_SOCKADDR_IN;
-	info.domain_attr = &dattr;
-	dattr.auth_key_size = FI_AV_AUTH_KEY;
-	setenv("KAV_DEVICE", "/dev/null", 1);
-	assert_int_equal(kav_domain_open(&info, &dom, NULL), 0);
-	unsetenv("KAV_DEVICE");
+	dom = test_open_domain(FI_SOCKADDR_IN, FI_AV_AUTH_KEY);
 	av = open_av(dom);
 	assert_int_equal(fi_av_insert_auth_key(av, &b, sizeof(b), &h, 0),
 			 -FI_EACCES);
@@ -259,23 +229,14 @@ static void test_revoked_av_key(void **state)
 {
 	struct sockaddr_in in = test_sin("10.0.0.3", 3);
 	struct kav_auth_key a = { .vni = VNI_A };
-	struct fi_domain_attr dattr;
 	struct fid_domain *dom;
-	struct fi_info info;
 	struct fid_av *av;
 	unsigned int inserts;
 	fi_addr_t h, fa;
 	int err[1];
 
 	(void)state;
-	memset(&info, 0, sizeof(info));
-	memset(&dattr, 0, sizeof(dattr));
-	info.addr_format = FI_SOCKADDR_IN;
-	info.domain_attr = &dattr;
-	dattr.auth_key_size = FI_AV_AUTH_KEY;
-	setenv("KAV_DEVICE", "/dev/null", 1);
-	assert_int_equal(kav_domain_open(&info, &dom, NULL), 0);
-	unsetenv("KAV_DEVICE");
+	dom = test_open_domain(FI_SOCKADDR_IN, FI_AV_AUTH_KEY);
 	av = open_av(dom);
 	assert_int_equal(fi_av_insert_auth_key(av, &a, sizeof(a), &h, 0), 0);
 	fake_kav_revoke(VNI_A);
@@ -310,23 +271,15 @@ static void do_keyless_insert(void *arg)
 
 static void test_keyless_refused(void **state)
 {
-	struct fi_domain_attr dattr;
 	struct fid_domain *dom;
-	struct fi_info info;
 	char log[2048];
 
 	(void)state;
 	fake_kav_allow_keyless = false;
-	memset(&info, 0, sizeof(info));
-	memset(&dattr, 0, sizeof(dattr));
-	info.addr_format = FI_SOCKADDR_IN;
-	info.domain_attr = &dattr;
-	setenv("KAV_DEVICE", "/dev/null", 1);
-	assert_int_equal(kav_domain_open(&info, &dom, NULL), 0);
-	unsetenv("KAV_DEVICE");
+	dom = test_open_domain(FI_SOCKADDR_IN, 0);
 	keyless_av = open_av(dom);
 	keyless_in = test_sin("10.0.0.4", 4);
-	capture_stderr(do_keyless_insert, NULL, log, sizeof(log));
+	test_capture_stderr(do_keyless_insert, NULL, log, sizeof(log));
 	assert_int_equal(keyless_ret, 0);
 	assert_int_equal(keyless_fa, FI_ADDR_NOTAVAIL);
 	assert_int_equal(keyless_err[0], FI_EACCES);

@@ -6,35 +6,21 @@
  */
 #include <stdlib.h>
 
-#include "test_common.h"
+#include "test_fixture.h"
 #include "fake_kav.h"
 #include "kav_set_priv.h"
 #include "../peer/mock_peer.h"
 
-struct fixture {
-	struct fid_domain *dom;
-	struct fid_av *av;
-	struct kav_av *kav;
-};
-
 static int open_all(void **state, uint32_t format, int rx_ctx_bits)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
 	struct fi_av_attr attr = {
 		.type = FI_AV_TABLE, .count = 16, .rx_ctx_bits = rx_ctx_bits,
 	};
-	struct fi_info info;
+	struct av_fixture *f;
 
-	fake_kav_install();
-	memset(&info, 0, sizeof(info));
-	info.addr_format = format;
-	setenv("KAV_DEVICE", "/dev/null", 1);
-	assert_int_equal(kav_domain_open(&info, &f->dom, NULL), 0);
-	unsetenv("KAV_DEVICE");
-	assert_int_equal(fi_av_open(f->dom, &attr, &f->av, NULL), 0);
+	f = av_fixture_open(state, format, NULL, &attr);
 	f->kav = kav_av_from_fid(f->av);
 	assert_non_null(f->kav);
-	*state = f;
 	return 0;
 }
 
@@ -44,7 +30,7 @@ static int open_all(void **state, uint32_t format, int rx_ctx_bits)
  */
 static int setup_in(void **state)
 {
-	struct fixture *f;
+	struct av_fixture *f;
 	struct sockaddr_in in[5];
 	fi_addr_t one = 1;
 
@@ -60,19 +46,7 @@ static int setup_in(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	if (f->av)
-		assert_int_equal(fi_close(&f->av->fid), 0);
-	assert_int_equal(fi_close(&f->dom->fid), 0);
-	fake_kav_reset();
-	free(f);
-	return 0;
-}
-
-static struct fid_peer_av *peer_open(struct fixture *f)
+static struct fid_peer_av *peer_open(struct av_fixture *f)
 {
 	struct fid_peer_av *peer = NULL;
 
@@ -83,7 +57,7 @@ static struct fid_peer_av *peer_open(struct fixture *f)
 
 static void test_peer_av_open(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_peer_av *peer;
 
 	assert_int_equal(kav_av_peer_open(NULL, &peer), -FI_EINVAL);
@@ -103,7 +77,7 @@ static void test_peer_av_open(void **state)
 
 static void test_query(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_peer_av *peer = peer_open(f);
 	struct fi_av_attr attr;
 
@@ -123,7 +97,7 @@ static void test_query(void **state)
 
 static void test_ep_addr(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_peer_av *peer = peer_open(f);
 	struct sockaddr_in sin;
 	struct sockaddr_in6 sin6;
@@ -186,7 +160,7 @@ static void test_ep_addr(void **state)
 
 static void test_ep_addr_str(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_peer_av *peer = peer_open(f);
 	const char *names[] = { "node-a:1", "node-b:2" };
 	struct mock_ep ep;
@@ -205,7 +179,7 @@ static void test_ep_addr_str(void **state)
 
 static void test_ep_addr_in6(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_peer_av *peer = peer_open(f);
 	struct sockaddr_in6 in6[2];
 	struct mock_ep ep;
@@ -220,7 +194,7 @@ static void test_ep_addr_in6(void **state)
 
 static void test_mock_import_av(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_peer_av *peer = peer_open(f);
 	struct fi_peer_av_context ctx = { .size = sizeof(ctx), .av = peer };
 	struct fi_av_attr attr = { 0 };
@@ -253,7 +227,7 @@ static void test_mock_import_av(void **state)
 	assert_int_equal(fi_close(&peer->fid), 0);
 }
 
-static struct fid_av_set *make_set(struct fixture *f, const fi_addr_t *m,
+static struct fid_av_set *make_set(struct av_fixture *f, const fi_addr_t *m,
 				   size_t n)
 {
 	struct fi_av_set_attr a = {
@@ -270,7 +244,7 @@ static struct fid_av_set *make_set(struct fixture *f, const fi_addr_t *m,
 
 static void test_peer_set_members(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	const fi_addr_t m[] = { 4, 0, 2 };
 	struct fid_av_set *set = make_set(f, m, 3);
 	struct fid_peer_av_set *peer = NULL;
@@ -328,7 +302,7 @@ static void test_peer_set_members(void **state)
 
 static void test_peer_set_empty(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_av_set *set = make_set(f, NULL, 0);
 	struct fid_peer_av_set *peer;
 	size_t n = 0;
@@ -345,7 +319,7 @@ static void test_peer_set_empty(void **state)
 
 static void test_mock_import_av_set(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	const fi_addr_t m[] = { 3, 4, 0, 2 };
 	struct fid_av_set *set = make_set(f, m, 4);
 	struct fid_peer_av *peer_av = peer_open(f);
@@ -393,7 +367,7 @@ static int setup_rx(void **state)
 /* query reports the attributes the AV was opened with. */
 static void test_query_rx_bits(void **state)
 {
-	struct fixture *f = *state;
+	struct av_fixture *f = *state;
 	struct fid_peer_av *peer = peer_open(f);
 	struct fi_av_attr attr;
 
@@ -417,25 +391,25 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_peer_av_open, setup_in,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_query, setup_in,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_query_rx_bits, setup_rx,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_ep_addr, setup_in,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_ep_addr_str, setup_str,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_ep_addr_in6, setup_in6,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_mock_import_av, setup_in,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_peer_set_members,
-						setup_in, teardown),
+						av_teardown),
+		cmocka_unit_test_setup_teardown(test_peer_set_members, setup_in,
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_peer_set_empty, setup_in,
-						teardown),
+						av_teardown),
 		cmocka_unit_test_setup_teardown(test_mock_import_av_set,
-						setup_in, teardown),
+						setup_in, av_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

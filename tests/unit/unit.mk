@@ -18,8 +18,9 @@ UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		 -fno-omit-frame-pointer
 UNIT_CFLAGS   := -O1 -g $(UNIT_SAN) -DKAV_TESTING -Ilib -Itests/unit
 UNIT_LIB_OBJS := $(patsubst lib/%.c,$(UNIT_DIR)/lib/%.o,$(LIB_SRCS))
-UNIT_HELPERS  := $(UNIT_DIR)/fake_kav.o
-UNIT_HDRS     := $(LIB_HDRS) tests/unit/fake_kav.h tests/unit/test_common.h
+UNIT_HELPERS  := $(UNIT_DIR)/fake_kav.o $(UNIT_DIR)/test_fixture.o
+UNIT_HDRS     := $(LIB_HDRS) tests/unit/fake_kav.h tests/unit/test_common.h \
+		 tests/unit/test_fixture.h
 UNIT_LIBS     := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # Sanitizer findings are fatal; leaks count as findings.
 UNIT_ENV      := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
