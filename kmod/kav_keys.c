@@ -126,6 +126,9 @@ int kav_key_remove(struct kav_table *t, u64 handle)
 	if (!kav_key_valid(t, handle))
 		return -EINVAL;
 	k = kav_key_slot(t, handle);
+	/* The domain's key is part of every AV of a keyed domain. */
+	if (k->flags & KAV_KEY_DOMAIN)
+		return -EPERM;
 	if (k->nr_entries || k->nr_endpoints)
 		return -EBUSY;
 	kav_seq_begin(&k->seq);

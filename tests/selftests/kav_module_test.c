@@ -63,4 +63,20 @@ TEST(unload_reload_cycles)
 	}
 }
 
+/* A freshly loaded module refuses keyless entries: allow_keyless is off. */
+TEST(allow_keyless_off_by_default)
+{
+	char v = '?';
+	int fd;
+
+	ASSERT_EQ(0, kav_module_unload());
+	ASSERT_EQ(0, kav_module_load());
+	ASSERT_EQ(0, kav_wait_for_device());
+	fd = open("/sys/module/kav/parameters/allow_keyless", O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, read(fd, &v, 1));
+	close(fd);
+	EXPECT_EQ('N', v);
+}
+
 TEST_HARNESS_MAIN

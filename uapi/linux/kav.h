@@ -181,7 +181,8 @@ struct kav_av_remove {
  * Insert errors: EINVAL (flags, key.__reserved), EEXIST (already in this
  * AV), ENOSPC (KAV_MAX_AUTH_KEYS reached). Remove errors: EINVAL (not a
  * valid handle), EBUSY (entries are bound to the key, or endpoints were
- * enabled while it was present and are still open).
+ * enabled while it was present and are still open), EPERM (the domain's
+ * own key, slot 0 of a keyed domain's AV).
  */
 struct kav_av_key {
 	__u32 size;
