@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-kmod.sh KVER OUTDIR
+# build-kmod.sh KVER OUTDIR [KDIR]
 #
 # Build kav.ko for kernel release KVER out of tree: copy kmod/ and uapi/
 # (sources only, keeping the kmod/../uapi relationship the Kbuild relies on)
-# into OUTDIR, then run kbuild with W=1 against /lib/modules/KVER/build.
+# into OUTDIR, then run kbuild with W=1 against /lib/modules/KVER/build, or
+# against the kernel build tree KDIR (the debug kernel, debug-kernel.sh).
 # Any "warning:" in the build output (compiler or modpost) fails the build.
 # Result: OUTDIR/kmod/kav.ko. Full log: OUTDIR/build-kmod.log. Then the
 # test NIC module the same way: OUTDIR/tests/nic/kav_nic.ko (build-nic.log).
@@ -31,9 +32,8 @@ copy_sources() {
 }
 
 main() {
-	[[ $# -eq 2 ]] || die "usage: build-kmod.sh KVER OUTDIR"
-	local kver=$1 out=$2 kdir log
-	kdir=/lib/modules/$kver/build
+	[[ $# -eq 2 || $# -eq 3 ]] || die "usage: build-kmod.sh KVER OUTDIR [KDIR]"
+	local kver=$1 out=$2 kdir=${3:-/lib/modules/$1/build} log
 	[[ -d $kdir ]] || die "$kdir missing: run scripts/deps.sh"
 	[[ -d $SRC/kmod && -d $SRC/uapi ]] || die "no kmod/ and uapi/ in $SRC"
 

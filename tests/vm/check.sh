@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh --selftests "path/to/bin1 path/to/bin2 ..." [--kernels "6.1 6.12"]
-#          [--demo]
+# check.sh --selftests "path/to/bin1 path/to/bin2 ..."
+#          [--kernels "6.1 6.12 debug"] [--demo]
 #
 # Run the kselftest programs inside a QEMU guest on each kernel, one after
 # the other: build kav.ko for it (build-kmod.sh), pack an initramfs
-# (mkinitramfs.sh), boot it (run-vm.sh), then read the results:
+# (mkinitramfs.sh), boot it (run-vm.sh), then read the results. "debug" is
+# the debug kernel (KASAN, lockdep, kmemleak, UBSAN, KFENCE, fault
+# injection) built once per machine by debug-kernel.sh; its run adds a
+# "kmemleak" case (guest-init.sh). Then:
 #
 # - each program's top-level TAP lines ("ok N", "not ok N", "# SKIP") are
 #   the test cases; a program without a TAP plan is one case (rc 0 passes);
@@ -30,7 +33,8 @@
 #
 # Env: KAV_TEST_TIMEOUT  per-program timeout in the guest, s (300)
 #      KAV_VM_TIMEOUT    whole-guest timeout on the host, s (1500)
-#      KAV_KERNELS       default for --kernels ("6.1 6.12")
+#      KAV_KERNELS       default for --kernels ("6.1 6.12 debug")
+#      KAV_DEBUG_KERNEL  0: skip the debug kernel ("debug" in the kernels)
 #      KAV_BUILD         build directory (<repo>/build)
 set -euo pipefail
 export LC_ALL=C
@@ -221,13 +225,20 @@ prog_names() {
 	done
 }
 
+# run_kernel KVER PROG...: one guest. For the debug kernel, K_TREE is its
+# build tree (kav.ko is built against it and its vmlinux is booted);
+# empty for Debian's kernels.
 run_kernel() {
 	local kver=$1 dir=$VMDIR/$1 start vm_rc=0 boot
 	shift
-	local -a progs
+	local -a progs kmod_args=("$kver" "$dir") vm_args=()
 	mapfile -t progs < <(prog_names "$@")
+	if [[ -n $K_TREE ]]; then
+		kmod_args+=("$K_TREE")
+		vm_args=(--image "$K_TREE/vmlinux" --config "$K_TREE/.config")
+	fi
 
-	if ! "$HERE/build-kmod.sh" "$kver" "$dir"; then
+	if ! "$HERE/build-kmod.sh" "${kmod_args[@]}"; then
 		fail "$kver: kav.ko build failed"
 		return
 	fi
@@ -242,7 +253,7 @@ run_kernel() {
 	note "booting $kver (TCG; guest timeout ${KAV_VM_TIMEOUT:-1500}s)"
 	start=$SECONDS
 	"$HERE/run-vm.sh" --kernel "$kver" --initramfs "$dir/initramfs.cpio.gz" \
-		--out "$dir" || vm_rc=$?
+		--out "$dir" "${vm_args[@]}" || vm_rc=$?
 	touch "$dir/results.log" "$dir/console.log"
 	sed -n '/^@@KAV-DMESG-BEGIN$/,/^@@KAV-DMESG-END$/{//!p}' \
 		"$dir/results.log" >"$dir/dmesg.log"
@@ -268,25 +279,50 @@ summary() {
 	echo "$line"
 }
 
+# The debug kernel: build it if this machine has none yet (cached), then
+# run the programs on it.
+run_debug_kernel() {
+	local start=$SECONDS kver
+	if ! K_TREE=$("$HERE/debug-kernel.sh"); then
+		fail "debug kernel: build failed"
+		return
+	fi
+	note "debug kernel ready in $((SECONDS - start))s: $K_TREE"
+	kver=$(cat "$K_TREE/.kav-debug-built")
+	run_kernel "$kver" "$@"
+	K_TREE=''
+}
+
 main() {
-	local selftests='' kernels=${KAV_KERNELS:-6.1 6.12} kver
+	local selftests='' kernels=${KAV_KERNELS:-6.1 6.12 debug} kver k
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--selftests) selftests=${2?}; shift 2 ;;
 		--kernels) kernels=${2:?}; shift 2 ;;
 		--demo) DEMO=1; shift ;;
-		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12\"] [--demo]" ;;
+		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 debug\"] [--demo]" ;;
 		esac
 	done
-	local -a kvers bins
-	local list
+	local -a kvers=() bins
+	local list debian='' debug=0
 	read -r -a bins <<<"$selftests"
-	list=$("$HERE/kernels.sh" --kernels "$kernels") || exit 2
-	mapfile -t kvers <<<"$list"
+	for k in $kernels; do
+		if [[ $k == debug ]]; then
+			[[ ${KAV_DEBUG_KERNEL:-1} == 0 ]] || debug=1
+		else
+			debian+=" $k"
+		fi
+	done
+	if [[ -n $debian ]]; then
+		list=$("$HERE/kernels.sh" --kernels "$debian") || exit 2
+		mapfile -t kvers <<<"$list"
+	fi
 
+	K_TREE=''
 	for kver in "${kvers[@]}"; do
 		run_kernel "$kver" "${bins[@]}"
 	done
+	[[ $debug == 0 ]] || run_debug_kernel "${bins[@]}"
 
 	if [[ $DEMO == 1 ]]; then
 		if [[ $FAILED -gt 0 ]]; then

@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-vm.sh --kernel KVER --initramfs X --out DIR [--timeout SECS]
-#           [--append "extra cmdline"]
+#           [--append "extra cmdline"] [--image FILE --config FILE]
 #
 # Boot Debian's kernel KVER with initramfs X in QEMU (TCG: KVM guests hang
-# on these hosts) until the guest powers off. Serial ports go to files:
+# on these hosts) until the guest powers off (or reboots: -no-reboot makes
+# QEMU exit then; the debug kernel has no ACPI to power off with).
+# --image/--config boot another kernel (the debug kernel's vmlinux and
+# .config, from debug-kernel.sh) instead of /boot/vmlinuz-KVER and
+# /boot/config-KVER; KVER is then only a name. Serial ports go to files:
 #   DIR/console.log   ttyS0, kernel console
 #   DIR/results.log   ttyS1, test results written by the guest's /init
 # Exit status: QEMU's, or 124 if the host-side timeout killed it.
@@ -28,7 +32,7 @@ VMDIR=${KAV_BUILD:-$REPO/build}/vm
 die() { echo "run-vm.sh: $*" >&2; exit 1; }
 
 usage() {
-	die "usage: run-vm.sh --kernel KVER --initramfs X --out DIR [--timeout SECS] [--append \"...\"]"
+	die "usage: run-vm.sh --kernel KVER --initramfs X --out DIR [--timeout SECS] [--append \"...\"] [--image FILE --config FILE]"
 }
 
 # Kernel command line. No oops=panic: the guest keeps running after a
@@ -38,11 +42,16 @@ usage() {
 # slub_debug=FZPU (sanity checks, red zones, poisoning, user tracking):
 # under TCG it costs 2-3 s of boot and up to 1.7x on allocation-heavy work
 # against FZ, not enough to give up poisoning and alloc/free traces.
+# A KASAN kernel (the debug kernel) finds all that and more without it.
 cmdline() {
-	local kver=$1 extra=$2 args
-	args="console=ttyS0 panic=-1 quiet loglevel=4 slub_debug=FZPU"
-	# KFENCE (Debian's 6.12, not 6.1) is off unless given an interval.
-	if grep -qs '^CONFIG_KFENCE=y' "/boot/config-$kver"; then
+	local config=$1 extra=$2 args
+	args="console=ttyS0 panic=-1 quiet loglevel=4"
+	if ! grep -qs '^CONFIG_KASAN=y' "$config"; then
+		args+=" slub_debug=FZPU"
+	fi
+	# KFENCE (Debian's 6.12, the debug kernel; not 6.1) is off unless
+	# given an interval.
+	if grep -qs '^CONFIG_KFENCE=y' "$config"; then
 		args+=" kfence.sample_interval=100"
 	fi
 	echo "$args${extra:+ $extra}"
@@ -105,9 +114,12 @@ boot_image() {
 
 main() {
 	local kver='' initrd='' out='' timeout=${KAV_VM_TIMEOUT:-1500} append=''
+	local image='' config=''
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--kernel) kver=${2:?}; shift 2 ;;
+		--image) image=${2:?}; shift 2 ;;
+		--config) config=${2:?}; shift 2 ;;
 		--initramfs) initrd=${2:?}; shift 2 ;;
 		--out) out=${2:?}; shift 2 ;;
 		--timeout) timeout=${2:?}; shift 2 ;;
@@ -116,18 +128,24 @@ main() {
 		esac
 	done
 	[[ -n $kver && -n $initrd && -n $out ]] || usage
-	[[ -f /boot/vmlinuz-$kver ]] || die "/boot/vmlinuz-$kver missing"
+	if [[ -n $image ]]; then
+		[[ -f $image ]] || die "$image: no such file"
+		[[ -f $config ]] || die "--image needs --config"
+	else
+		[[ -f /boot/vmlinuz-$kver ]] || die "/boot/vmlinuz-$kver missing"
+		config=/boot/config-$kver
+	fi
 	[[ -f $initrd ]] || die "$initrd: no such file"
 	mkdir -p "$out"
 	rm -f "$out/console.log" "$out/results.log"
 
-	local rc=0 image
-	image=$(boot_image "$kver")
+	local rc=0
+	[[ -n $image ]] || image=$(boot_image "$kver")
 	timeout -k 10 "$timeout" "$QEMU" \
 		-accel tcg -m 2G -smp 2 \
 		-nographic -no-reboot -display none -monitor none -nic none \
 		-kernel "$image" -initrd "$initrd" \
-		-append "$(cmdline "$kver" "$append")" \
+		-append "$(cmdline "$config" "$append")" \
 		-serial "file:$out/console.log" \
 		-serial "file:$out/results.log" \
 		</dev/null || rc=$?

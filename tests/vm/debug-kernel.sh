@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# debug-kernel.sh [--print-key]
+#
+# Build (once per machine) the small debug kernel the selftests also run
+# on, and print its build tree's path. The tree is cached outside the
+# clone, in $KAV_DEBUG_CACHE/debug-kernel/linux-<version>-<hash>/, where
+# <version> is the linux-source-6.12 package's and <hash> covers the
+# configuration fragment (debug-kernel.config), this recipe and the
+# compiler. A tree is used only once its build finished
+# (.kav-debug-built); a cut-short build is started over.
+#
+# Recipe, from Debian's /usr/src/linux-source-6.12.tar.xz:
+#   make ARCH=x86_64 tinyconfig
+#   make ARCH=x86_64 kvm_guest.config kav_debug.config   (the fragment)
+#   check that every option of the fragment made it into .config
+#   nice -n 10 make ARCH=x86_64 LOCALVERSION=-kavdebug -j$(nproc)
+#
+# The tree then holds vmlinux (booted through its PVH entry point),
+# arch/x86/boot/bzImage, .config and Module.symvers: modules build with
+# "make -C <tree> M=<dir>". About 20 CPU-minutes (10-20 minutes on 2 cores,
+# depending on what else runs), under nice so
+# other builds on the machine keep their share; ~2 GB of disk.
+#
+# Concurrent callers (several clones running make check) wait on a lock
+# instead of building twice. Trees of other keys unused for 14 days are
+# removed after a successful build.
+#
+# --print-key: print the cache key (the tree's directory name) and exit.
+#
+# Env: KAV_DEBUG_CACHE   cache root (/var/cache/kav)
+#      KAV_LINUX_SOURCE  tarball (/usr/src/linux-source-6.12.tar.xz)
+#      KAV_JOBS          make -j (nproc)
+set -euo pipefail
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+CACHE=${KAV_DEBUG_CACHE:-/var/cache/kav}/debug-kernel
+TARBALL=${KAV_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
+FRAGMENT=$HERE/debug-kernel.config
+JOBS=${KAV_JOBS:-$(nproc)}
+LOCALVERSION=-kavdebug
+# Bump when the build steps below change in a way that changes the result.
+RECIPE=1
+STAMP=.kav-debug-built
+
+die() { echo "debug-kernel.sh: $*" >&2; exit 1; }
+note() { echo "debug-kernel.sh: $*" >&2; }
+
+# The source's version: the package's, else the tarball's size and mtime.
+source_version() {
+	local v
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)
+	[[ -n $v ]] || v=$(stat -c '%s-%Y' "$TARBALL")
+	echo "${v//[^A-Za-z0-9.+-]/_}"
+}
+
+cache_key() {
+	local hash
+	hash=$({
+		echo "recipe $RECIPE arch x86_64 localversion $LOCALVERSION"
+		cc --version | head -n 1
+		cat "$FRAGMENT"
+	} | sha256sum | cut -c1-16)
+	echo "linux-$(source_version)-$hash"
+}
+
+# Every "CONFIG_X=v" and "# CONFIG_X is not set" of the fragment must be
+# in the final .config, or Kconfig dropped it (a missing dependency).
+verify_config() {
+	local tree=$1 line bad=0 opt
+	while IFS= read -r line; do
+		if [[ $line =~ ^CONFIG_[A-Z0-9_]+= ]]; then
+			grep -qxF "$line" "$tree/.config" || {
+				note "not in .config: $line ($(grep -E "^(# )?${line%%=*}[= ]" "$tree/.config" || echo unset))"
+				bad=1
+			}
+		elif [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set$ ]]; then
+			opt=${BASH_REMATCH[1]}
+			if grep -q "^$opt=" "$tree/.config"; then
+				note "set in .config but wanted off: $(grep "^$opt=" "$tree/.config")"
+				bad=1
+			fi
+		fi
+	done <"$FRAGMENT"
+	return "$bad"
+}
+
+kmake() {
+	local tree=$1
+	shift
+	nice -n 10 make -C "$tree" ARCH=x86_64 LOCALVERSION="$LOCALVERSION" "$@"
+}
+
+build() {
+	local tree=$1 log=$1.log start=$SECONDS
+	note "building the debug kernel in $tree (nice, -j$JOBS, 10-20 min on 2 cores; log: $log)"
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	: >"$log"
+	nice -n 10 tar -xJf "$TARBALL" -C "$tree" --strip-components=1 ||
+		die "cannot extract $TARBALL"
+	cp "$FRAGMENT" "$tree/kernel/configs/kav_debug.config"
+	if ! { kmake "$tree" tinyconfig &&
+	       kmake "$tree" kvm_guest.config kav_debug.config; } >>"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		die "configuration failed (log: $log)"
+	fi
+	verify_config "$tree" || die "the fragment does not apply (see above)"
+	if ! kmake "$tree" -j"$JOBS" all >>"$log" 2>&1; then
+		grep -E -A5 'error|Error' "$log" | head -n 60 >&2
+		die "kernel build failed (log: $log)"
+	fi
+	[[ -s $tree/vmlinux && -s $tree/arch/x86/boot/bzImage && -s $tree/Module.symvers ]] ||
+		die "build finished without vmlinux, bzImage or Module.symvers"
+	kmake "$tree" -s kernelrelease >"$tree/$STAMP"
+	note "built $(cat "$tree/$STAMP") in $((SECONDS - start)) s"
+}
+
+# Remove other keys' trees that nobody used for 14 days.
+prune() {
+	local keep=$1 d
+	for d in "$CACHE"/linux-*/; do
+		d=${d%/}
+		[[ -d $d && $d != "$keep" ]] || continue
+		if [[ ! -e $d/$STAMP ]] || [[ -n $(find "$d/$STAMP" -mtime +14) ]]; then
+			note "removing unused $d"
+			rm -rf "$d" "$d.log"
+		fi
+	done
+}
+
+main() {
+	local key tree print_key=0
+	case ${1:-} in
+	--print-key) print_key=1 ;;
+	'') ;;
+	*) die "usage: debug-kernel.sh [--print-key]" ;;
+	esac
+	[[ -r $TARBALL ]] || die "$TARBALL missing: run scripts/deps.sh (linux-source-6.12)"
+	[[ -r $FRAGMENT ]] || die "$FRAGMENT missing"
+	key=$(cache_key)
+	if [[ $print_key == 1 ]]; then
+		echo "$key"
+		return
+	fi
+	tree=$CACHE/$key
+	if [[ ! -e $tree/$STAMP ]]; then
+		mkdir -p "$CACHE" || die "cannot create $CACHE (run as root or set KAV_DEBUG_CACHE)"
+		exec 9>"$CACHE/.lock"
+		if ! flock -n 9; then
+			note "waiting for another build of the debug kernel"
+			flock 9
+		fi
+		if [[ ! -e $tree/$STAMP ]]; then
+			build "$tree"
+			prune "$tree"
+		fi
+		exec 9>&-
+	fi
+	touch "$tree/$STAMP"
+	echo "$tree"
+}
+
+main "$@"
