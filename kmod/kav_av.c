@@ -253,6 +253,12 @@ static int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 
 	if (cmd->flags || cmd->key.__reserved)
 		return -EINVAL;
+	/*
+	 * Fault in and check the reply before the table changes, so that
+	 * undoing the insert below is only for a reply unmapped meanwhile.
+	 */
+	if (kav_ucmd_respond(ucmd, sizeof(*cmd)))
+		return -EFAULT;
 	grant = kav_grant_authorize(&av->domain->id, cmd->key.vni,
 				    "key insert");
 	if (!grant)
