@@ -4,9 +4,12 @@
  *
  *   kav_domain  one open of /dev/kav; holds the opener's identity snapshot.
  *               Referenced by its file and by every AV created from it.
- *   kav_av      one AV file (anon inode); owns a kav_table. Lives until its
- *               file is released, which happens after the last fd is closed
- *               and the last mapping of its table is gone.
+ *   kav_av      an address vector; owns a kav_table. Each open of it is an
+ *               anon-inode file (struct kav_av_file) holding a reference;
+ *               a named AV can be opened many times (kav_names.c) and an
+ *               administrator can pin it. It lives until the last file is
+ *               released (after its last fd and mapping are gone) and the
+ *               pin is dropped.
  *   kav_table   header page + entry pages; writers serialise on its mutex,
  *               readers (user mappings) read lock-free with the sequence
  *               protocol described in uapi/linux/kav.h.
@@ -23,6 +26,8 @@
 #include <linux/kav.h>
 
 struct cred;
+struct ipc_namespace;
+struct mem_cgroup;
 
 /* Who opened a domain, captured once at open() (see kav_identity.c). */
 struct kav_identity {
@@ -30,6 +35,7 @@ struct kav_identity {
 	struct cgroup *cgroup;
 	u64 cgroup_id;
 	u64 netns_cookie;
+	struct ipc_namespace *ipc_ns;	/* held; scope of AV names */
 	pid_t pid;			/* for administrators' listings */
 };
 
@@ -66,28 +72,57 @@ struct kav_table {
 	struct mutex lock;		/* serialises writers */
 	struct page *header_page;
 	struct kav_table_header *hdr;
-	struct xarray pages;		/* entry page n -> struct page */
+	/* Mapping page n + 1 -> struct page: entry pages, then fi_addr pages. */
+	struct xarray pages;
+	struct mem_cgroup *memcg;	/* the creator's: pays for the pages */
 	u32 addr_format;
 	u32 addr_max;
 	u32 entry_size;
 	u32 entries_per_page;
 	u64 max_entries;
-	u64 map_pages;			/* header page + entry pages */
+	u64 entry_pages;		/* pages of entries in the mapping */
+	u64 map_pages;			/* header + entry + fi_addr pages */
 	u64 nr_slots;			/* high-water mark, mirrored in hdr */
 	u64 nr_valid;
-	u64 nr_pages;			/* entry pages allocated */
+	u64 nr_pages;			/* entry and fi_addr pages allocated */
 	u64 first_free;			/* no free slot below this index */
 	/* The grant that authorised each key slot (a reference each). */
 	struct kav_grant *key_grants[KAV_MAX_AUTH_KEYS];
 };
 
+/* A named AV's name and permissions (kav_names.c). */
+struct kav_named {
+	struct hlist_node node;		/* in the name table */
+	struct kav_av *av;		/* whose name this is */
+	bool hashed;			/* under kav_names_lock */
+	bool pinned;			/* under kav_names_lock */
+	u32 mode;			/* KAV_AV_MODE_DEFAULT style bits */
+	kuid_t uid;			/* the creator's euid and egid */
+	kgid_t gid;
+	u32 len;
+	char name[];
+};
+
 struct kav_av {
-	struct kref ref;		/* the file + registry users */
+	struct kref ref;		/* files, the pin, registry users */
 	struct rcu_head rcu;		/* registry walks are lock-free */
 	u32 reg_id;			/* id in the registry (netlink) */
-	struct kav_domain *domain;
-	struct file *file;		/* the AV's own file */
+	bool announced;			/* KAV_GENL_CMD_AV_NEW was sent */
+	atomic_t nr_open;		/* open files */
+	struct kav_domain *domain;	/* the creator's */
+	struct kav_named *named;	/* NULL for a private AV */
 	struct kav_table table;
+};
+
+/*
+ * One open of an AV: file->private_data of its anon-inode file. The
+ * domain is the opener's, whose identity later checks (kernel consumers)
+ * hold the opener to; for the creator it is av->domain.
+ */
+struct kav_av_file {
+	struct kav_av *av;
+	struct kav_domain *domain;	/* a reference */
+	struct file *file;
 };
 
 /* One batch for kav_table_insert(); see kav_av.c for how it is filled. */
@@ -163,6 +198,19 @@ struct kav_stats {
 
 void kav_stats_collect(struct kav_stats *st);
 
+/* kav_names.c: named AVs, per IPC namespace */
+extern struct mutex kav_names_lock;
+struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
+				  const struct kav_identity *id);
+struct kav_av *kav_names_find(const struct kav_identity *id,
+			      const struct kav_named *key);
+void kav_names_add(struct kav_av *av, struct kav_named *named);
+void kav_names_del(struct kav_av *av);
+int kav_names_permission(const struct kav_av *av,
+			 const struct kav_identity *id, bool write);
+int kav_names_pin(struct kav_av *av, bool pin);
+void kav_names_exit(void);
+
 /* kav_domain.c */
 extern const struct file_operations kav_domain_fops;
 void kav_domain_put(struct kav_domain *domain);
@@ -170,7 +218,7 @@ void kav_domain_put(struct kav_domain *domain);
 /* kav_av.c */
 struct kav_ucmd;
 int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd);
-struct kav_av *kav_av_from_file(struct file *file);
+struct kav_av_file *kav_av_file_of(struct file *file);
 
 /* kav_genl.c */
 int kav_genl_init(void);
@@ -186,6 +234,7 @@ int kav_addr_validate(u32 addr_format, u32 addr_max, const u8 *addr,
 /* kav_table.c */
 int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 		   u64 max_entries);
+u32 kav_table_entry_bytes(const struct kav_table *t);
 void kav_table_destroy(struct kav_table *t);
 int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b);
 int kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
@@ -231,7 +280,7 @@ void kav_seq_begin(__u64 *seq);
 void kav_seq_end(__u64 *seq);
 
 /* kav_ep.c */
-int kav_ep_open(struct kav_av *av, struct kav_ucmd *ucmd);
+int kav_ep_open(struct kav_av_file *h, struct kav_ucmd *ucmd);
 
 /* kav_ucmd.c: size-first ioctl arguments (see uapi/linux/kav.h) */
 struct kav_ucmd {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Address vector objects: one anon-inode file per AV, created from a
- * domain. Mutations arrive as batch ioctls; user memory is copied in and
- * out with no lock held, the table lock only covers the table update.
+ * Address vector objects, created from a domain; each open is an
+ * anon-inode file, several for a named AV (kav_names.c). Mutations arrive
+ * as batch ioctls on a file opened for writing; user memory is copied in
+ * and out with no lock held, the table lock only covers the table update.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
@@ -16,6 +17,11 @@ static void kav_av_free(struct kref *ref)
 	struct kav_av *av = container_of(ref, struct kav_av, ref);
 	struct kav_domain *domain = av->domain;
 
+	if (av->reg_id)
+		kav_registry_del_av(av);
+	if (av->announced)
+		kav_genl_notify_av(KAV_GENL_CMD_AV_DEL, av);
+	kav_names_del(av);
 	kav_table_destroy(&av->table);
 	mutex_lock(&domain->lock);
 	domain->nr_avs--;
@@ -34,23 +40,25 @@ void kav_av_put(struct kav_av *av)
 	kref_put(&av->ref, kav_av_free);
 }
 
+static void kav_av_file_free(struct kav_av_file *h)
+{
+	atomic_dec(&h->av->nr_open);
+	kav_av_put(h->av);
+	kav_domain_put(h->domain);
+	kfree(h);
+}
+
 static int kav_av_release(struct inode *inode, struct file *file)
 {
-	struct kav_av *av = file->private_data;
-
-	if (av->reg_id) {
-		kav_registry_del_av(av);
-		kav_genl_notify_av(KAV_GENL_CMD_AV_DEL, av);
-	}
-	kav_av_put(av);
+	kav_av_file_free(file->private_data);
 	return 0;
 }
 
 static int kav_av_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct kav_av *av = file->private_data;
+	struct kav_av_file *h = file->private_data;
 
-	return kav_table_mmap(&av->table, vma);
+	return kav_table_mmap(&h->av->table, vma);
 }
 
 /* Copy a batch of addresses in and check each one; @lens gets lengths. */
@@ -126,7 +134,8 @@ static int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 	struct kav_insert_batch b = { .count = cmd->count,
 				      .stride = cmd->addr_stride,
 				      .err_index = KAV_NO_INDEX };
-	struct kav_av *av = obj;
+	struct kav_av_file *h = obj;
+	struct kav_av *av = h->av;
 	u32 *lens = NULL;
 	u8 *addrs = NULL;
 	u64 *keys = NULL, *user_ids = NULL, *idx = NULL;
@@ -168,7 +177,7 @@ static int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 		ret = -ENOMEM;
 		goto out;
 	}
-	b.id = &av->domain->id;
+	b.id = &h->domain->id;
 	b.addrs = addrs;
 	b.lens = lens;
 	b.keys = keys;
@@ -199,7 +208,7 @@ out:
 static int kav_av_remove(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_remove *cmd = ucmd->cmd;
-	struct kav_av *av = obj;
+	struct kav_av *av = ((struct kav_av_file *)obj)->av;
 	u64 *idx;
 	int ret;
 
@@ -221,14 +230,15 @@ static int kav_av_remove(void *obj, struct kav_ucmd *ucmd)
 	return ret;
 }
 
-/* Authorise @key for @av's domain, then put it in a slot of the table. */
-static int kav_av_add_key(struct kav_av *av, const struct kav_auth_key *key,
+/* Charge @grant (which authorised @id) and put @key in a slot of @av. */
+static int kav_av_add_key(struct kav_av *av, const struct kav_identity *id,
+			  const struct kav_auth_key *key,
 			  struct kav_grant *grant, u32 flags, u64 *handle)
 {
 	struct kav_table *t = &av->table;
 	int ret;
 
-	ret = kav_grant_charge(grant, 0, 1, &av->domain->id, "key insert");
+	ret = kav_grant_charge(grant, 0, 1, id, "key insert");
 	if (ret)
 		return ret;
 	mutex_lock(&t->lock);
@@ -246,7 +256,8 @@ static int kav_av_add_key(struct kav_av *av, const struct kav_auth_key *key,
 static int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_key *cmd = ucmd->cmd;
-	struct kav_av *av = obj;
+	struct kav_av_file *h = obj;
+	struct kav_av *av = h->av;
 	struct kav_table *t = &av->table;
 	struct kav_grant *grant;
 	int ret;
@@ -259,11 +270,12 @@ static int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 	 */
 	if (kav_ucmd_respond(ucmd, sizeof(*cmd)))
 		return -EFAULT;
-	grant = kav_grant_authorize(&av->domain->id, cmd->key.vni,
+	grant = kav_grant_authorize(&h->domain->id, cmd->key.vni,
 				    "key insert");
 	if (!grant)
 		return -EACCES;
-	ret = kav_av_add_key(av, &cmd->key, grant, 0, &cmd->handle);
+	ret = kav_av_add_key(av, &h->domain->id, &cmd->key, grant, 0,
+			     &cmd->handle);
 	if (ret)
 		kav_grant_put(grant);	/* else the slot holds it */
 	if (!ret || ret == -EEXIST) {
@@ -283,7 +295,7 @@ static int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 static int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_key *cmd = ucmd->cmd;
-	struct kav_table *t = &((struct kav_av *)obj)->table;
+	struct kav_table *t = &((struct kav_av_file *)obj)->av->table;
 	int ret;
 
 	if (cmd->flags)
@@ -297,7 +309,7 @@ static int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd)
 static int kav_av_set_user_id(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_user_id *cmd = ucmd->cmd;
-	struct kav_table *t = &((struct kav_av *)obj)->table;
+	struct kav_table *t = &((struct kav_av_file *)obj)->av->table;
 	int ret;
 
 	if (cmd->flags & ~KAV_USER_ID_AUTH_KEY)
@@ -330,17 +342,25 @@ static const struct kav_ioctl_op kav_av_ops[] = {
 		     struct kav_av_ep_open, __reserved),
 };
 
+/* Endpoints may be opened on a read-only AV; nothing else changes it. */
+static bool kav_av_cmd_reads(unsigned int cmd)
+{
+	return cmd == KAV_IOC_AV_EP_OPEN;
+}
+
 static long kav_av_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
+	if (!(file->f_mode & FMODE_WRITE) && !kav_av_cmd_reads(cmd))
+		return -EPERM;
 	return kav_ucmd_dispatch(file->private_data, kav_av_ops,
 				 ARRAY_SIZE(kav_av_ops), cmd, arg);
 }
 
 static const struct file_operations kav_av_fops;
 
-/* The AV behind @file, if it is one (for kernel consumers). */
-struct kav_av *kav_av_from_file(struct file *file)
+/* The open AV behind @file, if it is one (for kernel consumers). */
+struct kav_av_file *kav_av_file_of(struct file *file)
 {
 	return file->f_op == &kav_av_fops ? file->private_data : NULL;
 }
@@ -374,37 +394,30 @@ static int kav_av_add_domain_key(struct kav_av *av)
 			 "AV create");
 		ret = -EKEYREVOKED;
 	} else {
-		ret = kav_av_add_key(av, &domain->key, grant, KAV_KEY_DOMAIN,
-				     &handle);
+		ret = kav_av_add_key(av, &domain->id, &domain->key, grant,
+				     KAV_KEY_DOMAIN, &handle);
 	}
 	if (ret)
 		kav_grant_put(grant);
 	return ret;
 }
 
-/* KAV_IOC_AV_CREATE: the fd is installed only once the reply is out. */
-int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
+/* A new AV of @domain for @cmd, in the registry; kav_revoke_sem held. */
+static struct kav_av *kav_av_new(struct kav_domain *domain,
+				 const struct kav_av_create *cmd)
 {
-	struct kav_av_create *cmd = ucmd->cmd;
 	u64 max_entries = clamp(READ_ONCE(kav_max_entries), 1UL, 1UL << 32);
-	struct file *file;
 	struct kav_av *av;
-	int fd, ret;
-
-	if (cmd->flags)
-		return -EINVAL;
-	ret = kav_addr_check_format(cmd->addr_format, &cmd->addr_max);
-	if (ret)
-		return ret;
+	int ret;
 
 	av = kzalloc(sizeof(*av), GFP_KERNEL_ACCOUNT);
 	if (!av)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	ret = kav_table_init(&av->table, cmd->addr_format, cmd->addr_max,
 			     max_entries);
 	if (ret) {
 		kfree(av);
-		return ret;
+		return ERR_PTR(ret);
 	}
 	kref_init(&av->ref);
 	kref_get(&domain->ref);
@@ -413,43 +426,143 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 	domain->nr_avs++;
 	mutex_unlock(&domain->lock);
 
-	/* Until the AV is in the registry, a revoke waits (kav_grants.c). */
-	down_read(&kav_revoke_sem);
 	ret = kav_av_add_domain_key(av);
-	if (ret)
-		goto err_put;
+	if (!ret)
+		ret = kav_registry_add_av(av);
+	if (ret) {
+		kav_av_put(av);
+		return ERR_PTR(ret);
+	}
+	return av;
+}
+
+/*
+ * Open @av (the caller's reference, which this consumes) for @domain: a
+ * new file whose fd is installed only once the reply is out.
+ */
+static int kav_av_install(struct kav_av *av, struct kav_domain *domain,
+			  struct kav_ucmd *ucmd, bool rdonly)
+{
+	struct kav_av_create *cmd = ucmd->cmd;
+	struct kav_av_file *h;
+	struct file *file;
+	int fd, ret;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	if (!h) {
+		kav_av_put(av);
+		return -ENOMEM;
+	}
+	h->av = av;
+	h->domain = domain;
+	kref_get(&domain->ref);
+	atomic_inc(&av->nr_open);
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
-		ret = fd;
-		goto err_put;
+		kav_av_file_free(h);
+		return fd;
 	}
-	file = anon_inode_getfile("[kav-av]", &kav_av_fops, av, O_RDWR);
+	file = anon_inode_getfile("[kav-av]", &kav_av_fops, h,
+				  rdonly ? O_RDONLY : O_RDWR);
 	if (IS_ERR(file)) {
 		put_unused_fd(fd);
-		ret = PTR_ERR(file);
-		goto err_put;
+		kav_av_file_free(h);
+		return PTR_ERR(file);
 	}
-
-	av->file = file;
+	h->file = file;
 	cmd->fd = fd;
 	cmd->entry_size = av->table.entry_size;
 	cmd->max_entries = av->table.max_entries;
-	cmd->map_size = (u64)av->table.map_pages << PAGE_SHIFT;
-	ret = kav_registry_add_av(av);
-	up_read(&kav_revoke_sem);
-	if (!ret)
-		ret = kav_ucmd_respond(ucmd, sizeof(*cmd));
+	cmd->map_size = av->table.map_pages << PAGE_SHIFT;
+	cmd->av_id = av->reg_id;
+	ret = kav_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret) {
 		put_unused_fd(fd);
-		fput(file);	/* releases av */
+		fput(file);	/* releases h and its reference */
 		return ret;
 	}
 	fd_install(fd, file);
-	kav_genl_notify_av(KAV_GENL_CMD_AV_NEW, av);
 	return 0;
+}
 
-err_put:
+/* May @domain open the existing named AV @av as @cmd asks? */
+static int kav_av_check_open(struct kav_av *av, struct kav_domain *domain,
+			     const struct kav_av_create *cmd)
+{
+	const struct kav_table *t = &av->table;
+
+	if (cmd->addr_format && (cmd->addr_format != t->addr_format ||
+				 cmd->addr_max != t->addr_max))
+		return -EINVAL;
+	return kav_names_permission(av, &domain->id,
+				    !(cmd->flags & KAV_AV_RDONLY));
+}
+
+#define KAV_AV_NAMED_FLAGS	(KAV_AV_EXCL | KAV_AV_RDONLY)
+
+/* KAV_IOC_AV_CREATE: create an AV, or open or create a named one. */
+int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
+{
+	struct kav_av_create *cmd = ucmd->cmd;
+	bool rdonly = cmd->flags & KAV_AV_RDONLY;
+	struct kav_named *named;
+	struct kav_av *av = NULL;
+	bool created = false;
+	int ret;
+
+	if ((cmd->flags & ~(KAV_AV_NAMED | KAV_AV_NAMED_FLAGS)) ||
+	    ((cmd->flags & KAV_AV_NAMED_FLAGS) &&
+	     !(cmd->flags & KAV_AV_NAMED)) ||
+	    (cmd->flags & KAV_AV_NAMED_FLAGS) == KAV_AV_NAMED_FLAGS)
+		return -EINVAL;
+	/* A read-only open may leave the format to the AV. */
+	if (!rdonly || cmd->addr_format) {
+		ret = kav_addr_check_format(cmd->addr_format, &cmd->addr_max);
+		if (ret)
+			return ret;
+	}
+	named = kav_named_alloc(cmd, &domain->id);
+	if (IS_ERR(named))
+		return PTR_ERR(named);
+
+	/* Until the AV is in the registry, a revoke waits (kav_grants.c). */
+	down_read(&kav_revoke_sem);
+	if (named) {
+		mutex_lock(&kav_names_lock);
+		av = kav_names_find(&domain->id, named);
+	}
+	if (av) {
+		ret = cmd->flags & KAV_AV_EXCL ? -EEXIST : 0;
+	} else if (rdonly) {
+		ret = -ENOENT;
+	} else {
+		av = kav_av_new(domain, cmd);
+		ret = PTR_ERR_OR_ZERO(av);
+		if (ret)
+			av = NULL;
+		created = !ret;
+		if (created && named) {
+			kav_names_add(av, named);
+			named = NULL;
+		}
+	}
+	if (cmd->flags & KAV_AV_NAMED)
+		mutex_unlock(&kav_names_lock);
 	up_read(&kav_revoke_sem);
-	kav_av_put(av);
-	return ret;
+	kfree(named);		/* unless the new AV took it */
+
+	if (!ret && !created)
+		ret = kav_av_check_open(av, domain, cmd);
+	if (ret) {
+		if (av)
+			kav_av_put(av);
+		return ret;
+	}
+	if (created) {
+		/* Before the fd exists: a close could free the AV at once. */
+		av->announced = true;
+		kav_genl_notify_av(KAV_GENL_CMD_AV_NEW, av);
+	}
+	cmd->result = created ? KAV_AV_CREATED : 0;
+	return kav_av_install(av, domain, ucmd, rdonly);
 }

@@ -12,19 +12,19 @@
 
 struct kav_consumer {
 	struct file *file;		/* pins the AV and this module */
-	struct kav_av *av;
+	struct kav_av_file *h;		/* the open AV the consumer was given */
 };
 
 struct kav_consumer *kav_consumer_get(int fd)
 {
 	struct kav_consumer *c;
 	struct file *file = fget(fd);
-	struct kav_av *av;
+	struct kav_av_file *h;
 
 	if (!file)
 		return ERR_PTR(-EBADF);
-	av = kav_av_from_file(file);
-	if (!av) {
+	h = kav_av_file_of(file);
+	if (!h) {
 		fput(file);
 		return ERR_PTR(-EINVAL);
 	}
@@ -34,7 +34,7 @@ struct kav_consumer *kav_consumer_get(int fd)
 		return ERR_PTR(-ENOMEM);
 	}
 	c->file = file;
-	c->av = av;
+	c->h = h;
 	return c;
 }
 EXPORT_SYMBOL_GPL(kav_consumer_get);
@@ -48,16 +48,34 @@ void kav_consumer_put(struct kav_consumer *c)
 }
 EXPORT_SYMBOL_GPL(kav_consumer_put);
 
+/*
+ * An AV opened by name from another domain carries its creator's keys:
+ * the opener may send with one only if it holds a grant for it itself.
+ */
+static int kav_consumer_authorize(struct kav_consumer *c,
+				  const struct kav_resolution *res)
+{
+	struct kav_grant *g;
+
+	if (c->h->domain == c->h->av->domain || !res->keyed)
+		return 0;
+	g = kav_grant_authorize(&c->h->domain->id, res->vni, "resolve");
+	if (!g)
+		return -EACCES;
+	kav_grant_put(g);
+	return 0;
+}
+
 int kav_consumer_resolve(struct kav_consumer *c, u64 fi_addr,
 			 struct kav_resolution *res)
 {
-	struct kav_table *t = &c->av->table;
+	struct kav_table *t = &c->h->av->table;
 	u64 idx = lower_32_bits(fi_addr);
 	int ret;
 
 	mutex_lock(&t->lock);
 	ret = kav_table_resolve(t, idx, res);
 	mutex_unlock(&t->lock);
-	return ret;
+	return ret ?: kav_consumer_authorize(c, res);
 }
 EXPORT_SYMBOL_GPL(kav_consumer_resolve);

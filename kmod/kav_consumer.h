@@ -47,7 +47,9 @@ void kav_consumer_put(struct kav_consumer *c);
  * Returns 0, or:
  *   -EINVAL       not a valid entry
  *   -EKEYREVOKED  the entry's key (or its domain's key) was revoked
- *   -EACCES       the entry has no key and keyless mode is off
+ *   -EACCES       the entry has no key and keyless mode is off, or the
+ *                 AV was opened by name from another domain whose opener
+ *                 holds no grant for the entry's key
  * Never sleeps on user memory; may be called from process context only.
  */
 int kav_consumer_resolve(struct kav_consumer *c, u64 fi_addr,

@@ -84,7 +84,7 @@ static const struct file_operations kav_ep_fops = {
 };
 
 /* KAV_IOC_AV_EP_OPEN: the fd is installed only once the reply is out. */
-int kav_ep_open(struct kav_av *av, struct kav_ucmd *ucmd)
+int kav_ep_open(struct kav_av_file *h, struct kav_ucmd *ucmd)
 {
 	struct kav_av_ep_open *cmd = ucmd->cmd;
 	struct file *file;
@@ -96,8 +96,8 @@ int kav_ep_open(struct kav_av *av, struct kav_ucmd *ucmd)
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
 	if (!ep)
 		return -ENOMEM;
-	ep->av = av;
-	ep->av_file = get_file(av->file);
+	ep->av = h->av;
+	ep->av_file = get_file(h->file);
 
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {

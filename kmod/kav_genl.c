@@ -6,6 +6,7 @@
  * and its multicast group is for admins only. Errors carry extack text.
  */
 #include <linux/cgroup.h>
+#include <linux/ipc_namespace.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include "kav.h"
@@ -90,6 +91,18 @@ static int kav_put_domain(struct sk_buff *skb, const struct kav_domain *d)
 	       (g ? nla_put_u32(skb, KAV_A_VNI, d->key.vni) : 0);
 }
 
+static int kav_put_name(struct sk_buff *skb, const struct kav_av *av)
+{
+	const struct kav_named *n = av->named;
+
+	if (!n)
+		return 0;
+	return nla_put(skb, KAV_A_AV_NAME, n->len, n->name) ?:
+	       nla_put_u32(skb, KAV_A_AV_MODE, n->mode) ?:
+	       nla_put_u32(skb, KAV_A_IPC_NS, av->domain->id.ipc_ns->ns.inum) ?:
+	       (READ_ONCE(n->pinned) ? nla_put_flag(skb, KAV_A_AV_PINNED) : 0);
+}
+
 static int kav_put_av(struct sk_buff *skb, const struct kav_av *av)
 {
 	const struct kav_table *t = &av->table;
@@ -100,7 +113,10 @@ static int kav_put_av(struct sk_buff *skb, const struct kav_av *av)
 	       nla_put_u64_64bit(skb, KAV_A_NR_ENTRIES, READ_ONCE(t->nr_valid),
 				 KAV_A_PAD) ?:
 	       nla_put_u64_64bit(skb, KAV_A_MEM_BYTES, kav_table_bytes(t),
-				 KAV_A_PAD);
+				 KAV_A_PAD) ?:
+	       nla_put_u32(skb, KAV_A_ENTRY_BYTES, kav_table_entry_bytes(t)) ?:
+	       nla_put_u32(skb, KAV_A_NR_OPEN, atomic_read(&av->nr_open)) ?:
+	       kav_put_name(skb, av);
 }
 
 /* One message of a dump; -EMSGSIZE when the skb is full. */
@@ -451,6 +467,35 @@ static int kav_genl_entry_dump(struct sk_buff *skb,
 	return kav_dump_result(skb, ret);
 }
 
+/* AV_PIN and AV_UNPIN: an administrator keeps a named AV alive, or not. */
+static int kav_genl_av_pin(struct sk_buff *skb, struct genl_info *info)
+{
+	bool pin = info->genlhdr->cmd == KAV_GENL_CMD_AV_PIN;
+	struct nlattr *id = info->attrs[KAV_A_AV_ID];
+	struct kav_av *av;
+	int ret;
+
+	if (!id) {
+		NL_SET_ERR_MSG(info->extack, "missing KAV_A_AV_ID");
+		return -EINVAL;
+	}
+	av = kav_registry_get_av(nla_get_u32(id));
+	if (!av) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id, "no such AV");
+		return -ENOENT;
+	}
+	ret = kav_names_pin(av, pin);
+	if (ret == -EINVAL)
+		NL_SET_ERR_MSG_ATTR(info->extack, id,
+				    "only a named AV can be pinned");
+	else if (ret == -EALREADY && pin)
+		NL_SET_ERR_MSG_ATTR(info->extack, id, "the AV is already pinned");
+	else if (ret == -EALREADY)
+		NL_SET_ERR_MSG_ATTR(info->extack, id, "the AV is not pinned");
+	kav_av_put(av);
+	return ret;
+}
+
 static int kav_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kav_stats st;
@@ -525,6 +570,16 @@ static const struct genl_ops kav_genl_ops[] = {
 	{
 		.cmd = KAV_GENL_CMD_STATS_GET,
 		.doit = kav_genl_stats_get,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_AV_PIN,
+		.doit = kav_genl_av_pin,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_AV_UNPIN,
+		.doit = kav_genl_av_pin,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

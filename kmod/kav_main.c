@@ -44,6 +44,7 @@ static void __exit kav_exit(void)
 {
 	misc_deregister(&kav_miscdev);
 	kav_genl_exit();
+	kav_names_exit();
 	kav_grants_exit();
 }
 

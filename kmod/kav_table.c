@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The AV table: a header page and entry pages, shared read-only with
- * userspace. Writers hold t->lock; readers never lock. Entry pages are
- * allocated as the table grows and are neither moved nor freed before the
+ * The AV table: a header page, entry pages and fi_addr pages, shared
+ * read-only with userspace. Writers hold t->lock; readers never lock.
+ * Pages are allocated as the table grows, charged to the creator's memory
+ * cgroup whoever the writer is, and are neither moved nor freed before the
  * table is destroyed, so a reader's mapping never goes stale. Every change
  * to an entry is bracketed by its sequence counter (odd while writing), and
- * every batch by the header's generation counter (uapi/linux/kav.h).
+ * every batch by the header's generation counter (uapi/linux/kav.h). The
+ * fi_addr array holds each valid entry's index, stored only once the entry
+ * is complete, for readers that want an fi_addr_t array (map_addr).
  */
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include "compat.h"
 #include "kav.h"
 #include "kav_consumer.h"
+
+#define KAV_FI_ADDRS_PER_PAGE	(PAGE_SIZE / sizeof(u64))
 
 /* Only for idx < t->nr_slots: the page is known to exist. */
 static struct kav_entry *kav_entry(struct kav_table *t, u64 idx)
@@ -21,6 +28,20 @@ static struct kav_entry *kav_entry(struct kav_table *t, u64 idx)
 	struct page *page = xa_load(&t->pages, idx / t->entries_per_page);
 
 	return page_address(page) + (idx % t->entries_per_page) * t->entry_size;
+}
+
+/* Key in t->pages of the fi_addr page for entry @idx. */
+static unsigned long kav_fi_addr_key(const struct kav_table *t, u64 idx)
+{
+	return t->entry_pages + idx / KAV_FI_ADDRS_PER_PAGE;
+}
+
+/* Only for idx < t->nr_slots. */
+static u64 *kav_fi_addr(struct kav_table *t, u64 idx)
+{
+	struct page *page = xa_load(&t->pages, kav_fi_addr_key(t, idx));
+
+	return (u64 *)page_address(page) + idx % KAV_FI_ADDRS_PER_PAGE;
 }
 
 static bool kav_slot_valid(struct kav_table *t, u64 idx)
@@ -55,26 +76,45 @@ static void kav_batch_end(struct kav_table *t)
 	kav_seq_end(&t->hdr->generation);
 }
 
-/* Make slot @idx readable: back it with a page, then publish nr_slots. */
+/* Back mapping page @key + 1 with a page filled with @fill, if need be. */
+static int kav_table_add_page(struct kav_table *t, unsigned long key, int fill)
+{
+	struct mem_cgroup *old;
+	struct page *page;
+	int ret = 0;
+
+	if (xa_load(&t->pages, key))
+		return 0;
+	/* The creator pays, whoever inserts (a named AV has many writers). */
+	old = set_active_memcg(t->memcg);
+	page = alloc_page(GFP_KERNEL_ACCOUNT);
+	if (page) {
+		memset(page_address(page), fill, PAGE_SIZE);
+		ret = xa_err(xa_store(&t->pages, key, page,
+				      GFP_KERNEL_ACCOUNT));
+		if (ret)
+			__free_page(page);
+		else
+			t->nr_pages++;
+	} else {
+		ret = -ENOMEM;
+	}
+	set_active_memcg(old);
+	return ret;
+}
+
+/* Make slot @idx readable: back it with pages, then publish nr_slots. */
 static int kav_table_grow(struct kav_table *t, u64 idx)
 {
-	unsigned long n = idx / t->entries_per_page;
-	struct page *page;
 	int ret;
 
 	if (idx < t->nr_slots)
 		return 0;
-	if (!xa_load(&t->pages, n)) {
-		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-		if (!page)
-			return -ENOMEM;
-		ret = xa_err(xa_store(&t->pages, n, page, GFP_KERNEL_ACCOUNT));
-		if (ret) {
-			__free_page(page);
-			return ret;
-		}
-		t->nr_pages++;
-	}
+	ret = kav_table_add_page(t, idx / t->entries_per_page, 0);
+	if (!ret)	/* all ones: KAV_NONE, FI_ADDR_NOTAVAIL */
+		ret = kav_table_add_page(t, kav_fi_addr_key(t, idx), 0xff);
+	if (ret)
+		return ret;
 	t->nr_slots = idx + 1;
 	/* The page's zeroed contents are visible before the new bound. */
 	smp_store_release(&t->hdr->nr_slots, t->nr_slots);
@@ -109,6 +149,8 @@ static void kav_entry_store(struct kav_table *t, u64 idx,
 	memcpy(e->addr, b->addrs + (size_t)i * b->stride, len);
 	memset(e->addr + len, 0, t->entry_size - KAV_ENTRY_HDR_SIZE - len);
 	kav_seq_end(&e->seq);
+	/* Whoever finds the index in the fi_addr array finds the entry. */
+	smp_store_release(kav_fi_addr(t, idx), idx);
 
 	t->nr_valid++;
 	t->first_free = idx + 1;
@@ -120,6 +162,8 @@ static void kav_entry_clear(struct kav_table *t, u64 idx)
 
 	if (e->auth_key != KAV_NONE)
 		kav_key_put_entry(t, e->auth_key);
+	/* Gone from the fi_addr array first (kav_seq_begin() orders it). */
+	WRITE_ONCE(*kav_fi_addr(t, idx), KAV_NONE);
 	kav_seq_begin(&e->seq);
 	memset((u8 *)e + sizeof(e->seq), 0, t->entry_size - sizeof(e->seq));
 	kav_seq_end(&e->seq);
@@ -138,13 +182,16 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 	t->addr_format = addr_format;
 	t->addr_max = addr_max;
 	t->max_entries = max_entries;
-	t->map_pages = 1 + DIV_ROUND_UP(max_entries, t->entries_per_page);
+	t->entry_pages = DIV_ROUND_UP(max_entries, t->entries_per_page);
+	t->map_pages = 1 + t->entry_pages +
+		       DIV_ROUND_UP(max_entries, KAV_FI_ADDRS_PER_PAGE);
 
 	t->header_page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!t->header_page)
 		return -ENOMEM;
 	mutex_init(&t->lock);
 	xa_init(&t->pages);
+	t->memcg = get_mem_cgroup_from_mm(current->mm);
 
 	hdr = page_address(t->header_page);
 	hdr->magic = KAV_TABLE_MAGIC;
@@ -155,6 +202,7 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 	hdr->addr_max = addr_max;
 	hdr->max_entries = max_entries;
 	hdr->map_size = t->map_pages << PAGE_SHIFT;
+	hdr->fi_addrs_offset = (1 + t->entry_pages) << PAGE_SHIFT;
 	t->hdr = hdr;
 	kav_keys_init(t);
 	return 0;
@@ -170,7 +218,14 @@ void kav_table_destroy(struct kav_table *t)
 		__free_page(page);
 	xa_destroy(&t->pages);
 	__free_page(t->header_page);
+	mem_cgroup_put(t->memcg);
 	mutex_destroy(&t->lock);
+}
+
+/* Kernel memory one entry slot costs: the entry and its fi_addr. */
+u32 kav_table_entry_bytes(const struct kav_table *t)
+{
+	return t->entry_size + sizeof(u64);
 }
 
 /*

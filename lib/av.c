@@ -182,10 +182,6 @@ static int kav_av_check_attr(const struct fi_av_attr *attr)
 		return -FI_EINVAL;
 	}
 	/* map_addr is ignored when name is NULL (fi_av(3)). */
-	if (attr->name) {
-		kav_info("named AVs: not implemented yet");
-		return -FI_ENOSYS;
-	}
 	return 0;
 }
 
@@ -210,12 +206,22 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	req.addr_format = kav_format;
 	req.addr_max = 0;		/* the format's own size */
 	req.count = attr->count;	/* a hint; ep_per_node is not used */
+	if (attr->name) {
+		ret = kav_av_named_request(attr, &req);
+		if (ret)
+			return ret;
+	}
 	ret = kav_sys_ioctl(d->fd, KAV_IOC_AV_CREATE, &req);
 	if (ret < 0) {
 		ret = kav_err_from_errno(-ret);
 		if (ret == -FI_ENOSYS)
 			kav_warn("AV create: the domain device is not a kav "
 				 "device, or its module lacks AV_CREATE");
+		else if (attr->name)
+			kav_info("named AV %s: %s%s", attr->name,
+				 kav_strerror(ret), ret == -FI_EINVAL ?
+				 " (it exists with another address format?)" :
+				 "");
 		else
 			kav_warn("AV create failed: %s", kav_strerror(ret));
 		return ret;
@@ -244,6 +250,11 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 		kav_warn("AV table layout disagrees with AV_CREATE");
 		ret = -FI_EIO;
 		goto err;
+	}
+	if (attr->name) {
+		ret = kav_av_named_attach(av, attr);
+		if (ret)
+			goto err;
 	}
 
 	av->av_fid.fid.fclass = FI_CLASS_AV;

@@ -87,6 +87,7 @@ struct kav_table {
 	uint64_t max_entries;
 	uint32_t keys_offset;		/* auth-key slots in the header page */
 	uint32_t max_keys;		/* 0: the kernel has no key slots */
+	uint64_t fi_addrs_offset;	/* the fi_addr array in the mapping */
 };
 
 /* A consistent copy of one entry. */
@@ -122,6 +123,11 @@ void kav_table_unmap(struct kav_table *t);
 const struct kav_table_header *kav_table_header(const struct kav_table *t);
 /* Entries [0, nr_slots) may be read (acquire load, clamped to max_entries). */
 uint64_t kav_table_nr_slots(const struct kav_table *t);
+/*
+ * The fi_addr array (fi_av_attr.map_addr of a named AV): element n is n
+ * while entry n is valid, FI_ADDR_NOTAVAIL otherwise; n < nr_slots.
+ */
+const uint64_t *kav_table_fi_addrs(const struct kav_table *t);
 /* Address of entry @index; no bounds check (callers check nr_slots). */
 const struct kav_entry *kav_table_entry(const struct kav_table *t,
 					uint64_t index);
@@ -319,6 +325,18 @@ static inline struct kav_av *kav_av_of(struct fid_av *av_fid)
 
 int kav_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		struct fid_av **av, void *context);
+
+/* ------------------------------------------------------------ av_named.c */
+
+/* Octal permission bits a created named AV gets (default 0600). */
+#define KAV_AV_MODE_ENV "KAV_AV_MODE"
+/* Parse $KAV_AV_MODE: NULL or "" is 0 (the default); -FI_EINVAL if bad. */
+int kav_av_mode_parse(const char *s, uint32_t *mode);
+/* Fill @req's name, flags and mode for a named @attr. */
+int kav_av_named_request(const struct fi_av_attr *attr,
+			 struct kav_av_create *req);
+/* Once mapped: FI_READ's count check and attr->map_addr. */
+int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr);
 /* The kav AV behind @av, or NULL when @av is not one. */
 struct kav_av *kav_av_from_fid(struct fid_av *av);
 /*

@@ -110,6 +110,18 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 			return -FI_EIO;
 		}
 	}
+	/* The fi_addr array: after the entries, inside the mapping. */
+	if (h->fi_addrs_offset % 8 ||
+	    h->fi_addrs_offset < h->header_size +
+				 h->max_entries * h->entry_size ||
+	    h->fi_addrs_offset > map_size ||
+	    h->max_entries > (map_size - h->fi_addrs_offset) / 8) {
+		kav_warn("AV table fi_addr array is inconsistent "
+			 "(fi_addrs_offset %llu, max_entries %llu, map_size "
+			 "%zu)", (unsigned long long)h->fi_addrs_offset,
+			 (unsigned long long)h->max_entries, map_size);
+		return -FI_EIO;
+	}
 	if (expect_format && h->addr_format != expect_format) {
 		kav_warn("AV table stores format %u, expected %u",
 			 h->addr_format, expect_format);
@@ -124,6 +136,7 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 	t->max_entries = h->max_entries;
 	t->keys_offset = h->keys_offset;
 	t->max_keys = h->max_keys;
+	t->fi_addrs_offset = h->fi_addrs_offset;
 	return 0;
 }
 
@@ -172,6 +185,11 @@ uint64_t kav_table_nr_slots(const struct kav_table *t)
 				     __ATOMIC_ACQUIRE);
 
 	return KAV_MIN(n, t->max_entries);
+}
+
+const uint64_t *kav_table_fi_addrs(const struct kav_table *t)
+{
+	return (const uint64_t *)(t->base + t->fi_addrs_offset);
 }
 
 const struct kav_entry *kav_table_entry(const struct kav_table *t,

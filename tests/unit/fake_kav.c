@@ -21,11 +21,23 @@ int (*fake_kav_grant_check)(uint32_t vni);
 
 /* ------------------------------------------------------------ table image */
 
+static size_t fake_page_align(size_t n)
+{
+	return (n + FAKE_PAGE - 1) / FAKE_PAGE * FAKE_PAGE;
+}
+
+/* Header page, entries, fi_addr array: the kernel's layout. */
 size_t fake_table_size(uint32_t entry_size, uint64_t max_entries)
 {
-	size_t body = (size_t)(entry_size * max_entries);
+	return FAKE_PAGE + fake_page_align((size_t)(entry_size * max_entries)) +
+	       fake_page_align((size_t)(8 * max_entries));
+}
 
-	return FAKE_PAGE + (body + FAKE_PAGE - 1) / FAKE_PAGE * FAKE_PAGE;
+static uint64_t *fake_fi_addrs(void *mem)
+{
+	struct kav_table_header *h = mem;
+
+	return (uint64_t *)((uint8_t *)mem + h->fi_addrs_offset);
 }
 
 void fake_table_init(void *mem, uint32_t format, uint32_t addr_max,
@@ -46,6 +58,9 @@ void fake_table_init(void *mem, uint32_t format, uint32_t addr_max,
 	h->map_size = size;
 	h->keys_offset = FAKE_KEYS_OFFSET;
 	h->max_keys = KAV_MAX_AUTH_KEYS;
+	h->fi_addrs_offset = FAKE_PAGE +
+			     fake_page_align((size_t)(entry_size * max_entries));
+	memset(fake_fi_addrs(mem), 0xff, 8 * max_entries);
 	for (i = 0; i < KAV_MAX_AUTH_KEYS; i++)
 		fake_table_key(mem, (uint32_t)i)->user_id = KAV_NONE;
 	for (i = 0; i < max_entries; i++) {
@@ -83,6 +98,9 @@ static void fake_entry_write(void *mem, uint64_t index, uint32_t flags,
 		e->user_id = user_id;
 	}
 	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&fake_fi_addrs(mem)[index],
+			 flags & KAV_ENTRY_VALID ? index : KAV_NONE,
+			 __ATOMIC_RELEASE);
 }
 
 void fake_table_write(void *mem, uint64_t index, uint32_t flags,
@@ -232,7 +250,14 @@ static int fake_create(int dom_fd, struct kav_av_create *req)
 
 	fake_kav_stats.creates++;
 	fake_kav_stats.last_create_count = req->count;
-	if (req->size != sizeof(*req) || req->flags)
+	fake_kav_stats.last_create = *req;
+	memset(fake_kav_stats.last_name, 0, sizeof(fake_kav_stats.last_name));
+	if (req->name && req->name_len <= KAV_NAME_MAX)
+		memcpy(fake_kav_stats.last_name,
+		       (const void *)(uintptr_t)req->name, req->name_len);
+	/* Names are the real kernel's business: here every AV is new. */
+	if (req->size != sizeof(*req) ||
+	    (req->flags & ~(KAV_AV_NAMED | KAV_AV_RDONLY)))
 		return -EINVAL;
 	addr_max = req->addr_max ? req->addr_max :
 		   fake_default_addr_max(req->addr_format);

@@ -44,6 +44,8 @@ void fake_table_write_key(void *mem, uint32_t slot, uint32_t flags,
 struct fake_kav_stats {
 	unsigned int creates;
 	uint64_t last_create_count;	/* count hint of the last AV_CREATE */
+	struct kav_av_create last_create;	/* the last AV_CREATE as sent */
+	char last_name[KAV_NAME_MAX + 1];	/* its name, NUL-terminated */
 	unsigned int inserts;		/* INSERT ioctls, failed ones too */
 	unsigned int removes;
 	uint32_t max_batch;		/* largest INSERT count seen */

@@ -74,10 +74,6 @@ static void test_open_attrs(void **state)
 	assert_int_equal(fi_av_open(f->dom, &attr, &av, NULL), -FI_EINVAL);
 	attr.flags = FI_READ;			/* needs a name */
 	assert_int_equal(fi_av_open(f->dom, &attr, &av, NULL), -FI_EINVAL);
-	attr.name = "job";			/* named AVs: issue 5 */
-	assert_int_equal(fi_av_open(f->dom, &attr, &av, NULL), -FI_ENOSYS);
-	attr.flags = 0;
-	assert_int_equal(fi_av_open(f->dom, &attr, &av, NULL), -FI_ENOSYS);
 	/* None of those reached the kernel. */
 	assert_int_equal(fake_kav_stats.creates, creates);
 

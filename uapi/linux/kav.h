@@ -74,6 +74,25 @@ enum kav_addr_format {
  * @entry_size: out: bytes per table entry (a power of two)
  * @max_entries: out: entries the table can ever hold
  * @map_size: out: bytes to mmap() to see the whole table
+ * @name: with KAV_AV_NAMED, user pointer to @name_len bytes: the AV's
+ *	name in the IPC namespace of the domain's opener (any bytes but NUL)
+ * @name_len: 1..KAV_NAME_MAX with KAV_AV_NAMED, else 0
+ * @mode: permission bits of a named AV this call creates: read (4) and
+ *	write (2) for owner, group and others, as in 0640; 0 means
+ *	KAV_AV_MODE_DEFAULT. Ignored when the AV already exists.
+ * @result: out: KAV_AV_CREATED when this call created the AV
+ * @av_id: out: the AV's id in administrators' listings (kavctl)
+ *
+ * Without KAV_AV_NAMED each call creates a private AV. With it, the call
+ * opens the AV called @name if one exists in the namespace and creates it
+ * otherwise; KAV_AV_EXCL makes an existing one an error (EEXIST) and
+ * KAV_AV_RDONLY opens an existing one read-only (ENOENT if there is none).
+ * Opening an existing AV checks its mode bits against the domain's opener
+ * (read, and write unless KAV_AV_RDONLY; EACCES otherwise) and its format:
+ * @addr_format and @addr_max must be the AV's, except that KAV_AV_RDONLY
+ * accepts an @addr_format of 0 for any (EINVAL otherwise). The owner is
+ * the creator's euid and egid. A named AV lives while any fd, mapping or
+ * administrator's pin (kavctl av pin) holds it; the name goes with it.
  */
 struct kav_av_create {
 	__u32 size;
@@ -85,7 +104,25 @@ struct kav_av_create {
 	__u32 entry_size;
 	__aligned_u64 max_entries;
 	__aligned_u64 map_size;
+	__aligned_u64 name;
+	__u32 name_len;
+	__u32 mode;
+	__u32 result;
+	__u32 av_id;
 };
+
+/* struct kav_av_create.flags */
+#define KAV_AV_NAMED		0x1U	/* create or open the AV @name */
+#define KAV_AV_EXCL		0x2U	/* with NAMED: only create */
+#define KAV_AV_RDONLY		0x4U	/* with NAMED: only open, read-only */
+
+/* struct kav_av_create.result */
+#define KAV_AV_CREATED		0x1U
+
+/* Longest AV name, in bytes. */
+#define KAV_NAME_MAX		255
+/* Mode of a named AV created with @mode 0: owner read and write. */
+#define KAV_AV_MODE_DEFAULT	0600
 
 /*
  * A value for err_index that the kernel never reports: preset it to tell
@@ -264,6 +301,11 @@ struct kav_domain_key {
 	struct kav_auth_key key;
 };
 
+/*
+ * An AV fd opened with KAV_AV_RDONLY can be mapped and can open
+ * endpoints; INSERT, REMOVE, KEY_INSERT, KEY_REMOVE and SET_USER_ID on it
+ * fail with EPERM.
+ */
 #define KAV_IOC_AV_CREATE	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_CREATE)
 #define KAV_IOC_AV_INSERT	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_INSERT)
 #define KAV_IOC_AV_REMOVE	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_REMOVE)
@@ -281,7 +323,7 @@ struct kav_domain_key {
  * beyond nr_slots may raise SIGBUS, so readers check nr_slots first.
  */
 #define KAV_TABLE_MAGIC		0x5456414bU	/* "KAVT" little-endian */
-#define KAV_TABLE_VERSION	1
+#define KAV_TABLE_VERSION	2
 
 /**
  * struct kav_table_header - first page of the mapping
@@ -292,7 +334,9 @@ struct kav_domain_key {
  * @addr_format: enum kav_addr_format
  * @addr_max: largest address an entry holds
  * @max_entries: entries the table can ever hold
- * @map_size: header_size + max_entries * entry_size, page aligned
+ * @map_size: bytes of the whole mapping: header_size, then max_entries *
+ *	entry_size of entries (page aligned), then the fi_addr array
+ *	(max_entries * 8, page aligned)
  * @nr_slots: entries [0, nr_slots) are backed by pages and may be read;
  *	published with release semantics after their page exists
  * @nr_valid: number of entries currently valid
@@ -301,6 +345,11 @@ struct kav_domain_key {
  * @keys_offset: byte offset in the header page of the auth-key slots
  *	(struct kav_key_slot[max_keys]); slot n is key handle n
  * @max_keys: KAV_MAX_AUTH_KEYS
+ * @fi_addrs_offset: byte offset in the mapping of the fi_addr array: a
+ *	__u64 per entry, max_entries of them, that holds the entry's index
+ *	while it is valid and KAV_NONE (FI_ADDR_NOTAVAIL) otherwise; like
+ *	entries, element n may be read when n < nr_slots. This is the array
+ *	libfabric's named-AV users read through fi_av_attr.map_addr.
  */
 struct kav_table_header {
 	__u32 magic;
@@ -316,6 +365,7 @@ struct kav_table_header {
 	__aligned_u64 generation;
 	__u32 keys_offset;
 	__u32 max_keys;
+	__aligned_u64 fi_addrs_offset;
 };
 
 /* struct kav_key_slot.flags */
@@ -391,6 +441,8 @@ enum kav_genl_cmd {
 	KAV_GENL_CMD_STATS_GET,		/* counters, denials by reason */
 	KAV_GENL_CMD_AV_NEW,		/* notification: AV created */
 	KAV_GENL_CMD_AV_DEL,		/* notification: AV destroyed */
+	KAV_GENL_CMD_AV_PIN,		/* keep a named AV (KAV_A_AV_ID) */
+	KAV_GENL_CMD_AV_UNPIN,		/* drop that pin (KAV_A_AV_ID) */
 	__KAV_GENL_CMD_MAX,
 };
 
@@ -439,6 +491,12 @@ enum kav_genl_attr {
 	KAV_A_STAT_DENY_REVOKED,	/* u64: out, denials: key revoked */
 	KAV_A_STAT_DENY_KEYLESS,	/* u64: out, denials: no key, keyless off */
 	KAV_A_STAT_DENY_LIMIT,		/* u64: out, denials: grant limit */
+	KAV_A_AV_NAME,		/* binary: out, a named AV's name */
+	KAV_A_AV_MODE,		/* u32: out, a named AV's mode bits */
+	KAV_A_AV_PINNED,	/* flag: out, pinned by an administrator */
+	KAV_A_IPC_NS,		/* u32: out, the name's IPC namespace (inode) */
+	KAV_A_NR_OPEN,		/* u32: out, open AV file descriptions */
+	KAV_A_ENTRY_BYTES,	/* u32: out, kernel bytes per entry slot */
 	__KAV_A_MAX,
 };
 

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Named AVs: one table per name and IPC namespace, opened by many
+ * processes (libfabric's shared AVs, MPI "instant-on"). The name table
+ * holds no reference: an AV is in it from creation until its last
+ * reference goes (kav_av_free() calls kav_names_del()). A lookup that
+ * finds an AV already on its way out unhashes it, so that the name can be
+ * taken again at once.
+ *
+ * Locking: kav_names_lock nests inside kav_revoke_sem (AV creation takes
+ * both, in that order) and outside nothing else of kav's. Nobody may drop
+ * an AV reference while holding it: the drop may be the last one.
+ */
+#include <linux/hashtable.h>
+#include <linux/ipc_namespace.h>
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include "kav.h"
+
+DEFINE_MUTEX(kav_names_lock);
+static DEFINE_HASHTABLE(kav_names, 8);
+
+static u32 kav_name_hash(const struct ipc_namespace *ns, const char *name,
+			 u32 len)
+{
+	return jhash(name, len, hash_ptr(ns, 32));
+}
+
+/*
+ * The name and mode of @cmd (KAV_AV_NAMED), owned by @id; NULL for an
+ * unnamed AV, an ERR_PTR for a bad name or mode.
+ */
+struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
+				  const struct kav_identity *id)
+{
+	struct kav_named *n;
+
+	if (!(cmd->flags & KAV_AV_NAMED))
+		return cmd->name || cmd->name_len || cmd->mode ?
+		       ERR_PTR(-EINVAL) : NULL;
+	if (!cmd->name_len || cmd->name_len > KAV_NAME_MAX ||
+	    (cmd->mode & ~0666U))
+		return ERR_PTR(-EINVAL);
+	n = kzalloc(struct_size(n, name, cmd->name_len), GFP_KERNEL_ACCOUNT);
+	if (!n)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(n->name, u64_to_user_ptr(cmd->name),
+			   cmd->name_len)) {
+		kfree(n);
+		return ERR_PTR(-EFAULT);
+	}
+	/* Names are byte strings that administrators can print. */
+	if (memchr(n->name, '\0', cmd->name_len)) {
+		kfree(n);
+		return ERR_PTR(-EINVAL);
+	}
+	n->len = cmd->name_len;
+	n->mode = cmd->mode ?: KAV_AV_MODE_DEFAULT;
+	n->uid = id->cred->euid;
+	n->gid = id->cred->egid;
+	return n;
+}
+
+static bool kav_name_matches(const struct kav_av *av,
+			     const struct ipc_namespace *ns,
+			     const struct kav_named *key)
+{
+	const struct kav_named *n = av->named;
+
+	return av->domain->id.ipc_ns == ns && n->len == key->len &&
+	       !memcmp(n->name, key->name, key->len);
+}
+
+/* A reference on the AV called @key in @id's IPC namespace, or NULL. */
+struct kav_av *kav_names_find(const struct kav_identity *id,
+			      const struct kav_named *key)
+{
+	u32 hash = kav_name_hash(id->ipc_ns, key->name, key->len);
+	struct kav_named *n;
+	struct kav_av *av;
+
+	lockdep_assert_held(&kav_names_lock);
+	hash_for_each_possible(kav_names, n, node, hash) {
+		av = n->hashed ? READ_ONCE(n->av) : NULL;
+		if (!av || !kav_name_matches(av, id->ipc_ns, key))
+			continue;
+		if (kref_get_unless_zero(&av->ref))
+			return av;
+		/* Dying: its name is free from now on. */
+		hash_del(&n->node);
+		n->hashed = false;
+		return NULL;
+	}
+	return NULL;
+}
+
+/* Give @av (just created, not yet shared) the name @named. */
+void kav_names_add(struct kav_av *av, struct kav_named *named)
+{
+	lockdep_assert_held(&kav_names_lock);
+	named->av = av;
+	named->hashed = true;
+	av->named = named;
+	hash_add(kav_names, &named->node,
+		 kav_name_hash(av->domain->id.ipc_ns, named->name, named->len));
+}
+
+/* The last reference to @av is gone: free its name. */
+void kav_names_del(struct kav_av *av)
+{
+	struct kav_named *n = av->named;
+
+	if (!n)
+		return;
+	mutex_lock(&kav_names_lock);
+	if (n->hashed)
+		hash_del(&n->node);
+	mutex_unlock(&kav_names_lock);
+	kfree(n);
+}
+
+/*
+ * May @id open @av for reading (and @write)? Mode bits as for files: the
+ * owner's if @id's euid is the creator's, else the group's if @id is in
+ * the creator's group, else the others'. No capability overrides them:
+ * root in a container is not the node's administrator (kavctl is).
+ */
+int kav_names_permission(const struct kav_av *av,
+			 const struct kav_identity *id, bool write)
+{
+	const struct kav_named *n = av->named;
+	u32 need = write ? 06 : 04;
+	u32 mode = n->mode;
+
+	if (uid_eq(id->cred->euid, n->uid))
+		mode >>= 6;
+	else if (kav_identity_in_group(id, n->gid))
+		mode >>= 3;
+	return (mode & need) == need ? 0 : -EACCES;
+}
+
+/*
+ * Pin @av (a reference for the name table) or drop the pin. EINVAL for an
+ * unnamed AV, EALREADY when it already is (is not) pinned.
+ */
+int kav_names_pin(struct kav_av *av, bool pin)
+{
+	int ret = 0;
+
+	if (!av->named)
+		return -EINVAL;
+	mutex_lock(&kav_names_lock);
+	if (av->named->pinned == pin)
+		ret = -EALREADY;
+	else
+		av->named->pinned = pin;
+	if (!ret && pin)
+		kav_av_get(av);
+	mutex_unlock(&kav_names_lock);
+	if (!ret && !pin)
+		kav_av_put(av);		/* may free it: not under the lock */
+	return ret;
+}
+
+/* Module exit: drop every pin (no AV is open, or the module would be). */
+void kav_names_exit(void)
+{
+	struct kav_named *n;
+	struct kav_av *av;
+	int bkt;
+
+	for (;;) {
+		av = NULL;
+		mutex_lock(&kav_names_lock);
+		hash_for_each(kav_names, bkt, n, node) {
+			if (n->hashed && n->pinned) {
+				n->pinned = false;
+				av = n->av;
+				break;
+			}
+		}
+		mutex_unlock(&kav_names_lock);
+		if (!av)
+			break;
+		kav_av_put(av);
+	}
+}
