@@ -507,6 +507,47 @@ static void test_grant_del(void **state)
 	cmd_err("grant del 4294967296", "invalid grant id");
 }
 
+static void test_av_pin(void **state)
+{
+	struct kc_cmd *c;
+
+	(void)state;
+	c = cmd_ok("av pin 3");
+	assert_int_equal(c->op, KC_OP_AV_PIN);
+	assert_int_equal(c->id, 3);
+	assert_int_equal(c->topic, KC_TOPIC_AV);
+	assert_false(c->json);
+	c = cmd_ok("avs unpin 0x10");
+	assert_int_equal(c->op, KC_OP_AV_UNPIN);
+	assert_int_equal(c->id, 16);
+	assert_int_equal(c->topic, KC_TOPIC_AV);
+	c = cmd_ok("-j av pin 4294967295");
+	assert_int_equal(c->op, KC_OP_AV_PIN);
+	assert_int_equal(c->id, UINT32_MAX);
+	assert_true(c->json);
+	c = cmd_ok("av unpin 0 -j");
+	assert_int_equal(c->op, KC_OP_AV_UNPIN);
+	assert_int_equal(c->id, 0);
+	assert_true(c->json);
+	c = cmd_ok("av pin -h");
+	assert_int_equal(c->op, KC_OP_HELP);
+	assert_int_equal(c->topic, KC_TOPIC_AV);
+
+	c = cmd_err("av pin", "missing AV id");
+	assert_int_equal(c->topic, KC_TOPIC_AV);
+	cmd_err("av unpin", "missing AV id");
+	cmd_err("av pin x", "invalid AV id 'x'");
+	cmd_err("av unpin -1", "invalid AV id '-1'");
+	cmd_err("av pin 4294967296", "invalid AV id '4294967296'");
+	cmd_err("av pin 010", "invalid AV id '010'");
+	cmd_err("av pin 1 2", "unexpected argument '2'");
+	cmd_err("av unpin 1 now", "unexpected argument 'now'");
+	/* Exact words only. */
+	cmd_err("av Pin 1", "unknown av command 'Pin'");
+	cmd_err("av pinned 1", "unknown av command 'pinned'");
+	cmd_err("pin 1", "unknown object 'pin'");
+}
+
 static void test_lists(void **state)
 {
 	static const struct {
@@ -589,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_grant_netns),
 		cmocka_unit_test(test_grant_add_errors),
 		cmocka_unit_test(test_grant_del),
+		cmocka_unit_test(test_av_pin),
 		cmocka_unit_test(test_lists),
 	};
 

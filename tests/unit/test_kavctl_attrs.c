@@ -273,24 +273,32 @@ static void test_owners_and_stats(void **state)
 	nlmsg_free(msg);
 }
 
+/* A message whose @attr carries these @len bytes: parsed or refused. */
+static void expect_parse(int attr, int len, const void *data, int want)
+{
+	struct nl_msg *msg = mk(KAV_GENL_CMD_AV_GET);
+	struct parsed p;
+
+	assert_int_equal(nla_put(msg, attr, len, data), 0);
+	if (kc_nl_parse(msg, &p.cmd, p.tb) != want)
+		fail_msg("attribute %d with %d bytes %s", attr, len,
+			 want ? "accepted" : "refused");
+	nlmsg_free(msg);
+}
+
 /* A message whose @attr has @len bytes of payload must be refused. */
 static void expect_malformed(int attr, int len)
 {
 	static const char zeros[16];
-	struct nl_msg *msg = mk(KAV_GENL_CMD_GRANT_GET);
-	struct parsed p;
 
-	nla_put(msg, attr, len, zeros);
-	if (kc_nl_parse(msg, &p.cmd, p.tb) != -1)
-		fail_msg("attribute %d with %d bytes accepted", attr, len);
-	nlmsg_free(msg);
+	expect_parse(attr, len, zeros, -1);
 }
 
 static void test_validate(void **state)
 {
 	struct nl_msg *msg;
 	struct parsed p;
-	char name[32];
+	char name[32], want[32];
 
 	(void)state;
 	expect_malformed(KAV_A_VNI, 8);		/* u32 */
@@ -319,8 +327,211 @@ static void test_validate(void **state)
 					 sizeof(name)), "KAV_A_LIMIT_ENTRIES");
 	assert_string_equal(kc_attr_name(KAV_A_STAT_DENY_LIMIT, name,
 					 sizeof(name)), "KAV_A_STAT_DENY_LIMIT");
+	/* Types past KAV_A_MAX (a newer kernel's) are named by number. */
+	snprintf(want, sizeof(want), "attribute type %d", KAV_A_MAX + 5);
 	assert_string_equal(kc_attr_name(KAV_A_MAX + 5, name, sizeof(name)),
-			    "attribute type 38");
+			    want);
+}
+
+/* Every attribute kav.h defines has a descriptor, so it is checked. */
+static void test_attr_names(void **state)
+{
+	char name[32];
+	int a;
+
+	(void)state;
+	for (a = 1; a <= KAV_A_MAX; a++)
+		if (strncmp(kc_attr_name(a, name, sizeof(name)), "KAV_A_", 6))
+			fail_msg("attribute %d has no descriptor", a);
+	assert_string_equal(kc_attr_name(KAV_A_AV_NAME, name, sizeof(name)),
+			    "KAV_A_AV_NAME");
+	assert_string_equal(kc_attr_name(KAV_A_ENTRY_BYTES, name,
+					 sizeof(name)), "KAV_A_ENTRY_BYTES");
+}
+
+/* The attributes of named AVs: u32s, a flag and a binary name. */
+static void test_validate_named(void **state)
+{
+	char bytes[KAV_NAME_MAX + 1];
+	uint32_t v = 0600;
+
+	(void)state;
+	expect_malformed(KAV_A_AV_MODE, 8);		/* u32 */
+	expect_malformed(KAV_A_AV_MODE, 2);
+	expect_malformed(KAV_A_IPC_NS, 8);
+	expect_malformed(KAV_A_NR_OPEN, 0);
+	expect_malformed(KAV_A_ENTRY_BYTES, 8);
+	expect_malformed(KAV_A_AV_PINNED, 1);		/* flag */
+	expect_malformed(KAV_A_AV_PINNED, 4);
+	expect_parse(KAV_A_AV_MODE, 4, &v, 0);
+	expect_parse(KAV_A_IPC_NS, 4, &v, 0);
+	expect_parse(KAV_A_NR_OPEN, 4, &v, 0);
+	expect_parse(KAV_A_ENTRY_BYTES, 4, &v, 0);
+	expect_parse(KAV_A_AV_PINNED, 0, &v, 0);
+
+	/* Names: 1..KAV_NAME_MAX bytes, any but NUL. */
+	memset(bytes, 'n', sizeof(bytes));
+	expect_malformed(KAV_A_AV_NAME, 0);
+	expect_parse(KAV_A_AV_NAME, 1, bytes, 0);
+	expect_parse(KAV_A_AV_NAME, KAV_NAME_MAX, bytes, 0);
+	expect_parse(KAV_A_AV_NAME, KAV_NAME_MAX + 1, bytes, -1);
+	bytes[0] = '\n';
+	bytes[1] = '\xff';
+	expect_parse(KAV_A_AV_NAME, 2, bytes, 0);
+	bytes[1] = '\0';
+	expect_parse(KAV_A_AV_NAME, 3, bytes, -1);	/* NUL inside */
+	expect_parse(KAV_A_AV_NAME, 2, "a", -1);	/* NUL-terminated */
+}
+
+/* An AV_GET reply (or AV_NEW event) of a named AV. */
+static struct nl_msg *mk_named(const char *name, size_t len, bool pinned)
+{
+	struct nl_msg *msg = mk(KAV_GENL_CMD_AV_NEW);
+
+	nla_put_u32(msg, KAV_A_AV_ID, 6);
+	nla_put_u32(msg, KAV_A_DOMAIN_ID, 2);
+	nla_put_u32(msg, KAV_A_ADDR_FORMAT, KAV_ADDR_SOCKADDR_IN);
+	nla_put_u64(msg, KAV_A_NR_ENTRIES, 3);
+	nla_put_u64(msg, KAV_A_MEM_BYTES, 8192);
+	nla_put_u32(msg, KAV_A_ENTRY_BYTES, 72);
+	nla_put_u32(msg, KAV_A_NR_OPEN, 0);
+	nla_put(msg, KAV_A_AV_NAME, (int)len, name);
+	nla_put_u32(msg, KAV_A_AV_MODE, 0640);
+	nla_put_u32(msg, KAV_A_IPC_NS, 4026531839U);
+	if (pinned)
+		nla_put_flag(msg, KAV_A_AV_PINNED);
+	return msg;
+}
+
+#define NAMED(lit, pinned) mk_named(lit, sizeof(lit) - 1, pinned)
+
+static void test_named_av(void **state)
+{
+	struct nl_msg *msg;
+	struct parsed p;
+
+	(void)state;
+	/* An MPI name: the newline is escaped in both outputs. */
+	msg = NAMED("mpich_kvs_42\n", true);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0,
+		    "{\"av_id\":6,\"name\":\"mpich_kvs_42\\n\","
+		    "\"ipc_ns\":4026531839,\"domain_id\":2,"
+		    "\"addr_format\":\"sockaddr_in\",\"mode\":\"0640\","
+		    "\"entries\":3,\"open\":0,\"pinned\":true,"
+		    "\"mem_bytes\":8192,\"entry_bytes\":72}");
+	expect_human(&p, 0,
+		     " av 6 name mpich_kvs_42\\n ipc-ns 4026531839 domain 2"
+		     " format sockaddr_in mode 0640 entries 3 open 0 pinned"
+		     " mem 8.0 KiB mem-per-entry 72 B");
+	nlmsg_free(msg);
+
+	/* Quotes, backslashes, spaces, control and non-ASCII bytes. */
+	msg = NAMED("a \"b\"\\c\t\x01\x7f\xc3\xa9\xff", false);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0,
+		    "{\"av_id\":6,\"name\":\"a \\\"b\\\"\\\\c\\t\\u0001"
+		    "\\u007f\xc3\xa9\\ufffd\",\"ipc_ns\":4026531839,"
+		    "\"domain_id\":2,\"addr_format\":\"sockaddr_in\","
+		    "\"mode\":\"0640\",\"entries\":3,\"open\":0,"
+		    "\"pinned\":false,\"mem_bytes\":8192,\"entry_bytes\":72}");
+	expect_human(&p, 0,
+		     " av 6 name a\\x20\"b\"\\\\c\\t\\x01\\x7f\\xc3\\xa9\\xff"
+		     " ipc-ns 4026531839 domain 2 format sockaddr_in mode 0640"
+		     " entries 3 open 0 mem 8.0 KiB mem-per-entry 72 B");
+	nlmsg_free(msg);
+
+	/* No padding after a name of 4n bytes: its length is what counts. */
+	msg = NAMED("job8byte", true);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0,
+		    "{\"av_id\":6,\"name\":\"job8byte\",\"ipc_ns\":4026531839,"
+		    "\"domain_id\":2,\"addr_format\":\"sockaddr_in\","
+		    "\"mode\":\"0640\",\"entries\":3,\"open\":0,"
+		    "\"pinned\":true,\"mem_bytes\":8192,\"entry_bytes\":72}");
+	expect_human(&p, 0,
+		     " av 6 name job8byte ipc-ns 4026531839 domain 2"
+		     " format sockaddr_in mode 0640 entries 3 open 0 pinned"
+		     " mem 8.0 KiB mem-per-entry 72 B");
+	nlmsg_free(msg);
+
+	/* An unnamed AV has no "pinned" member. */
+	msg = mk(KAV_GENL_CMD_AV_GET);
+	nla_put_u32(msg, KAV_A_AV_ID, 7);
+	nla_put_u32(msg, KAV_A_NR_OPEN, 2);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0, "{\"av_id\":7,\"open\":2}");
+	expect_human(&p, 0, " av 7 open 2");
+	nlmsg_free(msg);
+}
+
+static void expect_stats(struct parsed *p, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	kc_human_stats(f, p->tb);
+	fclose(f);
+	if (strcmp(buf, want) != 0)
+		fail_msg("stats\n%s\nexpected\n%s", buf, want);
+	free(buf);
+}
+
+static void test_stats_human(void **state)
+{
+	struct nl_msg *msg = mk(KAV_GENL_CMD_STATS_GET);
+	struct parsed p;
+
+	(void)state;
+	nla_put_u64(msg, KAV_A_STAT_DOMAINS, 1);
+	nla_put_u64(msg, KAV_A_STAT_AVS, 2);
+	nla_put_u64(msg, KAV_A_STAT_ENTRIES, 3);
+	nla_put_u64(msg, KAV_A_STAT_GRANTS, 4);
+	nla_put_u64(msg, KAV_A_MEM_BYTES, 26624);
+	nla_put_u64(msg, KAV_A_STAT_DENY_NO_GRANT, 5);
+	nla_put_u64(msg, KAV_A_STAT_DENY_REVOKED, 6);
+	nla_put_u64(msg, KAV_A_STAT_DENY_KEYLESS, 7);
+	nla_put_u64(msg, KAV_A_STAT_DENY_LIMIT, 8);
+	parse_ok(msg, &p);
+	/* No entries: the kernel sends no ENTRY_BYTES, and no line shows. */
+	expect_stats(&p,
+		     "domains                        1\n"
+		     "avs                            2\n"
+		     "entries                        3\n"
+		     "grants                         4\n"
+		     "memory                         26.0 KiB\n"
+		     "denied, key not granted        5\n"
+		     "denied, key revoked            6\n"
+		     "denied, no key (keyless off)   7\n"
+		     "denied, grant limit reached    8\n");
+	nla_put_u32(msg, KAV_A_ENTRY_BYTES, 8875);
+	parse_ok(msg, &p);
+	expect_stats(&p,
+		     "domains                        1\n"
+		     "avs                            2\n"
+		     "entries                        3\n"
+		     "grants                         4\n"
+		     "memory                         26.0 KiB\n"
+		     "memory per entry               8.7 KiB\n"
+		     "denied, key not granted        5\n"
+		     "denied, key revoked            6\n"
+		     "denied, no key (keyless off)   7\n"
+		     "denied, grant limit reached    8\n");
+	expect_json(&p, 0, 0,
+		    "{\"domains\":1,\"avs\":2,\"entries\":3,\"grants\":4,"
+		    "\"mem_bytes\":26624,\"entry_bytes\":8875,"
+		    "\"deny_no_grant\":5,\"deny_revoked\":6,\"deny_keyless\":7,"
+		    "\"deny_limit\":8}");
+	nlmsg_free(msg);
+
+	/* Bytes below 1 KiB, as the memory line prints them. */
+	msg = mk(KAV_GENL_CMD_STATS_GET);
+	nla_put_u32(msg, KAV_A_ENTRY_BYTES, 72);
+	parse_ok(msg, &p);
+	expect_stats(&p, "memory per entry               72 B\n");
+	nlmsg_free(msg);
 }
 
 static void test_report(void **state)
@@ -353,6 +564,10 @@ int main(void)
 		cmocka_unit_test(test_entry),
 		cmocka_unit_test(test_owners_and_stats),
 		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_attr_names),
+		cmocka_unit_test(test_validate_named),
+		cmocka_unit_test(test_named_av),
+		cmocka_unit_test(test_stats_human),
 		cmocka_unit_test(test_report),
 	};
 

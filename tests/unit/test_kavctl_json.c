@@ -243,6 +243,59 @@ static void test_addr(void **state)
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 }
 
+static void expect_name(const char *name, size_t len, const char *want)
+{
+	char buf[KC_NAME_TEXT_MAX];
+
+	memset(buf, 'X', sizeof(buf));
+	kc_format_name(name, len, buf, sizeof(buf));
+	if (strcmp(buf, want) != 0)
+		fail_msg("name '%s', expected '%s'", buf, want);
+}
+
+#define NAME(lit, want) expect_name(lit, sizeof(lit) - 1, want)
+
+static void test_av_name(void **state)
+{
+	char all[KAV_NAME_MAX], want[KC_NAME_TEXT_MAX], small[8];
+	size_t i;
+
+	(void)state;
+	NAME("job42", "job42");
+	/* MPI names end in a newline. */
+	NAME("mpich_kvs_42\n", "mpich_kvs_42\\n");
+	NAME("a\\b\tc\rd", "a\\\\b\\tc\\rd");
+	/* A name is one word: spaces are escaped, quotes are not. */
+	NAME("my job", "my\\x20job");
+	NAME("\"'$`", "\"'$`");
+	NAME("\x01\x1f\x7f\x80\xff", "\\x01\\x1f\\x7f\\x80\\xff");
+	NAME("caf\xc3\xa9", "caf\\xc3\\xa9");
+	/* Only @len bytes; a NUL (never sent by the kernel) is escaped. */
+	expect_name("abcdef", 3, "abc");
+	expect_name("a\0b", 3, "a\\x00b");
+
+	/* The longest name of the worst bytes fits KC_NAME_TEXT_MAX. */
+	memset(all, 0xff, sizeof(all));
+	for (i = 0; i < sizeof(all); i++)
+		memcpy(want + 4 * i, "\\xff", 4);
+	want[4 * sizeof(all)] = '\0';
+	expect_name(all, sizeof(all), want);
+
+	/* Truncation never cuts an escape in half. */
+	kc_format_name("abcdefghij", 10, small, sizeof(small));
+	assert_string_equal(small, "abcdefg");
+	kc_format_name("ab\n\n", 4, small, sizeof(small));
+	assert_string_equal(small, "ab\\n\\n");
+	kc_format_name("abc\n\n", 5, small, sizeof(small));
+	assert_string_equal(small, "abc\\n\\n");	/* exactly full */
+	kc_format_name("abcd\n\n", 6, small, sizeof(small));
+	assert_string_equal(small, "abcd\\n");
+	kc_format_name("abcd\x01", 5, small, sizeof(small));
+	assert_string_equal(small, "abcd");
+	kc_format_name("abc", 3, small, 1);
+	assert_string_equal(small, "");
+}
+
 static void test_bytes(void **state)
 {
 	char buf[32];
@@ -388,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_pretty),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_av_name),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_selector),

@@ -489,6 +489,16 @@ static int parse_av(int argc, char **argv, struct kc_cmd *cmd,
 		return parse_id("AV", argc - 1, argv + 1, &cmd->id, err,
 				errlen);
 	}
+	if (strcmp(argv[0], "pin") == 0) {
+		cmd->op = KC_OP_AV_PIN;
+		return parse_id("AV", argc - 1, argv + 1, &cmd->id, err,
+				errlen);
+	}
+	if (strcmp(argv[0], "unpin") == 0) {
+		cmd->op = KC_OP_AV_UNPIN;
+		return parse_id("AV", argc - 1, argv + 1, &cmd->id, err,
+				errlen);
+	}
 	return fail(err, errlen, "unknown av command '%s'", argv[0]);
 }
 

@@ -50,6 +50,12 @@ static const struct kc_attr_desc kc_attrs[KAV_A_MAX + 1] = {
 	A(STAT_DENY_REVOKED,	"deny_revoked",	"deny-revoked",	KC_U64),
 	A(STAT_DENY_KEYLESS,	"deny_keyless",	"deny-keyless",	KC_U64),
 	A(STAT_DENY_LIMIT,	"deny_limit",	"deny-limit",	KC_U64),
+	A(AV_NAME,		"name",		"name",		KC_NAME),
+	A(AV_MODE,		"mode",		"mode",		KC_U32),
+	A(AV_PINNED,		"pinned",	"pinned",	KC_FLAG),
+	A(IPC_NS,		"ipc_ns",	"ipc-ns",	KC_U32),
+	A(NR_OPEN,		"open",		"open",		KC_U32),
+	A(ENTRY_BYTES,		"entry_bytes",	"mem-per-entry", KC_U32),
 };
 
 /*
@@ -58,15 +64,17 @@ static const struct kc_attr_desc kc_attrs[KAV_A_MAX + 1] = {
  * once; the selector attributes print as one nested object.
  */
 static const int kc_print_order[] = {
-	KAV_A_GRANT_ID, KAV_A_AV_ID, KAV_A_DOMAIN_ID, KAV_A_ENTRY_INDEX,
+	KAV_A_GRANT_ID, KAV_A_AV_ID, KAV_A_AV_NAME, KAV_A_IPC_NS,
+	KAV_A_DOMAIN_ID, KAV_A_ENTRY_INDEX,
 	KAV_A_ENTRY_ADDR, KAV_A_ADDR_FORMAT, KAV_A_VNI, KAV_A_KEY_REVOKED,
 	KAV_A_SEL_TYPE, KAV_A_SEL_ID, KAV_A_SEL_CGROUP_PATH,
 	KAV_A_SEL_CGROUP_ID, KAV_A_SEL_NETNS_COOKIE,
 	KAV_A_LIMIT_ENTRIES, KAV_A_LIMIT_AVS,
 	KAV_A_PID, KAV_A_UID, KAV_A_GID, KAV_A_CGROUP_ID, KAV_A_NETNS_COOKIE,
-	KAV_A_NR_ENTRIES, KAV_A_NR_AVS,
+	KAV_A_AV_MODE,
+	KAV_A_NR_ENTRIES, KAV_A_NR_AVS, KAV_A_NR_OPEN, KAV_A_AV_PINNED,
 	KAV_A_STAT_DOMAINS, KAV_A_STAT_AVS, KAV_A_STAT_ENTRIES,
-	KAV_A_STAT_GRANTS, KAV_A_MEM_BYTES,
+	KAV_A_STAT_GRANTS, KAV_A_MEM_BYTES, KAV_A_ENTRY_BYTES,
 	KAV_A_STAT_DENY_NO_GRANT, KAV_A_STAT_DENY_REVOKED,
 	KAV_A_STAT_DENY_KEYLESS, KAV_A_STAT_DENY_LIMIT,
 };
@@ -116,6 +124,9 @@ int kc_attrs_validate(struct nlattr *head, int len, char *bad,
 			break;
 		case KC_FLAG:
 			ok = n == 0;
+			break;
+		case KC_NAME:
+			ok = n >= 1 && n <= KAV_NAME_MAX && !memchr(p, '\0', n);
 			break;
 		default:
 			ok = true;
@@ -225,6 +236,11 @@ void kc_json_attrs(struct kc_json *j, struct nlattr **tb, uint32_t format,
 		const struct kc_attr_desc *d = &kc_attrs[a];
 		uint32_t v32 = 0;
 
+		/* Only a named AV can be pinned: say so either way. */
+		if (a == KAV_A_AV_PINNED && !tb[a] && tb[KAV_A_AV_NAME]) {
+			kc_json_kv_bool(j, d->json, false);
+			continue;
+		}
 		if (!tb[a] || !d->json)
 			continue;
 		if (is_sel_attr(a)) {
@@ -259,6 +275,11 @@ void kc_json_attrs(struct kc_json *j, struct nlattr **tb, uint32_t format,
 			kc_attr_addr(tb, format, buf, sizeof(buf));
 			kc_json_kv_string(j, d->json, buf);
 			continue;
+		case KAV_A_AV_MODE:
+			/* As chmod takes it: JSON has no octal numbers. */
+			snprintf(buf, sizeof(buf), "%04o", nla_get_u32(tb[a]));
+			kc_json_kv_string(j, d->json, buf);
+			continue;
 		default:
 			break;
 		}
@@ -274,6 +295,11 @@ void kc_json_attrs(struct kc_json *j, struct nlattr **tb, uint32_t format,
 			break;
 		case KC_FLAG:
 			kc_json_kv_bool(j, d->json, true);
+			break;
+		case KC_NAME:
+			/* The raw bytes: the JSON writer escapes them. */
+			kc_json_key(j, d->json);
+			kc_json_string_len(j, nla_data(tb[a]), nla_len(tb[a]));
 			break;
 		default:
 			break;
@@ -326,6 +352,13 @@ void kc_human_attrs(FILE *f, struct nlattr **tb, uint32_t format)
 			kc_format_bytes(nla_get_u64(tb[a]), buf, sizeof(buf));
 			fprintf(f, " %s %s", d->human, buf);
 			continue;
+		case KAV_A_ENTRY_BYTES:
+			kc_format_bytes(nla_get_u32(tb[a]), buf, sizeof(buf));
+			fprintf(f, " %s %s", d->human, buf);
+			continue;
+		case KAV_A_AV_MODE:
+			fprintf(f, " %s %04o", d->human, nla_get_u32(tb[a]));
+			continue;
 		case KAV_A_LIMIT_ENTRIES:
 		case KAV_A_LIMIT_AVS:
 			v64 = d->kind == KC_U64 ? nla_get_u64(tb[a]) :
@@ -353,8 +386,64 @@ void kc_human_attrs(FILE *f, struct nlattr **tb, uint32_t format)
 		case KC_FLAG:
 			fprintf(f, " %s", d->human);
 			break;
+		case KC_NAME:
+			kc_format_name(nla_data(tb[a]), nla_len(tb[a]), buf,
+				       sizeof(buf));
+			fprintf(f, " %s %s", d->human, buf);
+			break;
 		default:
 			break;
+		}
+	}
+}
+
+static const struct {
+	int attr;
+	const char *label;
+} stat_lines[] = {
+	{ KAV_A_STAT_DOMAINS, "domains" },
+	{ KAV_A_STAT_AVS, "avs" },
+	{ KAV_A_STAT_ENTRIES, "entries" },
+	{ KAV_A_STAT_GRANTS, "grants" },
+	{ KAV_A_MEM_BYTES, "memory" },
+	{ KAV_A_ENTRY_BYTES, "memory per entry" },
+	{ KAV_A_STAT_DENY_NO_GRANT, "denied, key not granted" },
+	{ KAV_A_STAT_DENY_REVOKED, "denied, key revoked" },
+	{ KAV_A_STAT_DENY_KEYLESS, "denied, no key (keyless off)" },
+	{ KAV_A_STAT_DENY_LIMIT, "denied, grant limit reached" },
+};
+
+/* A u32 or u64 attribute, by its descriptor (ENTRY_BYTES is a u32). */
+static bool get_number(struct nlattr **tb, int a, uint64_t *v)
+{
+	if (!tb[a])
+		return false;
+	if (kc_attrs[a].kind == KC_U32)
+		*v = nla_get_u32(tb[a]);
+	else if (kc_attrs[a].kind == KC_U64)
+		*v = nla_get_u64(tb[a]);
+	else
+		return false;
+	return true;
+}
+
+void kc_human_stats(FILE *f, struct nlattr **tb)
+{
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(stat_lines) / sizeof(stat_lines[0]); i++) {
+		int a = stat_lines[i].attr;
+		uint64_t v;
+
+		if (!get_number(tb, a, &v))
+			continue;
+		if (a == KAV_A_MEM_BYTES || a == KAV_A_ENTRY_BYTES) {
+			kc_format_bytes(v, buf, sizeof(buf));
+			fprintf(f, "%-30s %s\n", stat_lines[i].label, buf);
+		} else {
+			fprintf(f, "%-30s %" PRIu64 "\n", stat_lines[i].label,
+				v);
 		}
 	}
 }

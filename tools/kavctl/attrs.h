@@ -25,6 +25,7 @@ enum kc_attr_kind {
 	KC_STR,		/* NUL-terminated */
 	KC_BIN,
 	KC_FLAG,
+	KC_NAME,	/* binary, 1..KAV_NAME_MAX bytes, no NUL */
 };
 
 /* An attribute's uAPI name ("KAV_A_VNI"), or "attribute type N". */
@@ -59,12 +60,17 @@ void kc_attr_addr(struct nlattr **tb, uint32_t format, char *buf,
 /*
  * Every attribute of a message as members of the current JSON object:
  * numbers as numbers, enums as names, the selector as a nested object
- * {"type": "uid", "uid": 1000, "user": "alice"}, the address as text.
+ * {"type": "uid", "uid": 1000, "user": "alice"}, the address as text, an
+ * AV's name as a JSON string and its mode as octal text ("0600"). A named
+ * AV always has "pinned".
  */
 void kc_json_attrs(struct kc_json *j, struct nlattr **tb, uint32_t format,
 		   unsigned int flags);
 
 /* Every attribute of a message as " name value" pairs on one line. */
 void kc_human_attrs(FILE *f, struct nlattr **tb, uint32_t format);
+
+/* A STATS_GET reply as "label  value" lines (kavctl stats). */
+void kc_human_stats(FILE *f, struct nlattr **tb);
 
 #endif /* KAVCTL_ATTRS_H */

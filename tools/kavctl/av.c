@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-/* kavctl av list / av show ID (the entries of one AV). */
+/* kavctl av list / av show ID (the entries of one AV) / av pin, unpin ID. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,18 +9,23 @@
 #include "nl.h"
 #include "output.h"
 
-enum { A_ID, A_DOMAIN, A_PID, A_USER, A_FORMAT, A_VNI, A_ENTRIES, A_MEM,
-	A_NCOLS };
+/* NAME is last: a name may be long, and the last column is not padded. */
+enum { A_ID, A_DOMAIN, A_PID, A_USER, A_MODE, A_FORMAT, A_VNI, A_ENTRIES,
+	A_MEM, A_OPEN, A_PINNED, A_NAME, A_NCOLS };
 
 static const struct kc_column av_cols[A_NCOLS] = {
 	[A_ID]      = { "ID", KC_COL_ALWAYS },
 	[A_DOMAIN]  = { "DOMAIN", 0 },
 	[A_PID]     = { "PID", 0 },
 	[A_USER]    = { "USER", 0 },
+	[A_MODE]    = { "MODE", 0 },
 	[A_FORMAT]  = { "FORMAT", 0 },
 	[A_VNI]     = { "VNI", 0 },
 	[A_ENTRIES] = { "ENTRIES", 0 },
 	[A_MEM]     = { "MEM", 0 },
+	[A_OPEN]    = { "OPEN", 0 },
+	[A_PINNED]  = { "PINNED", 0 },
+	[A_NAME]    = { "NAME", 0 },
 };
 
 static int on_av(uint8_t cmd, struct nlattr **tb, void *arg)
@@ -28,7 +33,7 @@ static int on_av(uint8_t cmd, struct nlattr **tb, void *arg)
 	struct kc_out *o = arg;
 	struct kc_table *t = &o->t;
 	const char *name;
-	char buf[256];
+	char buf[KC_NAME_TEXT_MAX];
 	uint32_t v32;
 	uint64_t v64;
 	int row;
@@ -59,6 +64,18 @@ static int on_av(uint8_t cmd, struct nlattr **tb, void *arg)
 		kc_format_bytes(v64, buf, sizeof(buf));
 		kc_table_set(t, A_MEM, "%s", buf);
 	}
+	if (kc_get_u32(tb, KAV_A_NR_OPEN, &v32))
+		kc_table_set(t, A_OPEN, "%u", v32);
+	/* Unnamed AVs have no name, mode or pin: their cells stay "-". */
+	if (tb[KAV_A_AV_NAME]) {
+		kc_format_name(nla_data(tb[KAV_A_AV_NAME]),
+			       nla_len(tb[KAV_A_AV_NAME]), buf, sizeof(buf));
+		kc_table_set(t, A_NAME, "%s", buf);
+		kc_table_set(t, A_PINNED, "%s",
+			     tb[KAV_A_AV_PINNED] ? "yes" : "no");
+	}
+	if (kc_get_u32(tb, KAV_A_AV_MODE, &v32))
+		kc_table_set(t, A_MODE, "%04o", v32);
 	return 0;
 }
 
@@ -179,6 +196,36 @@ int kc_av_show(const struct kc_cmd *cmd)
 	}
 	ret = kc_out_end(&e.out, true);
 close:
+	kc_nl_close(&nl);
+	return ret;
+}
+
+int kc_av_pin(const struct kc_cmd *cmd)
+{
+	bool pin = cmd->op == KC_OP_AV_PIN;
+	const char *what = pin ? "av pin" : "av unpin";
+	struct nl_msg *msg;
+	struct kc_nl nl;
+	int ret;
+
+	ret = kc_nl_open(&nl, what);
+	if (ret)
+		return ret;
+	msg = kc_nl_msg(&nl, pin ? KAV_GENL_CMD_AV_PIN : KAV_GENL_CMD_AV_UNPIN,
+			0);
+	if (!msg || nla_put_u32(msg, KAV_A_AV_ID, cmd->id)) {
+		nlmsg_free(msg);
+		kc_err("%s: out of memory", what);
+		kc_nl_close(&nl);
+		return KC_EXIT_FAIL;
+	}
+	/* Like grant del: nothing is printed on success, JSON or not. */
+	if (kc_nl_request(&nl, msg, NULL, NULL)) {
+		if (nl.error == ENOENT && !nl.extack[0])
+			snprintf(nl.extack, sizeof(nl.extack),
+				 "no AV with id %u", cmd->id);
+		ret = kc_nl_report(&nl);
+	}
 	kc_nl_close(&nl);
 	return ret;
 }

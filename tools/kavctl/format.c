@@ -163,6 +163,50 @@ void kc_format_addr(uint32_t format, const void *addr, size_t len,
 	}
 }
 
+void kc_format_name(const void *name, size_t len, char *buf, size_t buflen)
+{
+	const unsigned char *p = name;
+	size_t i, o = 0;
+
+	if (!buflen)
+		return;
+	for (i = 0; i < len; i++) {
+		const char *esc;
+		char tmp[5];
+		size_t n;
+
+		switch (p[i]) {
+		case '\\':
+			esc = "\\\\";
+			break;
+		case '\n':
+			esc = "\\n";
+			break;
+		case '\t':
+			esc = "\\t";
+			break;
+		case '\r':
+			esc = "\\r";
+			break;
+		default:
+			/* Not space: a name is one word in tables and events. */
+			if (p[i] > 0x20 && p[i] < 0x7f) {
+				tmp[0] = (char)p[i];
+				tmp[1] = '\0';
+			} else {
+				snprintf(tmp, sizeof(tmp), "\\x%02x", p[i]);
+			}
+			esc = tmp;
+		}
+		n = strlen(esc);
+		if (o + n + 1 > buflen)
+			break;
+		memcpy(buf + o, esc, n);
+		o += n;
+	}
+	buf[o] = '\0';
+}
+
 void kc_format_bytes(uint64_t bytes, char *buf, size_t buflen)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB",

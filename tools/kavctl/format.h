@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/kav.h>
+
 /* "sockaddr", "sockaddr_in", "sockaddr_in6", "str"; NULL if unknown. */
 const char *kc_addr_format_name(uint32_t format);
 /* "uid", "gid", "cgroup", "netns"; NULL if unknown. */
@@ -24,6 +26,17 @@ const char *kc_selector_name(uint32_t type);
  */
 void kc_format_addr(uint32_t format, const void *addr, size_t len,
 		    char *buf, size_t buflen);
+
+/* Bytes that kc_format_name() needs for any name, with the NUL. */
+#define KC_NAME_TEXT_MAX	(4 * KAV_NAME_MAX + 1)
+
+/*
+ * A named AV's name (any bytes but NUL; MPI's end in a newline) as one
+ * word: printable ASCII as is, except space and backslash; \\, \n, \t,
+ * \r in C style; every other byte as \xNN. Never cuts an escape in half;
+ * always NUL-terminates @buf (truncating if it must).
+ */
+void kc_format_name(const void *name, size_t len, char *buf, size_t buflen);
 
 /* 512 B, 4.0 KiB, 1.5 MiB, ... */
 void kc_format_bytes(uint64_t bytes, char *buf, size_t buflen);

@@ -10,7 +10,7 @@
  *   attrs.c     the family's attributes: policy, names, generic printers
  *   grant.c     grant add / del / list
  *   domain.c    domain list
- *   av.c        av list / show (an AV's entries)
+ *   av.c        av list / show (an AV's entries) / pin / unpin
  *   list.c      what the listings share: the dump, rows, owner columns
  *   stats.c     stats
  *   monitor.c   monitor (the "admin" multicast group)
@@ -48,6 +48,8 @@ enum kc_op {
 	KC_OP_DOMAIN_LIST,
 	KC_OP_AV_LIST,
 	KC_OP_AV_SHOW,
+	KC_OP_AV_PIN,
+	KC_OP_AV_UNPIN,
 	KC_OP_STATS,
 	KC_OP_MONITOR,
 };
@@ -94,7 +96,7 @@ struct kc_cmd {
 	bool pretty;
 	enum kc_op op;
 	enum kc_topic topic;
-	uint32_t id;			/* grant del, av show */
+	uint32_t id;			/* grant del, av show/pin/unpin */
 	struct kc_grant_spec grant;	/* grant add */
 };
 
@@ -109,6 +111,7 @@ int kc_grant_list(const struct kc_cmd *cmd);
 int kc_domain_list(const struct kc_cmd *cmd);
 int kc_av_list(const struct kc_cmd *cmd);
 int kc_av_show(const struct kc_cmd *cmd);
+int kc_av_pin(const struct kc_cmd *cmd);	/* and unpin */
 int kc_stats(const struct kc_cmd *cmd);
 int kc_monitor(const struct kc_cmd *cmd);
 

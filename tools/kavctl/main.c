@@ -38,8 +38,10 @@ static const char usage_domain[] =
 "  domain list     open /dev/kav domains and their owners\n";
 
 static const char usage_av[] =
-"  av list         address vectors, their owners and sizes\n"
-"  av show ID      the entries of AV ID: index, address, key, revoked\n";
+"  av list         address vectors: owners, sizes, names and pins\n"
+"  av show ID      the entries of AV ID: index, address, key, revoked\n"
+"  av pin ID       keep named AV ID alive after its last user closed it\n"
+"  av unpin ID     drop that pin (the AV goes when nothing else holds it)\n";
 
 static const char usage_stats[] =
 "  stats           counters: objects, memory, denials by reason\n";
@@ -141,6 +143,10 @@ int main(int argc, char **argv)
 		break;
 	case KC_OP_AV_SHOW:
 		ret = kc_av_show(&cmd);
+		break;
+	case KC_OP_AV_PIN:
+	case KC_OP_AV_UNPIN:
+		ret = kc_av_pin(&cmd);
 		break;
 	case KC_OP_STATS:
 		ret = kc_stats(&cmd);

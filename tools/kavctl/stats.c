@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* kavctl stats: the module's counters. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,48 +13,18 @@ struct stats {
 	bool seen;
 };
 
-static const struct {
-	int attr;
-	const char *label;
-} stat_lines[] = {
-	{ KAV_A_STAT_DOMAINS, "domains" },
-	{ KAV_A_STAT_AVS, "avs" },
-	{ KAV_A_STAT_ENTRIES, "entries" },
-	{ KAV_A_STAT_GRANTS, "grants" },
-	{ KAV_A_MEM_BYTES, "memory" },
-	{ KAV_A_STAT_DENY_NO_GRANT, "denied, key not granted" },
-	{ KAV_A_STAT_DENY_REVOKED, "denied, key revoked" },
-	{ KAV_A_STAT_DENY_KEYLESS, "denied, no key (keyless off)" },
-	{ KAV_A_STAT_DENY_LIMIT, "denied, grant limit reached" },
-};
-
 static int on_stats(uint8_t cmd, struct nlattr **tb, void *arg)
 {
 	struct stats *s = arg;
-	char buf[64];
-	size_t i;
 
 	(void)cmd;
 	if (s->seen)	/* one message is expected; show the first */
 		return 0;
 	s->seen = true;
-	if (s->out.json) {
+	if (s->out.json)
 		kc_json_attrs(&s->out.j, tb, 0, 0);
-		return 0;
-	}
-	for (i = 0; i < sizeof(stat_lines) / sizeof(stat_lines[0]); i++) {
-		int a = stat_lines[i].attr;
-		uint64_t v;
-
-		if (!kc_get_u64(tb, a, &v))
-			continue;
-		if (a == KAV_A_MEM_BYTES) {
-			kc_format_bytes(v, buf, sizeof(buf));
-			printf("%-30s %s\n", stat_lines[i].label, buf);
-		} else {
-			printf("%-30s %" PRIu64 "\n", stat_lines[i].label, v);
-		}
-	}
+	else
+		kc_human_stats(stdout, tb);
 	return 0;
 }
 
