@@ -526,7 +526,10 @@ static int kav_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	      nla_put_u64_64bit(msg, KAV_A_STAT_DENY_KEYLESS,
 				kav_deny_count(KAV_DENY_KEYLESS), KAV_A_PAD) ?:
 	      nla_put_u64_64bit(msg, KAV_A_STAT_DENY_LIMIT,
-				kav_deny_count(KAV_DENY_LIMIT), KAV_A_PAD);
+				kav_deny_count(KAV_DENY_LIMIT), KAV_A_PAD) ?:
+	      (st.entries ? nla_put_u32(msg, KAV_A_ENTRY_BYTES,
+					DIV_ROUND_UP_ULL(st.bytes, st.entries)) :
+	       0);
 	if (ret)
 		goto full;
 	genlmsg_end(msg, hdr);

@@ -10,11 +10,25 @@
 
 static DEFINE_XARRAY_ALLOC1(kav_domains);
 static DEFINE_XARRAY_ALLOC1(kav_avs);
+/*
+ * Ids are handed out cyclically, so that an administrator's command for
+ * an id that just went away (kavctl av pin) does not reach a new object.
+ */
+static u32 kav_next_domain_id, kav_next_av_id;
+
+/* xa_alloc_cyclic() returns 1 when it wrapped: still a success. */
+static int kav_registry_alloc(struct xarray *xa, u32 *id, void *obj, u32 *next)
+{
+	int ret = xa_alloc_cyclic(xa, id, obj, xa_limit_31b, next,
+				  GFP_KERNEL_ACCOUNT);
+
+	return ret < 0 ? ret : 0;
+}
 
 int kav_registry_add_domain(struct kav_domain *d)
 {
-	return xa_alloc(&kav_domains, &d->reg_id, d, xa_limit_31b,
-			GFP_KERNEL_ACCOUNT);
+	return kav_registry_alloc(&kav_domains, &d->reg_id, d,
+				  &kav_next_domain_id);
 }
 
 void kav_registry_del_domain(struct kav_domain *d)
@@ -24,8 +38,7 @@ void kav_registry_del_domain(struct kav_domain *d)
 
 int kav_registry_add_av(struct kav_av *av)
 {
-	return xa_alloc(&kav_avs, &av->reg_id, av, xa_limit_31b,
-			GFP_KERNEL_ACCOUNT);
+	return kav_registry_alloc(&kav_avs, &av->reg_id, av, &kav_next_av_id);
 }
 
 void kav_registry_del_av(struct kav_av *av)

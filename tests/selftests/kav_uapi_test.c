@@ -80,16 +80,27 @@ TEST(create_defaults_per_format)
 	ASSERT_LE(0, dom);
 	ASSERT_NE(0, max);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const volatile struct kav_table_header *h;
 		struct kav_av_create c;
 		int av = kav_create_av(dom, want[i].fmt, &c);
 		uint64_t entries_bytes = max * want[i].entry;
+		/* Header page, entries, then one fi_addr per entry. */
+		uint64_t fi_off = PAGE + ((entries_bytes + PAGE - 1) &
+					  ~(PAGE - 1));
 
 		ASSERT_LE(0, av);
 		EXPECT_EQ(av, c.fd);
 		EXPECT_EQ(want[i].entry, c.entry_size);
 		EXPECT_EQ(max, c.max_entries);
-		EXPECT_EQ(PAGE + ((entries_bytes + PAGE - 1) & ~(PAGE - 1)),
+		EXPECT_EQ(fi_off + ((max * 8 + PAGE - 1) & ~(PAGE - 1)),
 			  c.map_size);
+		EXPECT_EQ(KAV_AV_CREATED, c.result);
+		EXPECT_NE(0, c.av_id);
+		h = kav_map_header(av);
+		ASSERT_NE(NULL, h);
+		EXPECT_EQ(fi_off, h->fi_addrs_offset);
+		EXPECT_EQ(c.map_size, h->map_size);
+		munmap((void *)h, PAGE);
 		EXPECT_EQ(FD_CLOEXEC, fcntl(av, F_GETFD) & FD_CLOEXEC);
 		close(av);
 	}
@@ -146,7 +157,8 @@ TEST(create_bad_format)
 
 TEST(create_bad_flags)
 {
-	static const uint32_t bad[] = { 1, 0x80000000u, 0xffffffffu };
+	/* Unknown flags; the named-AV flags are kav_named_test's. */
+	static const uint32_t bad[] = { 0x8, 0x80000000u, 0xffffffffu };
 	int dom = kav_open_domain();
 	size_t i;
 

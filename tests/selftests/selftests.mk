@@ -8,7 +8,7 @@ KSFT_HDR_DIR  := $(BUILD)/kselftest
 # kav_attack_test load the test NIC module (tests/nic) and unload it
 # before they end, so that kav can be unloaded after them.
 SELFTEST_NAMES := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test \
-		  kav_netlink_test kav_attack_test \
+		  kav_netlink_test kav_attack_test kav_named_test \
 		  kav_fail_nth_test kav_fuzz_test kav_chaos_test \
 		  kav_module_test
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))

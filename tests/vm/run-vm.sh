@@ -142,7 +142,7 @@ main() {
 	local rc=0
 	[[ -n $image ]] || image=$(boot_image "$kver")
 	timeout -k 10 "$timeout" "$QEMU" \
-		-accel tcg -m 2G -smp 2 \
+		-accel tcg -m 3G -smp 2 \
 		-nographic -no-reboot -display none -monitor none -nic none \
 		-kernel "$image" -initrd "$initrd" \
 		-append "$(cmdline "$config" "$append")" \

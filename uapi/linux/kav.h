@@ -80,8 +80,10 @@ enum kav_addr_format {
  * @mode: permission bits of a named AV this call creates: read (4) and
  *	write (2) for owner, group and others, as in 0640; 0 means
  *	KAV_AV_MODE_DEFAULT. Ignored when the AV already exists.
- * @result: out: KAV_AV_CREATED when this call created the AV
- * @av_id: out: the AV's id in administrators' listings (kavctl)
+ * @result: out: KAV_AV_CREATED when this call created the AV (always,
+ *	without KAV_AV_NAMED)
+ * @av_id: out: the AV's id in administrators' listings (kavctl); ids are
+ *	not reused until the 31-bit space wraps
  *
  * Without KAV_AV_NAMED each call creates a private AV. With it, the call
  * opens the AV called @name if one exists in the namespace and creates it
@@ -496,7 +498,8 @@ enum kav_genl_attr {
 	KAV_A_AV_PINNED,	/* flag: out, pinned by an administrator */
 	KAV_A_IPC_NS,		/* u32: out, the name's IPC namespace (inode) */
 	KAV_A_NR_OPEN,		/* u32: out, open AV file descriptions */
-	KAV_A_ENTRY_BYTES,	/* u32: out, kernel bytes per entry slot */
+	KAV_A_ENTRY_BYTES,	/* u32: out, kernel bytes per entry: per slot
+				 * (AV_GET), per valid entry (STATS_GET) */
 	__KAV_A_MAX,
 };
 
