@@ -139,6 +139,13 @@ struct kav_av *kav_av_from_fid(struct fid_av *av_fid)
 	return kav_av_of(av_fid);
 }
 
+const char *kav_av_strerror(const struct kav_av *av, int err)
+{
+	if (av->read_only && err == -FI_EPERM)
+		return "the AV was opened with FI_READ: it is read-only";
+	return kav_strerror(err);
+}
+
 KAV_API int kav_av_fd(struct fid_av *av_fid)
 {
 	struct kav_av *av = kav_av_from_fid(av_fid);
@@ -266,6 +273,7 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	av->slot_size = av->table.addr_max;
 	av->flags = attr->flags;
 	av->rx_ctx_bits = attr->rx_ctx_bits;
+	av->read_only = attr->flags & FI_READ;
 	__atomic_add_fetch(&d->av_refs, 1, __ATOMIC_RELAXED);
 	if (attr->type == FI_AV_UNSPEC)
 		attr->type = FI_AV_TABLE;

@@ -38,7 +38,8 @@ int kav_av_insert_auth_key(struct fid_av *av_fid, const void *auth_key,
 	ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_KEY_INSERT, &req);
 	if (ret < 0 && ret != -EEXIST) {
 		ret = kav_err_from_errno(-ret);
-		kav_info("fi_av_insert_auth_key: %s", kav_strerror(ret));
+		kav_info("fi_av_insert_auth_key: %s",
+			 kav_av_strerror(av, ret));
 		return ret;
 	}
 	if (req.handle >= KAV_MAX_AUTH_KEYS) {

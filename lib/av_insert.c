@@ -251,7 +251,7 @@ static size_t kav_ins_submit(struct kav_ins *ins, size_t n)
 				 "insert with FI_AUTH_KEY", n);
 		else
 			kav_warn("insert of %zu addresses failed: %s", n,
-				 kav_strerror(err));
+				 kav_av_strerror(av, err));
 		for (j = 0; j < n; j++)
 			kav_ins_fail(ins, ins->pos[j], err);
 		return 0;

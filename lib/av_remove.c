@@ -92,7 +92,7 @@ static int kav_av_remove_entries(struct kav_av *av, const uint64_t *idx,
 					  idx[base + err_index]);
 			else
 				kav_warn("remove of %zu entries failed: %s",
-					 n, kav_strerror(ret));
+					 n, kav_av_strerror(av, ret));
 			return ret;
 		}
 	}

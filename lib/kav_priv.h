@@ -308,6 +308,7 @@ struct kav_av {
 	uint32_t slot_size;		/* kernel addr_stride = table addr_max */
 	uint64_t flags;			/* fi_av_attr.flags (FI_EVENT, ...) */
 	int rx_ctx_bits;		/* fi_av_attr.rx_ctx_bits */
+	bool read_only;			/* FI_READ: the kernel refuses changes */
 	struct fid_eq *eq;		/* fi_av_bind(); set once (atomic) */
 	unsigned int refs;		/* holders: kav_eps, AV sets (atomic) */
 	struct kav_table table;
@@ -337,6 +338,8 @@ int kav_av_named_request(const struct fi_av_attr *attr,
 			 struct kav_av_create *req);
 /* Once mapped: FI_READ's count check and attr->map_addr. */
 int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr);
+/* kav_strerror(), saying why for a change refused on a read-only AV. */
+const char *kav_av_strerror(const struct kav_av *av, int err);
 /* The kav AV behind @av, or NULL when @av is not one. */
 struct kav_av *kav_av_from_fid(struct fid_av *av);
 /*

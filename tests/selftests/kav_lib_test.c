@@ -3,9 +3,6 @@
  * libkav end to end through the real device: kav_domain_open(), then
  * libfabric's own inline fi_av_* calls dispatching into libkav.
  */
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -15,6 +12,7 @@
 #include <kav/kav.h>
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
+#include "kav_test_seccomp.h"
 
 static int open_domain(uint32_t fmt, struct fid_domain **dom)
 {
@@ -42,28 +40,6 @@ static struct sockaddr_in6 sin6(uint16_t last, uint16_t port)
 	s.sin6_addr.s6_addr[14] = last >> 8;
 	s.sin6_addr.s6_addr[15] = last & 0xff;
 	return s;
-}
-
-/* Allow only exit and exit_group; any other system call kills. */
-static int forbid_syscalls(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
 TEST(domain_open_missing_device)

@@ -9,6 +9,7 @@ KSFT_HDR_DIR  := $(BUILD)/kselftest
 # before they end, so that kav can be unloaded after them.
 SELFTEST_NAMES := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test \
 		  kav_netlink_test kav_attack_test kav_named_test \
+		  kav_instant_on_test \
 		  kav_fail_nth_test kav_fuzz_test kav_chaos_test \
 		  kav_module_test
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
@@ -20,7 +21,7 @@ SELFTEST_CFLAGS := $(KAV_CFLAGS) -Wno-unused-parameter -Wno-sign-compare \
 		   -I$(KSFT_HDR_DIR) -I$(CURDIR)/tests/selftests \
 		   -I$(CURDIR)/tests/nic
 SELFTEST_DEPS := tests/selftests/kav_test_util.h uapi/linux/kav.h \
-		 tests/selftests/kav_nl_util.h \
+		 tests/selftests/kav_nl_util.h tests/selftests/kav_test_seccomp.h \
 		 tests/selftests/kav_attack_util.h tests/nic/kav_nic.h \
 		 lib/libkav.a $(KSFT_HDR_DIR)/kselftest_harness.h
 
