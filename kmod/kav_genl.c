@@ -12,6 +12,8 @@
 #include "kav.h"
 
 static struct genl_family kav_genl_family;
+/* Cleared at exit: AVs freed after that (pins, kav_names_exit) are silent. */
+static bool kav_genl_live;
 
 static const struct nla_policy kav_genl_policy[KAV_A_MAX + 1] = {
 	[KAV_A_GRANT_ID] = { .type = NLA_U32 },
@@ -157,7 +159,8 @@ static void kav_genl_notify(u8 cmd, int (*fill)(struct sk_buff *, const void *),
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!genl_has_listeners(&kav_genl_family, &init_net, 0))
+	if (!READ_ONCE(kav_genl_live) ||
+	    !genl_has_listeners(&kav_genl_family, &init_net, 0))
 		return;
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!skb)
@@ -603,10 +606,14 @@ static struct genl_family kav_genl_family __ro_after_init = {
 
 int kav_genl_init(void)
 {
-	return genl_register_family(&kav_genl_family);
+	int ret = genl_register_family(&kav_genl_family);
+
+	WRITE_ONCE(kav_genl_live, !ret);
+	return ret;
 }
 
 void kav_genl_exit(void)
 {
+	WRITE_ONCE(kav_genl_live, false);
 	genl_unregister_family(&kav_genl_family);
 }

@@ -43,7 +43,7 @@ static int __init kav_init(void)
 static void __exit kav_exit(void)
 {
 	misc_deregister(&kav_miscdev);
-	kav_genl_exit();
+	kav_genl_exit();	/* waits for commands: no pin comes later */
 	kav_names_exit();
 	kav_grants_exit();
 }

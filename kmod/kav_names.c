@@ -18,6 +18,7 @@
 #include <linux/uaccess.h>
 #include "kav.h"
 
+/* The name table and every kav_named's hashed and pinned. */
 DEFINE_MUTEX(kav_names_lock);
 static DEFINE_HASHTABLE(kav_names, 8);
 

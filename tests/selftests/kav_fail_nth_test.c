@@ -381,6 +381,60 @@ static int call_create_str(struct ctx *x)
 	return create(x, KAV_ADDR_STR);
 }
 
+/* KAV_IOC_AV_CREATE of a named AV: creating it, opening it. */
+#define NTH_NAME	"nth\n"
+
+static int named(struct ctx *x, int dom, uint32_t flags)
+{
+	struct kav_av_create c = {
+		.size = sizeof(c), .flags = flags,
+		.addr_format = KAV_ADDR_SOCKADDR_IN,
+		.name = (uintptr_t)NTH_NAME, .name_len = strlen(NTH_NAME),
+	};
+
+	if (ioctl(dom, KAV_IOC_AV_CREATE, &c))
+		return -errno;
+	x->c = c;
+	return c.fd;
+}
+
+static int call_create_named(struct ctx *x)
+{
+	x->new_fd = named(x, x->dom, KAV_AV_NAMED);
+	return x->new_fd < 0 ? x->new_fd : 0;
+}
+
+/* A failed create leaves no name behind. */
+static int check_no_name(struct ctx *x)
+{
+	int fd = named(x, x->dom, KAV_AV_NAMED | KAV_AV_RDONLY);
+
+	if (fd >= 0)
+		close(fd);
+	return fd == -ENOENT ? 0 : -1;
+}
+
+static int prep_named(struct ctx *x)
+{
+	int ret = prep_domain(x);
+
+	if (ret)
+		return ret;
+	x->av = named(x, x->dom, KAV_AV_NAMED);
+	return x->av < 0 ? x->av : 0;
+}
+
+static int call_open_named(struct ctx *x)
+{
+	x->new_fd = named(x, x->dom, KAV_AV_NAMED | KAV_AV_RDONLY);
+	return x->new_fd < 0 ? x->new_fd : 0;
+}
+
+static int check_opened(struct ctx *x)
+{
+	return !check_fd(x) && !x->c.result ? 0 : -1;
+}
+
 static int check_create(struct ctx *x)
 {
 	const struct kav_table_header *h;
@@ -810,10 +864,40 @@ static int check_none(struct ctx *x)
 	return 0;
 }
 
+/* AV_PIN: the pin is there if unpinning it works (which also undoes it). */
+static int prep_nl_named(struct ctx *x)
+{
+	int ret = prep_named(x);
+
+	return ret ? ret : prep_nl(x);
+}
+
+static int pin(struct ctx *x, uint8_t cmd)
+{
+	struct kav_nl_msg m;
+
+	kav_nl_req(&x->nl, &m, cmd, 0);
+	kav_nl_put_u32(&m, KAV_A_AV_ID, x->c.av_id);
+	return kav_nl_talk(&x->nl, &m, NULL, NULL);
+}
+
+static int call_av_pin(struct ctx *x)
+{
+	return pin(x, KAV_GENL_CMD_AV_PIN);
+}
+
+static int check_pinned(struct ctx *x)
+{
+	return pin(x, KAV_GENL_CMD_AV_UNPIN) ? -1 : 0;
+}
+
 static const struct nth_case cases[] = {
 	{ "open", prep_none, call_open, check_fd, NULL },
 	{ "av_create_in", prep_domain, call_create_in, check_create, NULL },
 	{ "av_create_str", prep_domain, call_create_str, check_create, NULL },
+	{ "av_create_named", prep_domain, call_create_named, check_create,
+	  check_no_name },
+	{ "av_open_named", prep_named, call_open_named, check_opened, NULL },
 	{ "insert", prep_filled, call_insert, check_insert, NULL },
 	{ "insert_keys_user_ids", prep_filled, call_insert_keyed,
 	  check_insert_keyed, NULL },
@@ -842,6 +926,7 @@ static const struct nth_case cases[] = {
 	{ "nl_av_get", prep_nl_av, call_av_get, check_dumped, NULL },
 	{ "nl_entry_get", prep_nl_av_id, call_entry_get, check_dumped, NULL },
 	{ "nl_stats_get", prep_nl, call_stats_get, check_none, NULL },
+	{ "nl_av_pin", prep_nl_named, call_av_pin, check_pinned, NULL },
 };
 
 static void ctx_init(struct ctx *x)

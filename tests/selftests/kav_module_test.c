@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
+#include "kav_nl_util.h"
 
 TEST(unload_refused_while_anything_open)
 {
@@ -61,6 +62,44 @@ TEST(unload_reload_cycles)
 		ASSERT_EQ(0, kav_module_load());
 		ASSERT_EQ(0, kav_wait_for_device());
 	}
+}
+
+/*
+ * A pinned named AV is no user of the module: with no fd or mapping left
+ * the module unloads, dropping the pin (and freeing the AV: kmemleak on
+ * the debug kernel would say otherwise), and comes back without it.
+ */
+TEST(pins_do_not_hold_the_module)
+{
+	struct kav_av_create c = {
+		.size = sizeof(c), .flags = KAV_AV_NAMED,
+		.addr_format = KAV_ADDR_SOCKADDR_IN,
+		.name = (uintptr_t)"pinned", .name_len = 6,
+	};
+	struct kav_nl_msg m;
+	struct kav_nl nl;
+	int dom;
+
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	ASSERT_EQ(0, ioctl(dom, KAV_IOC_AV_CREATE, &c));
+	ASSERT_EQ(0, kav_nl_open(&nl));
+	kav_nl_req(&nl, &m, KAV_GENL_CMD_AV_PIN, 0);
+	kav_nl_put_u32(&m, KAV_A_AV_ID, c.av_id);
+	ASSERT_EQ(0, kav_nl_talk(&nl, &m, NULL, NULL));
+	kav_nl_close(&nl);
+	close(c.fd);
+	close(dom);
+
+	ASSERT_EQ(0, kav_module_unload());
+	ASSERT_EQ(0, kav_module_load());
+	ASSERT_EQ(0, kav_wait_for_device());
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	c.flags = KAV_AV_NAMED | KAV_AV_RDONLY;
+	EXPECT_EQ(-1, ioctl(dom, KAV_IOC_AV_CREATE, &c));
+	EXPECT_EQ(ENOENT, errno);
+	close(dom);
 }
 
 /* A freshly loaded module refuses keyless entries: allow_keyless is off. */

@@ -425,7 +425,9 @@ struct kav_entry {
  *
  * Every command needs CAP_NET_ADMIN in the initial user namespace
  * (GENL_ADMIN_PERM), and so does joining the "admin" multicast group.
- * Attributes are flat; 64-bit ones are padded with KAV_A_PAD. Errors carry
+ * Attributes are flat; 64-bit ones are padded with KAV_A_PAD.
+ * KAV_A_ENTRY_BYTES is per entry slot in AV_GET and per valid entry (all
+ * of the module's memory over all entries) in STATS_GET. Errors carry
  * extack messages. Documentation/admin-guide.rst describes each command.
  */
 #define KAV_GENL_NAME		"kav"
@@ -498,8 +500,7 @@ enum kav_genl_attr {
 	KAV_A_AV_PINNED,	/* flag: out, pinned by an administrator */
 	KAV_A_IPC_NS,		/* u32: out, the name's IPC namespace (inode) */
 	KAV_A_NR_OPEN,		/* u32: out, open AV file descriptions */
-	KAV_A_ENTRY_BYTES,	/* u32: out, kernel bytes per entry: per slot
-				 * (AV_GET), per valid entry (STATS_GET) */
+	KAV_A_ENTRY_BYTES,	/* u32: out, kernel bytes per entry */
 	__KAV_A_MAX,
 };
 
