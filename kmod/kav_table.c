@@ -448,10 +448,13 @@ int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id)
 
 	mutex_lock(&t->lock);
 	if (kav_slot_valid(t, idx)) {
+		/* A change like any batch: generation snapshots see it. */
+		kav_batch_begin(t);
 		e = kav_entry(t, idx);
 		kav_seq_begin(&e->seq);
 		e->user_id = user_id;
 		kav_seq_end(&e->seq);
+		kav_batch_end(t);
 	} else {
 		ret = -EINVAL;
 	}

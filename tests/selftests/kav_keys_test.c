@@ -274,7 +274,7 @@ TEST_F(keys, insert_flag_and_pointer_must_match)
 TEST_F(keys, user_ids_default_insert_and_set)
 {
 	struct sockaddr_in s[2] = { kav_sin(1, 1), kav_sin(2, 2) };
-	uint64_t ids[2] = { 0x1111, 0x2222 }, fi[2], k;
+	uint64_t ids[2] = { 0x1111, 0x2222 }, fi[2], k, gen;
 
 	ASSERT_EQ(0, insert_keyed(self->av, s, 1, NULL, NULL, fi, NULL));
 	EXPECT_EQ(KAV_NONE, entry(self->h, fi[0])->user_id);
@@ -282,8 +282,11 @@ TEST_F(keys, user_ids_default_insert_and_set)
 				  NULL));
 	EXPECT_EQ(0x2222, entry(self->h, fi[1])->user_id);
 
+	/* A change like a batch: generation snapshots notice it. */
+	gen = self->h->generation;
 	ASSERT_EQ(0, set_user_id(self->av, 0, fi[0], 0xabc));
 	EXPECT_EQ(0xabc, entry(self->h, fi[0])->user_id);
+	EXPECT_EQ(gen + 2, self->h->generation);
 	ASSERT_EQ(0, set_user_id(self->av, 0, fi[0], KAV_NONE));
 	EXPECT_EQ(KAV_NONE, entry(self->h, fi[0])->user_id);
 
