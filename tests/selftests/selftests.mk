@@ -11,6 +11,7 @@ SELFTEST_NAMES := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test 
 		  kav_netlink_test kav_attack_test kav_named_test \
 		  kav_instant_on_test \
 		  kav_concurrency_test \
+		  kav_scale_test kav_memory_test \
 		  kav_fail_nth_test kav_fuzz_test kav_chaos_test \
 		  kav_module_test
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
