@@ -58,20 +58,28 @@ bool kav_key_revoked(struct kav_table *t, u64 handle)
 	return kav_key_slot(t, handle)->flags & KAV_KEY_REVOKED;
 }
 
-/* One more entry bound to key @handle: counted against its grant. */
-int kav_key_get_entry(struct kav_table *t, u64 handle,
-		      const struct kav_identity *id)
+/*
+ * One more entry for key @handle, counted against its grant: charged
+ * before a batch starts (it may fail), bound once the batch is applied.
+ */
+int kav_key_charge_entry(struct kav_table *t, u64 handle,
+			 const struct kav_identity *id)
+{
+	return kav_grant_charge(t->key_grants[handle], 1, 0, id, "insert");
+}
+
+void kav_key_uncharge_entry(struct kav_table *t, u64 handle)
+{
+	kav_grant_uncharge(t->key_grants[handle], 1, 0);
+}
+
+void kav_key_bind_entry(struct kav_table *t, u64 handle)
 {
 	struct kav_key_slot *k = kav_key_slot(t, handle);
-	int ret;
 
-	ret = kav_grant_charge(t->key_grants[handle], 1, 0, id, "insert");
-	if (ret)
-		return ret;
 	kav_seq_begin(&k->seq);
 	k->nr_entries++;
 	kav_seq_end(&k->seq);
-	return 0;
 }
 
 void kav_key_put_entry(struct kav_table *t, u64 handle)

@@ -21,6 +21,7 @@
 #include "kav_consumer.h"
 
 #define KAV_FI_ADDRS_PER_PAGE	(PAGE_SIZE / sizeof(u64))
+#define KAV_TABLE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN)
 
 /* Only for idx < t->nr_slots: the page is known to exist. */
 static struct kav_entry *kav_entry(struct kav_table *t, u64 idx)
@@ -85,13 +86,16 @@ static int kav_table_add_page(struct kav_table *t, unsigned long key, int fill)
 
 	if (xa_load(&t->pages, key))
 		return 0;
-	/* The creator pays, whoever inserts (a named AV has many writers). */
+	/*
+	 * The creator pays, whoever inserts (a named AV has many writers);
+	 * at the creator's limit the insert fails: a writer must never make
+	 * the OOM killer pick the creator's tasks (__GFP_NORETRY).
+	 */
 	old = set_active_memcg(t->memcg);
-	page = alloc_page(GFP_KERNEL_ACCOUNT);
+	page = alloc_page(KAV_TABLE_GFP);
 	if (page) {
 		memset(page_address(page), fill, PAGE_SIZE);
-		ret = xa_err(xa_store(&t->pages, key, page,
-				      GFP_KERNEL_ACCOUNT));
+		ret = xa_err(xa_store(&t->pages, key, page, KAV_TABLE_GFP));
 		if (ret)
 			__free_page(page);
 		else
@@ -277,9 +281,64 @@ static int kav_batch_check_keys(struct kav_table *t,
 	return 0;
 }
 
-int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b)
+/* Back enough new slots for @count more entries (nr_slots may grow). */
+static int kav_table_reserve(struct kav_table *t, u32 count)
+{
+	u64 holes = t->nr_slots - t->nr_valid, idx, end;
+	int ret;
+
+	if (count <= holes)
+		return 0;
+	end = t->nr_slots + (count - holes);
+	for (idx = t->nr_slots; idx < end; idx++) {
+		ret = kav_table_grow(t, idx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Charge (or, from element @n down, uncharge) the keys of @b's entries. */
+static void kav_batch_uncharge(struct kav_table *t,
+			       const struct kav_insert_batch *b, u32 n)
 {
 	u64 key;
+
+	while (n--) {
+		key = kav_batch_key(t, b, n);
+		if (key != KAV_NONE)
+			kav_key_uncharge_entry(t, key);
+	}
+}
+
+static int kav_batch_charge(struct kav_table *t,
+			    const struct kav_insert_batch *b)
+{
+	u64 key;
+	int ret;
+	u32 i;
+
+	for (i = 0; i < b->count; i++) {
+		key = kav_batch_key(t, b, i);
+		if (key == KAV_NONE)
+			continue;
+		ret = kav_key_charge_entry(t, key, b->id);
+		if (ret) {
+			kav_batch_uncharge(t, b, i);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Everything that can fail (keys, grant charges, pages) is done before
+ * the batch starts, so that readers only ever see a whole batch applied:
+ * a failed insert leaves the generation and every entry as they were.
+ */
+int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b)
+{
+	u64 key, idx;
 	int ret;
 	u32 i;
 
@@ -291,25 +350,23 @@ int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b)
 	ret = kav_batch_check_keys(t, b);
 	if (ret)
 		goto out;
+	ret = kav_batch_charge(t, b);
+	if (ret)
+		goto out;
+	ret = kav_table_reserve(t, b->count);
+	if (ret) {
+		kav_batch_uncharge(t, b, b->count);
+		goto out;
+	}
 	kav_batch_begin(t);
 	for (i = 0; i < b->count; i++) {
-		u64 idx = kav_table_find_free(t);
-
-		ret = kav_table_grow(t, idx);
-		if (ret)
-			break;
+		idx = kav_table_find_free(t);
 		key = kav_batch_key(t, b, i);
-		if (key != KAV_NONE) {
-			ret = kav_key_get_entry(t, key, b->id);
-			if (ret)
-				break;
-		}
+		if (key != KAV_NONE)
+			kav_key_bind_entry(t, key);
 		kav_entry_store(t, idx, b, i, key);
 		b->idx[i] = idx;
 	}
-	if (ret)
-		while (i--)
-			kav_entry_clear(t, b->idx[i]);
 	kav_batch_end(t);
 out:
 	mutex_unlock(&t->lock);
