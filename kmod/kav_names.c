@@ -83,8 +83,8 @@ struct kav_av *kav_names_find(const struct kav_identity *id,
 
 	lockdep_assert_held(&kav_names_lock);
 	hash_for_each_possible(kav_names, n, node, hash) {
-		av = n->hashed ? READ_ONCE(n->av) : NULL;
-		if (!av || !kav_name_matches(av, id->ipc_ns, key))
+		av = n->av;
+		if (!kav_name_matches(av, id->ipc_ns, key))
 			continue;
 		if (kref_get_unless_zero(&av->ref))
 			return av;

@@ -107,13 +107,11 @@ static int kav_table_add_page(struct kav_table *t, unsigned long key, int fill)
 	return ret;
 }
 
-/* Make slot @idx readable: back it with pages, then publish nr_slots. */
+/* Make slot @idx (== nr_slots) readable: back it, then publish nr_slots. */
 static int kav_table_grow(struct kav_table *t, u64 idx)
 {
 	int ret;
 
-	if (idx < t->nr_slots)
-		return 0;
 	ret = kav_table_add_page(t, idx / t->entries_per_page, 0);
 	if (!ret)	/* all ones: KAV_NONE, FI_ADDR_NOTAVAIL */
 		ret = kav_table_add_page(t, kav_fi_addr_key(t, idx), 0xff);
@@ -232,11 +230,6 @@ u32 kav_table_entry_bytes(const struct kav_table *t)
 	return t->entry_size + sizeof(u64);
 }
 
-/*
- * Insert the validated addresses of @b, each at the lowest unused index,
- * returned in @b->idx. All or nothing. Key handles are checked here, under
- * the lock, because keys can be removed concurrently.
- */
 /* The key each element of @b is bound to: explicit, the domain's, none. */
 static u64 kav_batch_key(struct kav_table *t, const struct kav_insert_batch *b,
 			 u32 i)
@@ -332,9 +325,12 @@ static int kav_batch_charge(struct kav_table *t,
 }
 
 /*
- * Everything that can fail (keys, grant charges, pages) is done before
- * the batch starts, so that readers only ever see a whole batch applied:
- * a failed insert leaves the generation and every entry as they were.
+ * Insert the validated addresses of @b, each at the lowest unused index,
+ * returned in @b->idx. All or nothing. Key handles are checked here, under
+ * the lock, because keys can be removed concurrently. Everything that can
+ * fail (keys, grant charges, pages) is done before the batch starts, so
+ * that readers only ever see a whole batch applied: a failed insert leaves
+ * the generation and every entry as they were.
  */
 int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b)
 {

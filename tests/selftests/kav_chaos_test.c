@@ -404,14 +404,6 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
 	return v && *v ? strtoull(v, NULL, 0) : dflt;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 FIXTURE(chaos) {
 	struct board *b;
 };
@@ -470,7 +462,7 @@ TEST_F_TIMEOUT(chaos, kill_and_reload, CHAOS_TIMEOUT)
 {
 	struct timespec ts;
 	uint64_t seed, rounds = env_u64("KAV_CHAOS_ROUNDS", 8), r;
-	double limit = (double)env_u64("KAV_CHAOS_SECONDS", 90), start = now();
+	double limit = (double)env_u64("KAV_CHAOS_SECONDS", 90), start = kav_now();
 	unsigned long kills = 0, ops = 0, retries = 0;
 	int i;
 
@@ -490,7 +482,7 @@ TEST_F_TIMEOUT(chaos, kill_and_reload, CHAOS_TIMEOUT)
 		int dom, k, st;
 		long rc;
 
-		if (r > 0 && now() - start > limit)
+		if (r > 0 && kav_now() - start > limit)
 			break;
 		/* A fresh module: keyless entries allowed, VNIs 0-7 granted. */
 		kav_test_allow_keyless();
@@ -570,7 +562,7 @@ TEST_F_TIMEOUT(chaos, kill_and_reload, CHAOS_TIMEOUT)
 		ASSERT_EQ(0, kav_wait_for_device());
 	}
 	printf("# chaos: %llu rounds survived in %.1f s: %lu workers killed, %lu operations, unload retried %lu times\n",
-	       (unsigned long long)r, now() - start, kills, ops, retries);
+	       (unsigned long long)r, kav_now() - start, kills, ops, retries);
 	fflush(stdout);
 	ASSERT_LT(0, r);
 }

@@ -414,14 +414,6 @@ void anomaly(struct board *b, const char *fmt, ...)
 	}								\
 } while (0)
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static uint64_t env_u64(const char *name, uint64_t dflt)
 {
 	const char *v = getenv(name);
@@ -447,7 +439,7 @@ static pid_t spawn(unsigned int hang_seconds)
 /* Reap @pid within @secs; past that, SIGKILL it. Status, or -1. */
 static int reap(pid_t pid, double secs)
 {
-	double end = now() + secs;
+	double end = kav_now() + secs;
 	int st;
 
 	for (;;) {
@@ -457,7 +449,7 @@ static int reap(pid_t pid, double secs)
 			return st;
 		if (r < 0 && errno != EINTR)
 			return -1;
-		if (now() > end) {
+		if (kav_now() > end) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 			return -1;
@@ -469,10 +461,10 @@ static int reap(pid_t pid, double secs)
 /* Wait (bounded) until @pid is stopped. */
 static bool wait_stopped(pid_t pid, double secs)
 {
-	double end = now() + secs;
+	double end = kav_now() + secs;
 	int st;
 
-	while (now() < end) {
+	while (kav_now() < end) {
 		pid_t r = waitpid(pid, &st, WUNTRACED | WNOHANG);
 
 		if (r == pid)
@@ -1378,12 +1370,12 @@ FIXTURE_TEARDOWN(conc)
 /* Reap every pid within @secs; anything still running is stuck. */
 static bool reap_all(const pid_t *pids, int n, double secs, int *status)
 {
-	double end = now() + secs;
+	double end = kav_now() + secs;
 	bool ok = true;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		double left = end - now();
+		double left = end - kav_now();
 
 		status[i] = reap(pids[i], left > 0 ? left : 0);
 		ok &= status[i] != -1;
@@ -1441,7 +1433,7 @@ TEST_F_TIMEOUT(conc, stress_writers_readers, CASE_TIMEOUT)
 	/* Go: the writers race to create the AV. */
 	close(gate[0]);
 	close(gate[1]);
-	start = now();
+	start = kav_now();
 	/* Hold the AV too, so that it outlives the workers for the check. */
 	for (tries = 0;; tries++) {
 		ret = av_attach(&mine, name, KAV_AV_RDONLY);
@@ -1450,7 +1442,7 @@ TEST_F_TIMEOUT(conc, stress_writers_readers, CASE_TIMEOUT)
 		usleep(1000);
 	}
 	ASSERT_EQ(0, ret) TH_LOG("open %s: %s", name, strerror(-ret));
-	while (now() - start < secs && !b->anomalies) {
+	while (kav_now() - start < secs && !b->anomalies) {
 		for (i = 0; i < NR_WRITERS + NR_READERS; i++) {
 			siginfo_t si = { 0 };
 
@@ -1594,9 +1586,9 @@ TEST_F_TIMEOUT(conc, readers_never_block_writers, CASE_TIMEOUT)
 	/* Readers 0 and 1 stop themselves mid-read; stop 2 mid-loop. */
 	ASSERT_TRUE(wait_stopped(readers[0], HANG_SECONDS));
 	ASSERT_TRUE(wait_stopped(readers[1], HANG_SECONDS));
-	for (end = now() + HANG_SECONDS;
+	for (end = kav_now() + HANG_SECONDS;
 	     !__atomic_load_n(&b->r[2].passes, __ATOMIC_ACQUIRE) &&
-	     now() < end;)
+	     kav_now() < end;)
 		usleep(1000);
 	ASSERT_LT(0, b->r[2].passes);
 	usleep(below(20000));
@@ -1645,7 +1637,7 @@ TEST_F_TIMEOUT(conc, readers_never_block_writers, CASE_TIMEOUT)
 		ASSERT_EQ(0, kill(readers[i], SIGCONT));
 	}
 	/* Let each do a full pass over the new table, then stop them. */
-	for (end = now() + HANG_SECONDS; now() < end; usleep(1000)) {
+	for (end = kav_now() + HANG_SECONDS; kav_now() < end; usleep(1000)) {
 		for (i = 0; i < NR_READERS; i++)
 			if (__atomic_load_n(&b->r[i].passes,
 					    __ATOMIC_ACQUIRE) <= at_cont[i])
@@ -1746,9 +1738,9 @@ TEST_F_TIMEOUT(conc, sigkill_mid_batch, CASE_TIMEOUT)
 		ASSERT_LE(0, pid);
 		if (pid == 0)
 			kill_writer_main(b, name, r);
-		for (end = now() + HANG_SECONDS;
+		for (end = kav_now() + HANG_SECONDS;
 		     !__atomic_load_n(&k->ready, __ATOMIC_SEQ_CST) &&
-		     now() < end && !waitpid(pid, &st, WNOHANG);)
+		     kav_now() < end && !waitpid(pid, &st, WNOHANG);)
 			usleep(1000);
 		ASSERT_EQ(1, k->ready) TH_LOG("round %llu: writer never ready: %s",
 					      (unsigned long long)r,

@@ -1031,14 +1031,6 @@ static uint64_t run_seed(void)
 	return seed;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void setup_memory(struct __test_metadata *_metadata)
 {
 	uint8_t *p = mmap(NULL, SCRATCH_SIZE + 2 * PAGE, PROT_READ | PROT_WRITE,
@@ -1095,11 +1087,11 @@ static void fuzz_run(struct __test_metadata *_metadata, const char *who,
 		}
 	}
 
-	start = now();
+	start = kav_now();
 	for (it = 0; it < iters; it++) {
 		unsigned int r = below(100);
 
-		if (!(it & 63) && now() - start > limit)
+		if (!(it & 63) && kav_now() - start > limit)
 			break;
 		if (r < 65)
 			fuzz_ioctl(_metadata);
@@ -1122,7 +1114,7 @@ static void fuzz_run(struct __test_metadata *_metadata, const char *who,
 		check_av(_metadata, &F.avs[i]);
 	printf("# fuzz: %s: seed=%#llx iterations=%llu in %.1f s\n", who,
 	       (unsigned long long)F.seed, (unsigned long long)it,
-	       now() - start);
+	       kav_now() - start);
 	printf("# fuzz: %s: %lu calls made (ioctl %lu, netlink %lu, mmap %lu, memory %lu, open %lu, close %lu; %lu ok, %lu failed, %lu netlink ok, %lu faults caught, %lu forks, %lu table checks)\n",
 	       who, F.calls, F.ioctls, F.nl_msgs, F.mmaps, F.mem_ops, F.opens,
 	       F.closes, F.ok, F.failed, F.nl_ok, F.faults, F.forks, F.checks);

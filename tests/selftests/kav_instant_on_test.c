@@ -247,8 +247,9 @@ FIXTURE_TEARDOWN(shared)
 TEST_F(shared, read_only_errors)
 {
 	struct sockaddr_in s = rank_addr(0);
+	fi_addr_t fi, out = 0;
 	struct fid_av *ro;
-	fi_addr_t fi;
+	int err = 0;
 
 	/* FI_READ: the AV must exist, and hold count entries. */
 	EXPECT_EQ(-FI_ENOENT, open_named(self->dom, "missing", FI_READ, 0,
@@ -262,15 +263,10 @@ TEST_F(shared, read_only_errors)
 	 * inserted, FI_ADDR_NOTAVAIL; with FI_SYNC_ERR, FI_EPERM each) and
 	 * nothing changes.
 	 */
-	{
-		fi_addr_t out = 0;
-		int err = 0;
-
-		EXPECT_EQ(0, fi_av_insert(ro, &s, 1, &out, 0, NULL));
-		EXPECT_EQ(FI_ADDR_NOTAVAIL, out);
-		EXPECT_EQ(0, fi_av_insert(ro, &s, 1, NULL, FI_SYNC_ERR, &err));
-		EXPECT_EQ(FI_EPERM, err);
-	}
+	EXPECT_EQ(0, fi_av_insert(ro, &s, 1, &out, 0, NULL));
+	EXPECT_EQ(FI_ADDR_NOTAVAIL, out);
+	EXPECT_EQ(0, fi_av_insert(ro, &s, 1, NULL, FI_SYNC_ERR, &err));
+	EXPECT_EQ(FI_EPERM, err);
 	EXPECT_EQ(0, fi_av_insertsvc(ro, "10.0.0.9", "99", NULL, 0, NULL));
 	EXPECT_EQ(-FI_EPERM, fi_av_remove(ro, &fi, 1, 0));
 	EXPECT_EQ(0, fi_av_remove(self->rw, &fi, 1, 0));

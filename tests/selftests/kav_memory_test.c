@@ -33,72 +33,6 @@
 #define PROCS_MAX	1024
 #define AV_NAME		"kav_memory_shared"
 
-static int read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t param_max_entries(void)
-{
-	FILE *f = fopen("/sys/module/kav/parameters/max_entries", "r");
-	unsigned long long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-static int set_param_max_entries(uint64_t v)
-{
-	FILE *f = fopen("/sys/module/kav/parameters/max_entries", "w");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fprintf(f, "%llu\n", (unsigned long long)v) > 0;
-	return (fclose(f) == 0 && ok) ? 0 : -1;
-}
-
 static unsigned int nr_procs(void)
 {
 	const char *env = getenv("KAV_MEMORY_PROCS");
@@ -112,22 +46,10 @@ static struct sockaddr_in addr4(uint64_t i)
 	return kav_sin(0x0a000000u + (uint32_t)i, (uint16_t)(1 + i % 65521));
 }
 
-static const struct kav_entry *entry_of(const struct kav_table_header *h,
-					uint64_t idx)
-{
-	return (const void *)((const char *)h + h->header_size +
-			      idx * h->entry_size);
-}
-
-static const __u64 *fi_addrs_of(const struct kav_table_header *h)
-{
-	return (const void *)((const char *)h + h->fi_addrs_offset);
-}
-
 /* Is entry @idx valid and address @idx (the uAPI's sequence protocol)? */
 static bool entry_ok(const struct kav_table_header *h, uint64_t idx)
 {
-	const struct kav_entry *e = entry_of(h, idx);
+	const struct kav_entry *e = kav_table_entry_of(h, idx);
 	struct sockaddr_in want = addr4(idx), got;
 	uint32_t flags, len;
 	uint64_t s1, s2;
@@ -328,7 +250,7 @@ static void reader(unsigned int id, const struct pipes *p)
 		r.bad += !entry_ok(h, idx);
 		r.touched++;
 	}
-	fi = fi_addrs_of(h);
+	fi = kav_table_fi_addrs_of(h);
 	epp = PAGE / sizeof(*fi);
 	pages = (r.nr_slots + epp - 1) / epp;
 	for (pg = 0; pg < pages; pg++) {	/* every fi_addr page */
@@ -339,8 +261,8 @@ static void reader(unsigned int id, const struct pipes *p)
 		r.touched++;
 	}
 touched:
-	if (write_full(p->touched[1], "t", 1) ||
-	    read_full(p->barrier[0], &x, 1))
+	if (kav_write_full(p->touched[1], "t", 1) ||
+	    kav_read_full(p->barrier[0], &x, 1))
 		_exit(1);
 	/* Every reader has touched everything: the sharing is complete. */
 	if (!r.err && smaps_vma(h, &r.kav))
@@ -349,9 +271,9 @@ touched:
 	r.pte = proc_kb("/proc/self/status", "VmPTE");
 	if (!r.err && r.total_pss < 0)
 		r.err = 5;
-	if (write_full(p->reports[1], &r, sizeof(r)))
+	if (kav_write_full(p->reports[1], &r, sizeof(r)))
 		_exit(1);
-	read_full(p->done[0], &x, 1);		/* EOF: all have reported */
+	kav_read_full(p->done[0], &x, 1);		/* EOF: all have reported */
 	_exit(0);
 }
 
@@ -365,7 +287,7 @@ FIXTURE(mem) {
 
 FIXTURE_SETUP(mem)
 {
-	self->saved_max_entries = param_max_entries();
+	self->saved_max_entries = kav_param_max_entries();
 	ASSERT_NE(0, self->saved_max_entries)
 		TH_LOG("kav.ko not loaded (no max_entries parameter)");
 	self->nr_kids = 0;
@@ -386,8 +308,8 @@ FIXTURE_TEARDOWN(mem)
 	}
 	free(self->kids);
 	if (self->saved_max_entries &&
-	    param_max_entries() != self->saved_max_entries)
-		EXPECT_EQ(0, set_param_max_entries(self->saved_max_entries));
+	    kav_param_max_entries() != self->saved_max_entries)
+		EXPECT_EQ(0, kav_set_param_max_entries(self->saved_max_entries));
 }
 
 TEST_F_TIMEOUT(mem, shared_by_many_processes, 280)
@@ -412,12 +334,12 @@ TEST_F_TIMEOUT(mem, shared_by_many_processes, 280)
 	char x;
 
 	/* The creator: 2^20 entries, max_entries 2^20, never mapped here. */
-	ASSERT_EQ(0, set_param_max_entries(ENTRIES));
+	ASSERT_EQ(0, kav_set_param_max_entries(ENTRIES));
 	dom = kav_open_domain();
 	ASSERT_LE(0, dom);
 	ASSERT_EQ(0, ioctl(dom, KAV_IOC_AV_CREATE, &c))
 		TH_LOG("create: %s", strerror(errno));
-	ASSERT_EQ(0, set_param_max_entries(self->saved_max_entries));
+	ASSERT_EQ(0, kav_set_param_max_entries(self->saved_max_entries));
 	ASSERT_EQ(ENTRIES, c.max_entries);
 	for (base = 0; base < ENTRIES; base += KAV_BATCH_MAX) {
 		for (j = 0; j < KAV_BATCH_MAX; j++)
@@ -432,7 +354,7 @@ TEST_F_TIMEOUT(mem, shared_by_many_processes, 280)
 	ASSERT_EQ(0, pipe(p.done));
 	fflush(stdout);
 	fflush(stderr);
-	t0 = now();
+	t0 = kav_now();
 	for (i = 0; i < n; i++) {
 		pid_t pid = fork();
 
@@ -448,14 +370,14 @@ TEST_F_TIMEOUT(mem, shared_by_many_processes, 280)
 
 	/* All have touched everything; then all report, still mapped. */
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, read_full(p.touched[0], &x, 1));
-	t_touch = now() - t0;
+		ASSERT_EQ(0, kav_read_full(p.touched[0], &x, 1));
+	t_touch = kav_now() - t0;
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, write_full(p.barrier[1], "r", 1));
+		ASSERT_EQ(0, kav_write_full(p.barrier[1], "r", 1));
 	for (i = 0; i < n; i++) {
 		struct report r;
 
-		ASSERT_EQ(0, read_full(p.reports[0], &r, sizeof(r)));
+		ASSERT_EQ(0, kav_read_full(p.reports[0], &r, sizeof(r)));
 		ASSERT_GT(n, r.id);
 		rep[r.id] = r;
 		got++;

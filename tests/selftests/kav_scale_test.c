@@ -66,72 +66,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static int read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t param_max_entries(void)
-{
-	FILE *f = fopen("/sys/module/kav/parameters/max_entries", "r");
-	unsigned long long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-static int set_param_max_entries(uint64_t v)
-{
-	FILE *f = fopen("/sys/module/kav/parameters/max_entries", "w");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fprintf(f, "%llu\n", (unsigned long long)v) > 0;
-	return (fclose(f) == 0 && ok) ? 0 : -1;
-}
-
 /*
  * A KASAN kernel (the debug kernel): kasan_report is in kallsyms, whose
  * names are listed even where addresses are hidden.
@@ -246,18 +180,6 @@ static const struct kav_table_header *map_table(int av, uint64_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static const struct kav_entry *entry_of(const struct kav_table_header *h,
-					uint64_t idx)
-{
-	return (const void *)((const char *)h + h->header_size +
-			      idx * h->entry_size);
-}
-
-static const __u64 *fi_addrs_of(const struct kav_table_header *h)
-{
-	return (const void *)((const char *)h + h->fi_addrs_offset);
-}
-
 static uint64_t load_acq(const __u64 *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
@@ -273,7 +195,7 @@ struct entry_copy {
 static int read_entry(const struct kav_table_header *h, uint64_t idx,
 		      struct entry_copy *out)
 {
-	const struct kav_entry *e = entry_of(h, idx);
+	const struct kav_entry *e = kav_table_entry_of(h, idx);
 	int tries;
 
 	for (tries = 0; tries < 1000; tries++) {
@@ -309,7 +231,7 @@ static bool entry_is(const struct kav_table_header *h, uint64_t idx,
 	return !read_entry(h, idx, &e) && e.flags == KAV_ENTRY_VALID &&
 	       e.addr_len == len && e.auth_key == KAV_NONE &&
 	       e.user_id == KAV_NONE && !memcmp(e.addr, want, len) &&
-	       load_acq(&fi_addrs_of(h)[idx]) == idx;
+	       load_acq(&kav_table_fi_addrs_of(h)[idx]) == idx;
 }
 
 /* ------------------------------------------------------------ netlink */
@@ -510,7 +432,7 @@ static void add_kid(FIXTURE_DATA(scale) *self, pid_t pid)
 
 FIXTURE_SETUP(scale)
 {
-	self->saved_max_entries = param_max_entries();
+	self->saved_max_entries = kav_param_max_entries();
 	ASSERT_NE(0, self->saved_max_entries)
 		TH_LOG("kav.ko not loaded (no max_entries parameter)");
 	self->made_cgroups = false;
@@ -531,8 +453,8 @@ FIXTURE_TEARDOWN(scale)
 		}
 	}
 	if (self->saved_max_entries &&
-	    param_max_entries() != self->saved_max_entries)
-		EXPECT_EQ(0, set_param_max_entries(self->saved_max_entries));
+	    kav_param_max_entries() != self->saved_max_entries)
+		EXPECT_EQ(0, kav_set_param_max_entries(self->saved_max_entries));
 	if (self->made_cgroups) {
 		EXPECT_EQ(0, cg_remove(CG_LIMITED));
 		EXPECT_EQ(0, cg_remove(CG_FREE));
@@ -690,7 +612,7 @@ static int measure_open(const char *name, struct open_cost *oc)
 
 		r0 = statm_resident();
 		f0 = minflt();
-		sink = entry_of(h, r.nr_slots / 2)->flags;
+		sink = kav_table_entry_of(h, r.nr_slots / 2)->flags;
 		f1 = minflt();
 		r1 = statm_resident();
 		r.entry_faults = f1 - f0;
@@ -701,7 +623,7 @@ static int measure_open(const char *name, struct open_cost *oc)
 
 		r0 = statm_resident();
 		f0 = minflt();
-		sink = fi_addrs_of(h)[r.nr_slots / 2];
+		sink = kav_table_fi_addrs_of(h)[r.nr_slots / 2];
 		f1 = minflt();
 		r1 = statm_resident();
 		r.fi_faults = f1 - f0;
@@ -710,10 +632,10 @@ static int measure_open(const char *name, struct open_cost *oc)
 			r.err = 6;
 		r.fi_vma_rss_kb = smaps_rss_kb(h);
 out:
-		_exit(write_full(p[1], &r, sizeof(r)) ? 1 : 0);
+		_exit(kav_write_full(p[1], &r, sizeof(r)) ? 1 : 0);
 	}
 	close(p[1]);
-	if (read_full(p[0], oc, sizeof(*oc)))
+	if (kav_read_full(p[0], oc, sizeof(*oc)))
 		oc->err = -1;
 	close(p[0]);
 	waitpid(pid, &status, 0);
@@ -784,11 +706,11 @@ static void reader(const char *name, int ready, int go)
 	h = av < 0 ? NULL : map_table(av, c.map_size);
 	if (!h) {
 		r.err = 1;
-		write_full(ready, &r, sizeof(r));
+		kav_write_full(ready, &r, sizeof(r));
 		_exit(1);
 	}
 	r.nr_slots_before = load_acq(&h->nr_slots);
-	if (write_full(ready, &r, sizeof(r)) || read_full(go, &n, sizeof(n)))
+	if (kav_write_full(ready, &r, sizeof(r)) || kav_read_full(go, &n, sizeof(n)))
 		_exit(1);
 
 	r.nr_slots = load_acq(&h->nr_slots);
@@ -815,9 +737,9 @@ static void reader(const char *name, int ready, int go)
 		if (!entry_is(h, idx, idx, true) && !r.bad++)
 			r.first_bad = idx;
 	}
-	r.last_fi_addr = load_acq(&fi_addrs_of(h)[n - 1]);
+	r.last_fi_addr = load_acq(&kav_table_fi_addrs_of(h)[n - 1]);
 out:
-	_exit(write_full(ready, &r, sizeof(r)) ? 1 : 0);
+	_exit(kav_write_full(ready, &r, sizeof(r)) ? 1 : 0);
 }
 
 TEST_F_TIMEOUT(scale, a_16m_ipv6_entries, 290)
@@ -837,12 +759,12 @@ TEST_F_TIMEOUT(scale, a_16m_ipv6_entries, 290)
 
 	ASSERT_LT(0, n);
 	ASSERT_GE(1ULL << 32, n);
-	ASSERT_EQ(0, set_param_max_entries(n));
+	ASSERT_EQ(0, kav_set_param_max_entries(n));
 	dom = kav_open_domain();
 	ASSERT_LE(0, dom);
 	av = named_av(dom, name, KAV_AV_EXCL, KAV_ADDR_SOCKADDR_IN6, &c);
 	ASSERT_LE(0, av) TH_LOG("create %s: %s", name, strerror(-av));
-	EXPECT_EQ(0, set_param_max_entries(self->saved_max_entries));
+	EXPECT_EQ(0, kav_set_param_max_entries(self->saved_max_entries));
 	ASSERT_EQ(n, c.max_entries);
 	ASSERT_EQ(ENTRY6, c.entry_size);
 	pages = table_pages(n, ENTRY6);
@@ -865,12 +787,12 @@ TEST_F_TIMEOUT(scale, a_16m_ipv6_entries, 290)
 	add_kid(self, pid);
 	close(to_reader[0]);
 	close(from_reader[1]);
-	ASSERT_EQ(0, read_full(from_reader[0], &rr, sizeof(rr)));
+	ASSERT_EQ(0, kav_read_full(from_reader[0], &rr, sizeof(rr)));
 	ASSERT_EQ(0, rr.err);
 	EXPECT_EQ(0, rr.nr_slots_before);
 
 	/* 2^24 distinct addresses, KAV_BATCH_MAX at a time. */
-	t0 = now();
+	t0 = kav_now();
 	for (base = 0; base < n; base += KAV_BATCH_MAX) {
 		uint32_t cnt = n - base < KAV_BATCH_MAX ? (uint32_t)(n - base) :
 			       KAV_BATCH_MAX;
@@ -883,7 +805,7 @@ TEST_F_TIMEOUT(scale, a_16m_ipv6_entries, 290)
 		for (i = 0; i < cnt; i++)
 			bad_fi += fi[i] != base + i;
 	}
-	t_ins = now() - t0;
+	t_ins = kav_now() - t0;
 	ASSERT_EQ(0, ret) TH_LOG("insert at %llu: %s",
 				 (unsigned long long)base, strerror(-ret));
 	EXPECT_EQ(0, bad_fi);
@@ -908,8 +830,8 @@ TEST_F_TIMEOUT(scale, a_16m_ipv6_entries, 290)
 	EXPECT_EQ(n, hdr->nr_slots);
 
 	/* The reader, through the mapping it made before all this. */
-	ASSERT_EQ(0, write_full(to_reader[1], &n, sizeof(n)));
-	ASSERT_EQ(0, read_full(from_reader[0], &rr, sizeof(rr)));
+	ASSERT_EQ(0, kav_write_full(to_reader[1], &n, sizeof(n)));
+	ASSERT_EQ(0, kav_read_full(from_reader[0], &rr, sizeof(rr)));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	EXPECT_EQ(0, rr.err);
@@ -962,7 +884,7 @@ static int make_named4(int dom, const char *name, uint64_t n,
 	uint64_t base, i;
 	int av, ret = 0;
 
-	if (set_param_max_entries(n))
+	if (kav_set_param_max_entries(n))
 		return -EIO;
 	av = named_av(dom, name, KAV_AV_EXCL, KAV_ADDR_SOCKADDR_IN, c);
 	if (av < 0)
@@ -994,7 +916,7 @@ TEST_F_TIMEOUT(scale, b_open_cost_flat, 120)
 	ASSERT_LE(0, avs) TH_LOG("%s", strerror(-avs));
 	avb = make_named4(dom, "kav_scale_1m", 1 << 20, &cb);
 	ASSERT_LE(0, avb) TH_LOG("%s", strerror(-avb));
-	ASSERT_EQ(0, set_param_max_entries(self->saved_max_entries));
+	ASSERT_EQ(0, kav_set_param_max_entries(self->saved_max_entries));
 	ASSERT_LT(256 * cs.map_size, cb.map_size);
 
 	ASSERT_EQ(0, measure_open("kav_scale_1k", &small))
@@ -1046,7 +968,7 @@ static void fill(const char *name, const char *cg, int go, int out)
 	int dom, av = -1, ret = 0;
 	char x;
 
-	if (read_full(go, &x, 1))	/* moved into @cg by the parent */
+	if (kav_read_full(go, &x, 1))	/* moved into @cg by the parent */
 		_exit(1);
 	dom = kav_open_domain();
 	if (dom < 0)
@@ -1092,9 +1014,9 @@ static void fill(const char *name, const char *cg, int go, int out)
 				r.reuse = -EBADSLT;
 	}
 out:
-	write_full(out, &r, sizeof(r));
+	kav_write_full(out, &r, sizeof(r));
 	/* Stay (holding the AV open) until the parent has looked. */
-	read_full(go, &x, 1);
+	kav_read_full(go, &x, 1);
 	_exit(0);
 }
 
@@ -1120,7 +1042,7 @@ static pid_t start_fill(const char *name, const char *cg, int *go, int *out)
 	close(o[1]);
 	*go = g[1];
 	*out = o[0];
-	if (cg_move(cg, pid) || write_full(*go, "g", 1)) {
+	if (cg_move(cg, pid) || kav_write_full(*go, "g", 1)) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return -1;
@@ -1132,13 +1054,13 @@ static pid_t start_fill(const char *name, const char *cg, int *go, int *out)
 static uint64_t check_filled(const struct kav_table_header *h,
 			     const struct fill_report *r)
 {
-	const __u64 *fi = fi_addrs_of(h);
+	const __u64 *fi = kav_table_fi_addrs_of(h);
 	uint64_t idx, bad = 0;
 
 	for (idx = 0; idx < r->valid_after; idx++)
 		bad += !entry_is(h, idx, idx, false);
 	for (; idx < load_acq(&h->nr_slots); idx++)
-		bad += entry_of(h, idx)->flags != 0 ||
+		bad += kav_table_entry_of(h, idx)->flags != 0 ||
 		       load_acq(&fi[idx]) != KAV_NONE;
 	return bad;
 }
@@ -1159,18 +1081,18 @@ TEST_F_TIMEOUT(scale, c_writer_not_charged, 200)
 	ASSERT_EQ(0, cg_make(CG_LIMITED, CG_LIMIT));
 
 	/* Created here, in the root cgroup. */
-	ASSERT_EQ(0, set_param_max_entries(PAID_ENTRIES));
+	ASSERT_EQ(0, kav_set_param_max_entries(PAID_ENTRIES));
 	dom = kav_open_domain();
 	ASSERT_LE(0, dom);
 	av = named_av(dom, name, KAV_AV_EXCL, KAV_ADDR_SOCKADDR_IN, &c);
 	ASSERT_LE(0, av) TH_LOG("%s", strerror(-av));
-	ASSERT_EQ(0, set_param_max_entries(self->saved_max_entries));
+	ASSERT_EQ(0, kav_set_param_max_entries(self->saved_max_entries));
 
 	/* Filled from the limited cgroup: up to max_entries, 72 MiB. */
 	pid = start_fill(name, CG_LIMITED, &go, &out);
 	ASSERT_LT(0, pid);
 	add_kid(self, pid);
-	ASSERT_EQ(0, read_full(out, &r, sizeof(r)));
+	ASSERT_EQ(0, kav_read_full(out, &r, sizeof(r)));
 	EXPECT_EQ(0, r.setup);
 	EXPECT_EQ(-ENOSPC, r.err) TH_LOG("insert after %llu entries: %s",
 					 (unsigned long long)r.inserted,
@@ -1220,17 +1142,17 @@ static void creator(const char *name, int go, int out)
 	int dom, av;
 	char x;
 
-	if (read_full(go, &x, 1))
+	if (kav_read_full(go, &x, 1))
 		_exit(1);
-	if (set_param_max_entries(PAID_ENTRIES))
+	if (kav_set_param_max_entries(PAID_ENTRIES))
 		_exit(2);
 	dom = kav_open_domain();
 	av = dom < 0 ? dom : named_av(dom, name, KAV_AV_EXCL,
 				      KAV_ADDR_SOCKADDR_IN, &c);
-	write_full(out, &av, sizeof(av));
-	write_full(out, &c, sizeof(c));
+	kav_write_full(out, &av, sizeof(av));
+	kav_write_full(out, &c, sizeof(c));
 	/* Keep the AV and stay in the cgroup until told to go. */
-	read_full(go, &x, 1);
+	kav_read_full(go, &x, 1);
 	_exit(av < 0);
 }
 
@@ -1257,7 +1179,7 @@ static pid_t start_creator(const char *name, const char *cg, int *go,
 	close(o[1]);
 	*go = g[1];
 	*out = o[0];
-	if (cg_move(cg, pid) || write_full(*go, "g", 1)) {
+	if (cg_move(cg, pid) || kav_write_full(*go, "g", 1)) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return -1;
@@ -1288,9 +1210,9 @@ TEST_F_TIMEOUT(scale, d_creator_pays, 200)
 	cpid = start_creator(name, CG_LIMITED, &cgo, &cout);
 	ASSERT_LT(0, cpid);
 	add_kid(self, cpid);
-	ASSERT_EQ(0, read_full(cout, &cav, sizeof(cav)));
-	ASSERT_EQ(0, read_full(cout, &c, sizeof(c)));
-	EXPECT_EQ(0, set_param_max_entries(self->saved_max_entries));
+	ASSERT_EQ(0, kav_read_full(cout, &cav, sizeof(cav)));
+	ASSERT_EQ(0, kav_read_full(cout, &c, sizeof(c)));
+	EXPECT_EQ(0, kav_set_param_max_entries(self->saved_max_entries));
 	ASSERT_LE(0, cav) TH_LOG("creator: %s", strerror(-cav));
 	ASSERT_EQ(KAV_AV_CREATED, c.result);
 	ASSERT_EQ(PAID_ENTRIES, c.max_entries);
@@ -1312,7 +1234,7 @@ TEST_F_TIMEOUT(scale, d_creator_pays, 200)
 	fpid = start_fill(name, CG_FREE, &fgo, &fout);
 	ASSERT_LT(0, fpid);
 	add_kid(self, fpid);
-	ASSERT_EQ(0, read_full(fout, &r, sizeof(r)));
+	ASSERT_EQ(0, kav_read_full(fout, &r, sizeof(r)));
 	ASSERT_EQ(0, r.setup);
 	ASSERT_EQ(0, av_info(c.av_id, &a1));
 	cur1 = cg_read_u64(CG_LIMITED, "memory.current");

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/kav.h>
@@ -153,6 +154,90 @@ kav_map_header(int av)
 		       MAP_SHARED, av, 0);
 
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Monotonic seconds, for the figures tests print (never for verdicts). */
+static inline double kav_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#define KAV_PARAM_MAX_ENTRIES	"/sys/module/kav/parameters/max_entries"
+
+/* The max_entries module parameter; 0 if it cannot be read. */
+static inline uint64_t kav_param_max_entries(void)
+{
+	FILE *f = fopen(KAV_PARAM_MAX_ENTRIES, "r");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static inline int kav_set_param_max_entries(uint64_t v)
+{
+	FILE *f = fopen(KAV_PARAM_MAX_ENTRIES, "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%llu\n", (unsigned long long)v) > 0;
+	return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+/* read() or write() exactly @len bytes (pipes between test processes). */
+static inline int kav_read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static inline int kav_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Entry @idx and the fi_addr array of a mapped table (no bounds check). */
+static inline const struct kav_entry *
+kav_table_entry_of(const struct kav_table_header *h, uint64_t idx)
+{
+	return (const void *)((const char *)h + h->header_size +
+			      idx * h->entry_size);
+}
+
+static inline const __u64 *kav_table_fi_addrs_of(const struct kav_table_header *h)
+{
+	return (const void *)((const char *)h + h->fi_addrs_offset);
 }
 
 #endif /* KAV_TEST_UTIL_H */

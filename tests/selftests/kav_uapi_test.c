@@ -21,30 +21,6 @@ entry_at(const volatile struct kav_table_header *h, uint64_t idx)
 				       h->header_size + idx * h->entry_size);
 }
 
-static uint64_t param_max_entries(void)
-{
-	FILE *f = fopen("/sys/module/kav/parameters/max_entries", "r");
-	unsigned long long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-static int set_param_max_entries(uint64_t v)
-{
-	FILE *f = fopen("/sys/module/kav/parameters/max_entries", "w");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fprintf(f, "%llu\n", (unsigned long long)v) > 0;
-	return (fclose(f) == 0 && ok) ? 0 : -1;
-}
-
 static int count_open_fds(void)
 {
 	int n = 0, fd;
@@ -73,7 +49,7 @@ TEST(create_defaults_per_format)
 		{ KAV_ADDR_SOCKADDR, 64 }, { KAV_ADDR_SOCKADDR_IN, 64 },
 		{ KAV_ADDR_SOCKADDR_IN6, 64 }, { KAV_ADDR_STR, 128 },
 	};
-	uint64_t max = param_max_entries();
+	uint64_t max = kav_param_max_entries();
 	int dom = kav_open_domain();
 	size_t i;
 
@@ -622,17 +598,17 @@ TEST_F(av, mapping_outlives_fds)
 
 TEST(table_full_enospc)
 {
-	uint64_t saved = param_max_entries();
+	uint64_t saved = kav_param_max_entries();
 	struct sockaddr_in s[6];
 	struct kav_av_create c = { 0 };
 	uint64_t fi[6], gen;
 	int dom, av;
 	const volatile struct kav_table_header *h;
 
-	ASSERT_EQ(0, set_param_max_entries(4));
+	ASSERT_EQ(0, kav_set_param_max_entries(4));
 	dom = kav_open_domain();
 	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, &c);
-	ASSERT_EQ(0, set_param_max_entries(saved));
+	ASSERT_EQ(0, kav_set_param_max_entries(saved));
 	ASSERT_LE(0, av);
 	EXPECT_EQ(4, c.max_entries);
 	h = kav_map_header(av);
