@@ -32,6 +32,7 @@ include lib/lib.mk
 include tools/tools.mk
 include tests/unit/unit.mk
 include tests/selftests/selftests.mk
+include bench/bench.mk
 
 deps:
 	scripts/deps.sh
@@ -49,8 +50,12 @@ check: deps
 lint:
 	tests/lint/lint.sh
 
-vmtest: selftests
-	tests/vm/check.sh --selftests "$(SELFTEST_BINS)"
+# kav_bench's smoke run keeps the benchmark harness working; it goes
+# before the programs that reload kav.ko.
+VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(BENCH_BIN) $(SELFTEST_LATE_BINS)
+
+vmtest: selftests $(BENCH_BIN)
+	tests/vm/check.sh --selftests "$(VMTEST_BINS)"
 
 demo: deps selftests
 	tests/vm/check.sh --demo --kernels 6.12 --selftests "$(DEMO_BINS)"
@@ -68,6 +73,6 @@ install: lib tools
 	install -m 0755 tools/kavctl/kavctl $(DESTDIR)$(BINDIR)/kavctl
 	install -m 0644 Documentation/kavctl.8 $(DESTDIR)$(MANDIR)/man8/kavctl.8
 
-clean: lib-clean tools-clean unit-clean selftests-clean
+clean: lib-clean tools-clean unit-clean selftests-clean bench-clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
 	rm -rf $(BUILD)

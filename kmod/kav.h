@@ -260,11 +260,11 @@ const struct kav_key_slot *kav_key_slot_ro(struct kav_table *t, u64 handle);
 /* kav_keys.c: auth-key slots in the header page; t->lock held */
 void kav_keys_init(struct kav_table *t);
 bool kav_key_valid(struct kav_table *t, u64 handle);
-int kav_key_charge_entry(struct kav_table *t, u64 handle,
-			 const struct kav_identity *id);
-void kav_key_uncharge_entry(struct kav_table *t, u64 handle);
-void kav_key_bind_entry(struct kav_table *t, u64 handle);
-void kav_key_put_entry(struct kav_table *t, u64 handle);
+int kav_key_charge_entries(struct kav_table *t, u64 handle, u32 n,
+			   const struct kav_identity *id);
+void kav_key_uncharge_entries(struct kav_table *t, u64 handle, u32 n);
+void kav_key_bind_entries(struct kav_table *t, u64 handle, u32 n);
+void kav_key_put_entries(struct kav_table *t, u64 handle, u32 n);
 int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
 		   struct kav_grant *grant, u32 flags, u64 *handle);
 bool kav_key_revoked(struct kav_table *t, u64 handle);

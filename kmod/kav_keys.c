@@ -59,36 +59,38 @@ bool kav_key_revoked(struct kav_table *t, u64 handle)
 }
 
 /*
- * One more entry for key @handle, counted against its grant: charged
- * before a batch starts (it may fail), bound once the batch is applied.
+ * @n more entries for key @handle, counted against its grant: charged
+ * before a batch starts (it may fail), bound once it is sure to apply.
+ * A batch does each once per key, not per entry.
  */
-int kav_key_charge_entry(struct kav_table *t, u64 handle,
-			 const struct kav_identity *id)
+int kav_key_charge_entries(struct kav_table *t, u64 handle, u32 n,
+			   const struct kav_identity *id)
 {
-	return kav_grant_charge(t->key_grants[handle], 1, 0, id, "insert");
+	return kav_grant_charge(t->key_grants[handle], n, 0, id, "insert");
 }
 
-void kav_key_uncharge_entry(struct kav_table *t, u64 handle)
+void kav_key_uncharge_entries(struct kav_table *t, u64 handle, u32 n)
 {
-	kav_grant_uncharge(t->key_grants[handle], 1, 0);
+	kav_grant_uncharge(t->key_grants[handle], n, 0);
 }
 
-void kav_key_bind_entry(struct kav_table *t, u64 handle)
+void kav_key_bind_entries(struct kav_table *t, u64 handle, u32 n)
 {
 	struct kav_key_slot *k = kav_key_slot(t, handle);
 
 	kav_seq_begin(&k->seq);
-	k->nr_entries++;
+	k->nr_entries += n;
 	kav_seq_end(&k->seq);
 }
 
-void kav_key_put_entry(struct kav_table *t, u64 handle)
+/* @n entries of key @handle went: unbind and uncharge them. */
+void kav_key_put_entries(struct kav_table *t, u64 handle, u32 n)
 {
 	struct kav_key_slot *k = kav_key_slot(t, handle);
 
-	kav_grant_uncharge(t->key_grants[handle], 1, 0);
+	kav_grant_uncharge(t->key_grants[handle], n, 0);
 	kav_seq_begin(&k->seq);
-	k->nr_entries--;
+	k->nr_entries -= n;
 	kav_seq_end(&k->seq);
 }
 

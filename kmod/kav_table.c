@@ -37,12 +37,43 @@ static unsigned long kav_fi_addr_key(const struct kav_table *t, u64 idx)
 	return t->entry_pages + idx / KAV_FI_ADDRS_PER_PAGE;
 }
 
-/* Only for idx < t->nr_slots. */
-static u64 *kav_fi_addr(struct kav_table *t, u64 idx)
-{
-	struct page *page = xa_load(&t->pages, kav_fi_addr_key(t, idx));
+/*
+ * A batch walks its slots in order and mostly stays on one page: it
+ * remembers the last page it looked up instead of asking the xarray for
+ * every entry.
+ */
+struct kav_page_cursor {
+	unsigned long key;
+	void *addr;
+};
 
-	return (u64 *)page_address(page) + idx % KAV_FI_ADDRS_PER_PAGE;
+static void *kav_cursor_page(struct kav_table *t, struct kav_page_cursor *c,
+			     unsigned long key)
+{
+	if (!c->addr || c->key != key) {
+		c->addr = page_address(xa_load(&t->pages, key));
+		c->key = key;
+	}
+	return c->addr;
+}
+
+/* Where a batch writes: its entry and fi_addr pages. */
+struct kav_batch_cursor {
+	struct kav_page_cursor entry, fi_addr;
+};
+
+static struct kav_entry *kav_batch_entry(struct kav_table *t,
+					 struct kav_batch_cursor *c, u64 idx)
+{
+	return kav_cursor_page(t, &c->entry, idx / t->entries_per_page) +
+	       (idx % t->entries_per_page) * t->entry_size;
+}
+
+static u64 *kav_batch_fi_addr(struct kav_table *t, struct kav_batch_cursor *c,
+			      u64 idx)
+{
+	return (u64 *)kav_cursor_page(t, &c->fi_addr, kav_fi_addr_key(t, idx)) +
+	       idx % KAV_FI_ADDRS_PER_PAGE;
 }
 
 static bool kav_slot_valid(struct kav_table *t, u64 idx)
@@ -107,40 +138,61 @@ static int kav_table_add_page(struct kav_table *t, unsigned long key, int fill)
 	return ret;
 }
 
-/* Make slot @idx (== nr_slots) readable: back it, then publish nr_slots. */
-static int kav_table_grow(struct kav_table *t, u64 idx)
+/* Back the pages of mapping keys @first..@last (inclusive) with @fill. */
+static int kav_table_add_pages(struct kav_table *t, unsigned long first,
+			       unsigned long last, int fill)
 {
+	unsigned long key;
 	int ret;
 
-	ret = kav_table_add_page(t, idx / t->entries_per_page, 0);
+	for (key = first; key <= last; key++) {
+		ret = kav_table_add_page(t, key, fill);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Make slots nr_slots..@end - 1 readable: back their entry and fi_addr
+ * pages, then publish the new bound once. On failure nr_slots stays and
+ * the pages already added wait for the next attempt.
+ */
+static int kav_table_grow(struct kav_table *t, u64 end)
+{
+	u64 last = end - 1;
+	int ret;
+
+	ret = kav_table_add_pages(t, t->nr_slots / t->entries_per_page,
+				  last / t->entries_per_page, 0);
 	if (!ret)	/* all ones: KAV_NONE, FI_ADDR_NOTAVAIL */
-		ret = kav_table_add_page(t, kav_fi_addr_key(t, idx), 0xff);
+		ret = kav_table_add_pages(t, kav_fi_addr_key(t, t->nr_slots),
+					  kav_fi_addr_key(t, last), 0xff);
 	if (ret)
 		return ret;
-	t->nr_slots = idx + 1;
-	/* The page's zeroed contents are visible before the new bound. */
+	t->nr_slots = end;
+	/* The pages' contents are visible before the new bound. */
 	smp_store_release(&t->hdr->nr_slots, t->nr_slots);
 	return 0;
 }
 
-/* The lowest unused index: a hole below nr_slots, else nr_slots. */
-static u64 kav_table_find_free(struct kav_table *t)
+/* The lowest unused index; kav_table_reserve() made sure there is one. */
+static u64 kav_table_find_free(struct kav_table *t, struct kav_batch_cursor *c)
 {
 	u64 idx;
 
-	if (t->nr_valid == t->nr_slots)
-		return t->nr_slots;
 	for (idx = t->first_free; idx < t->nr_slots; idx++)
-		if (!(kav_entry(t, idx)->flags & KAV_ENTRY_VALID))
+		if (!(kav_batch_entry(t, c, idx)->flags & KAV_ENTRY_VALID))
 			break;
 	return idx;
 }
 
 /* Store element @i of batch @b at slot @idx, bound to key @key. */
-static void kav_entry_store(struct kav_table *t, u64 idx,
-			    const struct kav_insert_batch *b, u32 i, u64 key)
+static void kav_entry_store(struct kav_table *t, struct kav_batch_cursor *c,
+			    u64 idx, const struct kav_insert_batch *b, u32 i,
+			    u64 key)
 {
-	struct kav_entry *e = kav_entry(t, idx);
+	struct kav_entry *e = kav_batch_entry(t, c, idx);
 	u32 len = b->lens[i];
 
 	kav_seq_begin(&e->seq);
@@ -152,26 +204,58 @@ static void kav_entry_store(struct kav_table *t, u64 idx,
 	memset(e->addr + len, 0, t->entry_size - KAV_ENTRY_HDR_SIZE - len);
 	kav_seq_end(&e->seq);
 	/* Whoever finds the index in the fi_addr array finds the entry. */
-	smp_store_release(kav_fi_addr(t, idx), idx);
+	smp_store_release(kav_batch_fi_addr(t, c, idx), idx);
 
 	t->nr_valid++;
 	t->first_free = idx + 1;
 }
 
-static void kav_entry_clear(struct kav_table *t, u64 idx)
+/* Clear slot @idx; returns the key it was bound to (KAV_NONE: none). */
+static u64 kav_entry_clear(struct kav_table *t, struct kav_batch_cursor *c,
+			   u64 idx)
 {
-	struct kav_entry *e = kav_entry(t, idx);
+	struct kav_entry *e = kav_batch_entry(t, c, idx);
+	u64 key = e->auth_key;
 
-	if (e->auth_key != KAV_NONE)
-		kav_key_put_entry(t, e->auth_key);
 	/* Gone from the fi_addr array first (kav_seq_begin() orders it). */
-	WRITE_ONCE(*kav_fi_addr(t, idx), KAV_NONE);
+	WRITE_ONCE(*kav_batch_fi_addr(t, c, idx), KAV_NONE);
 	kav_seq_begin(&e->seq);
 	memset((u8 *)e + sizeof(e->seq), 0, t->entry_size - sizeof(e->seq));
 	kav_seq_end(&e->seq);
 
 	t->nr_valid--;
 	t->first_free = min(t->first_free, idx);
+	return key;
+}
+
+/* Entries per key slot in one batch: keys are accounted once per batch. */
+struct kav_key_counts {
+	u32 n[KAV_MAX_AUTH_KEYS];
+	u64 used;			/* bit k: n[k] != 0 */
+};
+
+static void kav_key_count(struct kav_key_counts *kc, u64 key)
+{
+	if (key == KAV_NONE)
+		return;
+	kc->n[key]++;
+	kc->used |= BIT_ULL(key);
+}
+
+/* Clear the entries at @idx (valid, distinct) and release their keys. */
+static void kav_table_clear(struct kav_table *t, const u64 *idx, u32 count)
+{
+	struct kav_batch_cursor c = {};
+	struct kav_key_counts kc = {};
+	u64 used;
+	u32 i, k;
+
+	for (i = 0; i < count; i++)
+		kav_key_count(&kc, kav_entry_clear(t, &c, idx[i]));
+	for (used = kc.used; used; used &= used - 1) {
+		k = __ffs64(used);
+		kav_key_put_entries(t, k, kc.n[k]);
+	}
 }
 
 int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
@@ -230,29 +314,34 @@ u32 kav_table_entry_bytes(const struct kav_table *t)
 	return t->entry_size + sizeof(u64);
 }
 
-/* The key each element of @b is bound to: explicit, the domain's, none. */
-static u64 kav_batch_key(struct kav_table *t, const struct kav_insert_batch *b,
-			 u32 i)
+/* The key elements of @b without an explicit one are bound to. */
+static u64 kav_batch_default_key(struct kav_table *t)
 {
-	if (b->keys)
-		return b->keys[i];
 	if (kav_key_valid(t, 0) && (kav_key_slot_flags(t, 0) & KAV_KEY_DOMAIN))
 		return 0;
 	return KAV_NONE;
 }
 
+/* The key element @i of @b is bound to: explicit, else @dflt. */
+static u64 kav_batch_key(const struct kav_insert_batch *b, u32 i, u64 dflt)
+{
+	return b->keys ? b->keys[i] : dflt;
+}
+
 /*
- * Authorise the keys of a batch, under t->lock: each must be present and
- * not revoked; an entry without one needs allow_keyless.
+ * Authorise the keys of a batch, under t->lock, and count its entries per
+ * key: each key must be present and not revoked; an entry without one
+ * needs allow_keyless.
  */
 static int kav_batch_check_keys(struct kav_table *t,
-				struct kav_insert_batch *b)
+				struct kav_insert_batch *b, u64 dflt,
+				struct kav_key_counts *kc)
 {
 	u64 key;
 	u32 i;
 
 	for (i = 0; i < b->count; i++) {
-		key = kav_batch_key(t, b, i);
+		key = kav_batch_key(b, i, dflt);
 		/* An explicit handle must name a key; KAV_NONE does not. */
 		if (key == KAV_NONE && !b->keys) {
 			if (READ_ONCE(kav_allow_keyless))
@@ -270,6 +359,7 @@ static int kav_batch_check_keys(struct kav_table *t,
 				 kav_key_slot_vni(t, key), "insert");
 			return -EKEYREVOKED;
 		}
+		kav_key_count(kc, key);
 	}
 	return 0;
 }
@@ -277,49 +367,42 @@ static int kav_batch_check_keys(struct kav_table *t,
 /* Back enough new slots for @count more entries (nr_slots may grow). */
 static int kav_table_reserve(struct kav_table *t, u32 count)
 {
-	u64 holes = t->nr_slots - t->nr_valid, idx, end;
-	int ret;
+	u64 holes = t->nr_slots - t->nr_valid;
 
 	if (count <= holes)
 		return 0;
-	end = t->nr_slots + (count - holes);
-	for (idx = t->nr_slots; idx < end; idx++) {
-		ret = kav_table_grow(t, idx);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return kav_table_grow(t, t->nr_slots + (count - holes));
 }
 
-/* Charge (or, from element @n down, uncharge) the keys of @b's entries. */
+/* Uncharge the keys of @kc whose bit is in @which. */
 static void kav_batch_uncharge(struct kav_table *t,
-			       const struct kav_insert_batch *b, u32 n)
+			       const struct kav_key_counts *kc, u64 which)
 {
-	u64 key;
+	u32 k;
 
-	while (n--) {
-		key = kav_batch_key(t, b, n);
-		if (key != KAV_NONE)
-			kav_key_uncharge_entry(t, key);
+	for (; which; which &= which - 1) {
+		k = __ffs64(which);
+		kav_key_uncharge_entries(t, k, kc->n[k]);
 	}
 }
 
+/* Charge each key's grant for its entries in the batch, all or none. */
 static int kav_batch_charge(struct kav_table *t,
-			    const struct kav_insert_batch *b)
+			    const struct kav_insert_batch *b,
+			    const struct kav_key_counts *kc)
 {
-	u64 key;
+	u64 used, done = 0;
 	int ret;
-	u32 i;
+	u32 k;
 
-	for (i = 0; i < b->count; i++) {
-		key = kav_batch_key(t, b, i);
-		if (key == KAV_NONE)
-			continue;
-		ret = kav_key_charge_entry(t, key, b->id);
+	for (used = kc->used; used; used &= used - 1) {
+		k = __ffs64(used);
+		ret = kav_key_charge_entries(t, k, kc->n[k], b->id);
 		if (ret) {
-			kav_batch_uncharge(t, b, i);
+			kav_batch_uncharge(t, kc, done);
 			return ret;
 		}
+		done |= BIT_ULL(k);
 	}
 	return 0;
 }
@@ -334,33 +417,38 @@ static int kav_batch_charge(struct kav_table *t,
  */
 int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b)
 {
-	u64 key, idx;
+	struct kav_batch_cursor c = {};
+	struct kav_key_counts kc = {};
+	u64 dflt, idx, used;
 	int ret;
-	u32 i;
+	u32 i, k;
 
 	mutex_lock(&t->lock);
 	if (b->count > t->max_entries - t->nr_valid) {
 		ret = -ENOSPC;
 		goto out;
 	}
-	ret = kav_batch_check_keys(t, b);
+	dflt = kav_batch_default_key(t);
+	ret = kav_batch_check_keys(t, b, dflt, &kc);
 	if (ret)
 		goto out;
-	ret = kav_batch_charge(t, b);
+	ret = kav_batch_charge(t, b, &kc);
 	if (ret)
 		goto out;
 	ret = kav_table_reserve(t, b->count);
 	if (ret) {
-		kav_batch_uncharge(t, b, b->count);
+		kav_batch_uncharge(t, &kc, kc.used);
 		goto out;
 	}
 	kav_batch_begin(t);
+	/* A key counts its entries before any of them is visible. */
+	for (used = kc.used; used; used &= used - 1) {
+		k = __ffs64(used);
+		kav_key_bind_entries(t, k, kc.n[k]);
+	}
 	for (i = 0; i < b->count; i++) {
-		idx = kav_table_find_free(t);
-		key = kav_batch_key(t, b, i);
-		if (key != KAV_NONE)
-			kav_key_bind_entry(t, key);
-		kav_entry_store(t, idx, b, i, key);
+		idx = kav_table_find_free(t, &c);
+		kav_entry_store(t, &c, idx, b, i, kav_batch_key(b, i, dflt));
 		b->idx[i] = idx;
 	}
 	kav_batch_end(t);
@@ -425,8 +513,7 @@ int kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
 		}
 	}
 	kav_batch_begin(t);
-	for (i = 0; i < count; i++)
-		kav_entry_clear(t, idx[i]);
+	kav_table_clear(t, idx, count);
 	kav_batch_end(t);
 out:
 	mutex_unlock(&t->lock);
@@ -518,12 +605,9 @@ int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id)
 /* Undo a successful kav_table_insert() whose caller then failed. */
 void kav_table_erase(struct kav_table *t, const u64 *idx, u32 count)
 {
-	u32 i;
-
 	mutex_lock(&t->lock);
 	kav_batch_begin(t);
-	for (i = 0; i < count; i++)
-		kav_entry_clear(t, idx[i]);
+	kav_table_clear(t, idx, count);
 	kav_batch_end(t);
 	mutex_unlock(&t->lock);
 }

@@ -199,8 +199,13 @@ const struct kav_entry *kav_table_entry(const struct kav_table *t,
 					  index * t->entry_size);
 }
 
+/*
+ * Read entry @index: its metadata into @m and up to @cap bytes of its
+ * address into @addr (which may be the caller's own buffer: only the last,
+ * consistent copy counts).
+ */
 static int kav_table_read(const struct kav_table *t, uint64_t index,
-			  struct kav_entry_meta *m, uint8_t *addr)
+			  struct kav_entry_meta *m, void *addr, size_t cap)
 {
 	const struct kav_entry *e;
 	unsigned int attempt;
@@ -230,8 +235,8 @@ static int kav_table_read(const struct kav_table *t, uint64_t index,
 		m->user_id = __atomic_load_n(&e->user_id, __ATOMIC_RELAXED);
 		/* A torn addr_len must not make us copy past the entry. */
 		len = KAV_MIN(len, t->addr_max);
-		if (addr)
-			memcpy(addr, e->addr, len);
+		if (cap)
+			memcpy(addr, e->addr, KAV_MIN((size_t)len, cap));
 		/* Order the copy before the second load of seq. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq)
@@ -248,7 +253,7 @@ int kav_table_read_entry(const struct kav_table *t, uint64_t index,
 	struct kav_entry_meta m;
 	int ret;
 
-	ret = kav_table_read(t, index, &m, snap->addr);
+	ret = kav_table_read(t, index, &m, snap->addr, sizeof(snap->addr));
 	if (ret)
 		return ret;
 	snap->seq = m.seq;
@@ -262,25 +267,22 @@ int kav_table_read_entry(const struct kav_table *t, uint64_t index,
 int kav_table_read_meta(const struct kav_table *t, uint64_t index,
 			struct kav_entry_meta *meta)
 {
-	return kav_table_read(t, index, meta, NULL);
+	return kav_table_read(t, index, meta, NULL, 0);
 }
 
 int kav_table_lookup(const struct kav_table *t, uint64_t index, void *addr,
 		     size_t *addrlen)
 {
-	struct kav_entry_snap snap;
-	size_t n;
+	struct kav_entry_meta m;
 	int ret;
 
-	ret = kav_table_read_entry(t, index, &snap);
+	/* Straight into the caller's buffer: no copy in between. */
+	ret = kav_table_read(t, index, &m, addr, *addrlen);
 	if (ret)
 		return ret;
-	if (!(snap.flags & KAV_ENTRY_VALID))
+	if (!(m.flags & KAV_ENTRY_VALID))
 		return -FI_EINVAL;
-	n = KAV_MIN(*addrlen, (size_t)snap.addr_len);
-	if (n)
-		memcpy(addr, snap.addr, n);
-	*addrlen = snap.addr_len;
+	*addrlen = m.addr_len;
 	return 0;
 }
 

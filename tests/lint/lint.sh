@@ -7,8 +7,8 @@
 #                         from linux-source-6.12, via harness-headers.sh)
 #   sparse (C=2, W=1)     the module, built against each Debian kernel
 #                         build tree tested (6.1, 6.12) in build/lint/
-#   cppcheck              lib/ and tools/ (suppressions: cppcheck.suppress)
-#   clang-tidy            lib/ and tools/ (checks: clang-tidy.yaml)
+#   cppcheck              lib/, tools/ and bench/ (suppressions: cppcheck.suppress)
+#   clang-tidy            lib/, tools/ and bench/ (checks: clang-tidy.yaml)
 #
 # Each finding is printed; the last line is "lint: clean" or
 # "lint: N tool(s) with findings", and the exit status says the same.
@@ -81,7 +81,7 @@ run_sparse() {
 }
 
 userspace_sources() {
-	(cd "$REPO" && find lib tools -name '*.c' 2>/dev/null | sort)
+	(cd "$REPO" && find lib tools bench -name '*.c' 2>/dev/null | sort)
 }
 
 run_cppcheck() {
@@ -90,9 +90,9 @@ run_cppcheck() {
 	out=$(cd "$REPO" && cppcheck --quiet --std=c11 \
 		--enable=warning,style,performance,portability \
 		--inline-suppr --suppressions-list="$HERE/cppcheck.suppress" \
-		-D_GNU_SOURCE -Iuapi -Ilib/include -Ilib \
+		-D_GNU_SOURCE -Iuapi -Ilib/include -Ilib -Itests/selftests \
 		--template='{file}:{line}: {severity}: {message} [{id}]' \
-		lib $( [[ -d tools ]] && echo tools ) 2>&1)
+		lib tools bench 2>&1)
 	report cppcheck "$out"
 }
 
@@ -104,7 +104,7 @@ run_clang_tidy() {
 	[[ ${#srcs[@]} -gt 0 ]] || { report clang-tidy ""; return; }
 	out=$(cd "$REPO" && clang-tidy --quiet --config-file="$HERE/clang-tidy.yaml" \
 		"${srcs[@]}" -- -std=gnu11 -D_GNU_SOURCE -Iuapi -Ilib/include -Ilib \
-		-Itools $(pkg-config --cflags libnl-genl-3.0 2>/dev/null) 2>&1 |
+		-Itools -Itests/selftests $(pkg-config --cflags libnl-genl-3.0 2>/dev/null) 2>&1 |
 		grep -E -A3 'warning:|error:' || true)
 	report clang-tidy "$out"
 }

@@ -25,6 +25,7 @@
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
 #include "kav_nl_util.h"
+#include "kav_proc_mem.h"
 
 #define PAGE		((uint64_t)sysconf(_SC_PAGESIZE))
 #define MIB		(1024.0 * 1024.0)
@@ -67,75 +68,6 @@ static bool entry_ok(const struct kav_table_header *h, uint64_t idx)
 			       !memcmp(&got, &want, sizeof(got));
 	}
 	return false;
-}
-
-/* ------------------------------------------------------------ /proc */
-
-/* The kav mapping of one process, from its smaps entry (kB). */
-struct vma_mem {
-	long size, rss, pss, shared, private, anon;
-};
-
-/* Fields of the smaps entry of the mapping that starts at @start. */
-static int smaps_vma(const void *start, struct vma_mem *m)
-{
-	char line[512], want[32];
-	bool in = false;
-	int found = 0;
-	long v;
-	FILE *f;
-
-	memset(m, 0, sizeof(*m));
-	snprintf(want, sizeof(want), "%lx-", (unsigned long)start);
-	f = fopen("/proc/self/smaps", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!in) {
-			in = !strncmp(line, want, strlen(want));
-			continue;
-		}
-		/* VmFlags is the last line of a mapping's entry. */
-		if (!strncmp(line, "VmFlags:", 8))
-			break;
-		if (sscanf(line, "Size: %ld kB", &v) == 1)
-			m->size = v, found++;
-		else if (sscanf(line, "Rss: %ld kB", &v) == 1)
-			m->rss = v, found++;
-		else if (sscanf(line, "Pss: %ld kB", &v) == 1)
-			m->pss = v, found++;
-		else if (sscanf(line, "Shared_Clean: %ld kB", &v) == 1 ||
-			 sscanf(line, "Shared_Dirty: %ld kB", &v) == 1)
-			m->shared += v, found++;
-		else if (sscanf(line, "Private_Clean: %ld kB", &v) == 1 ||
-			 sscanf(line, "Private_Dirty: %ld kB", &v) == 1)
-			m->private += v, found++;
-		else if (sscanf(line, "Anonymous: %ld kB", &v) == 1)
-			m->anon = v, found++;
-	}
-	fclose(f);
-	return found == 8 ? 0 : -1;
-}
-
-/* "Key: N kB" from a /proc/self file; -1 if absent. */
-static long proc_kb(const char *file, const char *key)
-{
-	char line[256];
-	size_t klen = strlen(key);
-	long v = -1;
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			if (sscanf(line + klen + 1, "%ld", &v) != 1)
-				v = -1;
-			break;
-		}
-	}
-	fclose(f);
-	return v;
 }
 
 /* ------------------------------------------------------------ netlink */
@@ -184,7 +116,7 @@ struct report {
 	int err;			/* 0, or the step that failed */
 	unsigned int id;
 	uint64_t nr_slots, touched, bad, map_size;
-	struct vma_mem kav;		/* its kav mapping, kB */
+	struct kav_vma_mem kav;		/* its kav mapping, kB */
 	long total_pss;			/* smaps_rollup Pss, kB */
 	long pte;			/* VmPTE, kB */
 };
@@ -265,10 +197,10 @@ touched:
 	    kav_read_full(p->barrier[0], &x, 1))
 		_exit(1);
 	/* Every reader has touched everything: the sharing is complete. */
-	if (!r.err && smaps_vma(h, &r.kav))
+	if (!r.err && kav_smaps_vma(h, &r.kav))
 		r.err = 4;
-	r.total_pss = proc_kb("/proc/self/smaps_rollup", "Pss");
-	r.pte = proc_kb("/proc/self/status", "VmPTE");
+	r.total_pss = kav_proc_kb("/proc/self/smaps_rollup", "Pss");
+	r.pte = kav_proc_kb("/proc/self/status", "VmPTE");
 	if (!r.err && r.total_pss < 0)
 		r.err = 5;
 	if (kav_write_full(p->reports[1], &r, sizeof(r)))

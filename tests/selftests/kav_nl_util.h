@@ -192,7 +192,7 @@ static inline void kav_nl_parse(const void *p, size_t len,
 
 		if (type <= max)
 			tb[type] = na;
-		if (NLA_ALIGN(na->nla_len) >= len)
+		if ((size_t)NLA_ALIGN(na->nla_len) >= len)
 			break;
 		len -= NLA_ALIGN(na->nla_len);
 		na = (const struct nlattr *)((const char *)na +
@@ -341,6 +341,7 @@ static inline int kav_nl_family_cb(const struct nlmsghdr *nlh,
 	const struct nlattr *g;
 	size_t left;
 
+	(void)unused;
 	kav_nl_parse((const char *)gh + GENL_HDRLEN,
 		     nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, tb,
 		     CTRL_ATTR_MAX);
@@ -362,7 +363,7 @@ static inline int kav_nl_family_cb(const struct nlmsghdr *nlh,
 		    !strcmp(kav_nl_data(gt[CTRL_ATTR_MCAST_GRP_NAME]),
 			    fi->group))
 			fi->grp_id = kav_nl_u32(gt[CTRL_ATTR_MCAST_GRP_ID]);
-		if (NLA_ALIGN(g->nla_len) >= left)
+		if ((size_t)NLA_ALIGN(g->nla_len) >= left)
 			break;
 		left -= NLA_ALIGN(g->nla_len);
 		g = (const struct nlattr *)((const char *)g +
@@ -532,6 +533,8 @@ static inline int kav_nl_grant_reply_cb(const struct nlmsghdr *nlh,
 					const struct kav_nl_attrs *at,
 					void *arg)
 {
+	(void)nlh;
+	(void)gh;
 	kav_nl_grant_from(arg, at);
 	return 0;
 }
@@ -630,6 +633,8 @@ static inline int kav_nl_grant_list_cb(const struct nlmsghdr *nlh,
 {
 	struct kav_nl_grant_list *l = arg;
 
+	(void)nlh;
+	(void)gh;
 	if (l->n >= l->max)
 		return -E2BIG;
 	kav_nl_grant_from(&l->g[l->n++], at);
@@ -678,6 +683,8 @@ static inline int kav_nl_stats_cb(const struct nlmsghdr *nlh,
 {
 	struct kav_nl_stats *st = arg;
 
+	(void)nlh;
+	(void)gh;
 	st->domains = kav_nl_u64(at->a[KAV_A_STAT_DOMAINS]);
 	st->avs = kav_nl_u64(at->a[KAV_A_STAT_AVS]);
 	st->entries = kav_nl_u64(at->a[KAV_A_STAT_ENTRIES]);

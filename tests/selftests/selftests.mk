@@ -7,13 +7,16 @@ KSFT_HDR_DIR  := $(BUILD)/kselftest
 # kav_chaos_test (which does too) right before it. kav_netlink_test and
 # kav_attack_test load the test NIC module (tests/nic) and unload it
 # before they end, so that kav can be unloaded after them.
-SELFTEST_NAMES := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test \
+SELFTEST_EARLY := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test \
 		  kav_netlink_test kav_attack_test kav_named_test \
 		  kav_instant_on_test \
 		  kav_concurrency_test \
-		  kav_scale_test kav_memory_test \
-		  kav_fail_nth_test kav_fuzz_test kav_chaos_test \
+		  kav_scale_test kav_memory_test
+SELFTEST_LATE  := kav_fail_nth_test kav_fuzz_test kav_chaos_test \
 		  kav_module_test
+SELFTEST_NAMES := $(SELFTEST_EARLY) $(SELFTEST_LATE)
+SELFTEST_EARLY_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_EARLY))
+SELFTEST_LATE_BINS  := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_LATE))
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
 DEMO_BINS     := $(SELFTEST_DIR)/kav_demo
 
@@ -24,7 +27,8 @@ SELFTEST_CFLAGS := $(KAV_CFLAGS) -Wno-unused-parameter -Wno-sign-compare \
 		   -I$(CURDIR)/tests/nic
 SELFTEST_DEPS := tests/selftests/kav_test_util.h uapi/linux/kav.h \
 		 tests/selftests/kav_nl_util.h tests/selftests/kav_test_seccomp.h \
-		 tests/selftests/kav_attack_util.h tests/nic/kav_nic.h \
+		 tests/selftests/kav_attack_util.h tests/selftests/kav_proc_mem.h \
+		 tests/nic/kav_nic.h \
 		 lib/libkav.a $(KSFT_HDR_DIR)/kselftest_harness.h
 
 .PHONY: selftests selftests-clean

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh --selftests "path/to/bin1 path/to/bin2 ..."
-#          [--kernels "6.1 6.12 debug"] [--demo]
+#          [--kernels "6.1 6.12 debug"] [--demo] [--args "ARGS"]
 #
 # Run the kselftest programs inside a QEMU guest on each kernel, one after
 # the other: build kav.ko for it (build-kmod.sh), pack an initramfs
@@ -26,6 +26,8 @@
 #
 # --demo: print the programs' output as-is, no prefixes and no totals;
 # failures are reported on stderr and make the exit status 1.
+#
+# --args: command-line arguments for every program (make bench: --full).
 #
 # Artifacts, per kernel, in build/vm/<kver>/: build-kmod.log,
 # initramfs.cpio.gz, console.log (ttyS0), results.log (ttyS1), dmesg.log,
@@ -52,6 +54,7 @@ VMDIR=${KAV_BUILD:-$REPO/build}/vm
 REPORT_RE='BUG:|kernel BUG at|BUG [^ ]+ \((Not t|T)ainted|WARNING:|Oops|general protection|KFENCE|KASAN|UBSAN|possible recursive locking|circular locking|INFO: task .* blocked|detected stalls|Kernel panic|Call Trace'
 
 DEMO=0
+PROG_ARGS=''
 PASSED=0 FAILED=0 SKIPPED=0
 FAILURES=()
 
@@ -244,7 +247,7 @@ run_kernel() {
 	fi
 	# The test NIC module goes to /tests/kav_nic.ko ($KAV_NIC_MODULE).
 	if ! "$HERE/mkinitramfs.sh" "$dir/initramfs.cpio.gz" \
-		--module "$dir/kmod/kav.ko" --bins "$*" \
+		--module "$dir/kmod/kav.ko" --bins "$*" --args "$PROG_ARGS" \
 		--extra "$(ls "$dir/tests/nic/kav_nic.ko" 2>/dev/null)"; then
 		fail "$kver: initramfs build failed"
 		return
@@ -300,7 +303,8 @@ main() {
 		--selftests) selftests=${2?}; shift 2 ;;
 		--kernels) kernels=${2:?}; shift 2 ;;
 		--demo) DEMO=1; shift ;;
-		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 debug\"] [--demo]" ;;
+		--args) PROG_ARGS=${2?}; shift 2 ;;
+		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 debug\"] [--demo] [--args \"ARGS\"]" ;;
 		esac
 	done
 	local -a kvers=() bins

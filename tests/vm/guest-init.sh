@@ -26,6 +26,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-300}	# seconds per step
 HAVE_MODULE=${HAVE_MODULE:-1}		# 1: insmod /kav.ko first
 SCRIPT=${SCRIPT:-}			# /tests/$SCRIPT run with sh, or empty
 TESTS=${TESTS:-}			# programs in /tests, in order
+ARGS=${ARGS:-}				# arguments for each program
 LIBPATH=${LIBPATH:-}			# LD_LIBRARY_PATH for the programs
 # --- body ---
 export PATH=/sbin:/bin:/usr/sbin:/usr/bin HOME=/root TERM=dumb
@@ -81,7 +82,8 @@ run_all() {
 	fi
 	[ -n "$SCRIPT" ] && step "$SCRIPT" sh "/tests/$SCRIPT"
 	for t in $TESTS; do
-		step "$t" "./$t"
+		# shellcheck disable=SC2086 # ARGS are words
+		step "$t" "./$t" $ARGS
 	done
 	if [ -e /sys/kernel/debug/kmemleak ]; then
 		write_kmemleak_check

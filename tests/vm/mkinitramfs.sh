@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # mkinitramfs.sh OUT.cpio.gz [--module kav.ko] --bins "a b c"
-#                [--extra "file..."] [--script guest-cmds]
+#                [--extra "file..."] [--script guest-cmds] [--args "ARGS"]
 #
 # Build a busybox-static initramfs that loads the module, runs each test
 # program and powers the VM off:
@@ -14,6 +14,9 @@
 #   <lib paths>                    shared libraries found by ldd, at the
 #                                  same paths as on the host, + the loader
 #   /init                          the runner, from guest-init.sh
+#
+# --args: arguments every program is run with (words: letters, digits,
+# "-", "_", ".", "=", ",").
 #
 # /init (guest-init.sh) mounts proc, sysfs, devtmpfs, tmpfs, cgroup2 and
 # debugfs, loads the module, runs the --script then each program with a
@@ -30,7 +33,7 @@ BUSYBOX=${KAV_BUSYBOX:-/bin/busybox}
 die() { echo "mkinitramfs.sh: $*" >&2; exit 1; }
 
 usage() {
-	die "usage: mkinitramfs.sh OUT.cpio.gz [--module kav.ko] --bins \"a b\" [--extra \"f...\"] [--script file]"
+	die "usage: mkinitramfs.sh OUT.cpio.gz [--module kav.ko] --bins \"a b\" [--extra \"f...\"] [--script file] [--args \"ARGS\"]"
 }
 
 # Names end up in marker lines and in the guest's shell words.
@@ -108,6 +111,7 @@ write_init() {
 		echo "HAVE_MODULE=$HAVE_MODULE"
 		echo "SCRIPT='$SCRIPT'"
 		echo "TESTS='${TESTS[*]}'"
+		echo "ARGS='$ARGS'"
 		echo "LIBPATH='$(ld_library_path)'"
 		sed -n '/^# --- body ---$/,$p' "$HERE/guest-init.sh"
 	} >"$ROOT/init"
@@ -124,6 +128,7 @@ write_cpio() {
 main() {
 	[[ $# -ge 1 && $1 != -* ]] || usage
 	local out=$1 module='' bins='' extra='' script='' f
+	ARGS=''
 	shift
 	while [[ $# -gt 0 ]]; do
 		case $1 in
@@ -131,10 +136,12 @@ main() {
 		--bins) bins=${2?}; shift 2 ;;
 		--extra) extra=${2?}; shift 2 ;;
 		--script) script=${2:?}; shift 2 ;;
+		--args) ARGS=${2?}; shift 2 ;;
 		*) usage ;;
 		esac
 	done
 	[[ $TEST_TIMEOUT =~ ^[0-9]+$ ]] || die "KAV_TEST_TIMEOUT must be seconds"
+	[[ $ARGS =~ ^[A-Za-z0-9\ ._=,-]*$ ]] || die "unsupported --args '$ARGS'"
 
 	ROOT=$(mktemp -d)
 	trap 'rm -rf "$ROOT"' EXIT

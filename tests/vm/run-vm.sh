@@ -23,6 +23,9 @@
 #      KAV_VM_PVH      0: always boot /boot/vmlinuz-KVER
 #      KAV_BUILD       build directory holding the vmlinux cache (<repo>/build)
 #      KAV_QEMU        QEMU binary (qemu-system-x86_64)
+#      KAV_VM_MEM      guest memory (3G; make bench uses more)
+#      KAV_VM_CHECKS   0: no slub_debug / KFENCE sampling (make bench)
+#      KAV_VM_APPEND   more kernel command-line arguments
 set -euo pipefail
 
 QEMU=${KAV_QEMU:-qemu-system-x86_64}
@@ -46,14 +49,19 @@ usage() {
 cmdline() {
 	local config=$1 extra=$2 args
 	args="console=ttyS0 panic=-1 quiet loglevel=4"
-	if ! grep -qs '^CONFIG_KASAN=y' "$config"; then
-		args+=" slub_debug=FZPU"
+	# Allocator checks for the tests; a benchmark runs the kernel as a
+	# node would (KAV_VM_CHECKS=0).
+	if [[ ${KAV_VM_CHECKS:-1} != 0 ]]; then
+		if ! grep -qs '^CONFIG_KASAN=y' "$config"; then
+			args+=" slub_debug=FZPU"
+		fi
+		# KFENCE (Debian's 6.12, the debug kernel; not 6.1) is off
+		# unless given an interval.
+		if grep -qs '^CONFIG_KFENCE=y' "$config"; then
+			args+=" kfence.sample_interval=100"
+		fi
 	fi
-	# KFENCE (Debian's 6.12, the debug kernel; not 6.1) is off unless
-	# given an interval.
-	if grep -qs '^CONFIG_KFENCE=y' "$config"; then
-		args+=" kfence.sample_interval=100"
-	fi
+	extra+="${KAV_VM_APPEND:+ $KAV_VM_APPEND}"
 	echo "$args${extra:+ $extra}"
 }
 
@@ -142,7 +150,7 @@ main() {
 	local rc=0
 	[[ -n $image ]] || image=$(boot_image "$kver")
 	timeout -k 10 "$timeout" "$QEMU" \
-		-accel tcg -m 3G -smp 2 \
+		-accel tcg -m "${KAV_VM_MEM:-3G}" -smp 2 \
 		-nographic -no-reboot -display none -monitor none -nic none \
 		-kernel "$image" -initrd "$initrd" \
 		-append "$(cmdline "$config" "$append")" \
