@@ -135,39 +135,13 @@ mem_rank(enum bench_impl impl, int rank, uint64_t m, struct mem_pipes *p)
 }
 
 /* The named AV's kernel memory, from kav's own accounting. */
-struct av_mem_arg {
-	uint64_t bytes;
-	bool found;
-};
-
-static int av_mem_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
-		     const struct kav_nl_attrs *at, void *arg)
-{
-	struct av_mem_arg *a = arg;
-	const struct nlattr *name = at->a[KAV_A_AV_NAME];
-
-	(void)nlh;
-	(void)gh;
-	if (name && kav_nl_len(name) == (int)strlen(MEM_NAME) &&
-	    !memcmp(kav_nl_data(name), MEM_NAME, strlen(MEM_NAME))) {
-		a->bytes = kav_nl_u64(at->a[KAV_A_MEM_BYTES]);
-		a->found = true;
-	}
-	return 0;
-}
-
 static int kav_table_bytes(uint64_t *bytes)
 {
-	struct av_mem_arg a = { 0 };
-	struct kav_nl nl;
-	int ret = kav_nl_open(&nl);
+	struct kav_nl_av_info ai = { .name = MEM_NAME };
+	int ret = kav_nl_av_info(&ai);
 
-	if (ret)
-		return ret;
-	ret = kav_nl_dump(&nl, KAV_GENL_CMD_AV_GET, -1, av_mem_cb, &a);
-	kav_nl_close(&nl);
-	*bytes = a.bytes;
-	return ret ? ret : a.found ? 0 : -FI_ENOENT;
+	*bytes = ai.mem;
+	return ret;
 }
 
 static int fork_rank(enum bench_impl impl, int rank, uint64_t m,

@@ -72,41 +72,12 @@ static bool entry_ok(const struct kav_table_header *h, uint64_t idx)
 
 /* ------------------------------------------------------------ netlink */
 
-struct av_info {
-	uint32_t av_id;
-	bool found;
-	uint64_t mem, nr_entries;
-	uint32_t entry_bytes, nr_open;
-};
-
-static int av_info_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
-		      const struct kav_nl_attrs *at, void *arg)
+/* AV_GET for one AV: 0 or -errno (-ENOENT when it is not listed). */
+static int av_info(uint32_t av_id, struct kav_nl_av_info *ai)
 {
-	struct av_info *ai = arg;
-
-	if (kav_nl_u32(at->a[KAV_A_AV_ID]) != ai->av_id)
-		return 0;
-	ai->found = true;
-	ai->mem = kav_nl_u64(at->a[KAV_A_MEM_BYTES]);
-	ai->nr_entries = kav_nl_u64(at->a[KAV_A_NR_ENTRIES]);
-	ai->entry_bytes = kav_nl_u32(at->a[KAV_A_ENTRY_BYTES]);
-	ai->nr_open = kav_nl_u32(at->a[KAV_A_NR_OPEN]);
-	return 0;
-}
-
-static int av_info(uint32_t av_id, struct av_info *ai)
-{
-	struct kav_nl nl;
-	int ret;
-
 	memset(ai, 0, sizeof(*ai));
 	ai->av_id = av_id;
-	ret = kav_nl_open(&nl);
-	if (ret)
-		return ret;
-	ret = kav_nl_dump(&nl, KAV_GENL_CMD_AV_GET, -1, av_info_cb, ai);
-	kav_nl_close(&nl);
-	return ret ? ret : ai->found ? 0 : -ENOENT;
+	return kav_nl_av_info(ai);
 }
 
 /* ------------------------------------------------------------ readers */
@@ -260,7 +231,7 @@ TEST_F_TIMEOUT(mem, shared_by_many_processes, 280)
 		.name_len = sizeof(AV_NAME) - 1,
 	};
 	struct pipes p;
-	struct av_info ai;
+	struct kav_nl_av_info ai;
 	double t0, t_touch;
 	int dom, status;
 	char x;

@@ -718,4 +718,53 @@ static inline int kav_nl_dump(struct kav_nl *nl, uint8_t cmd, int64_t av_id,
 	return kav_nl_talk(nl, &m, cb, arg);
 }
 
+/*
+ * One AV as netlink AV_GET lists it, found by id, or by name when @name
+ * is set: kernel memory, entries, bytes per entry, open count.
+ */
+struct kav_nl_av_info {
+	uint32_t av_id;
+	const char *name;
+	bool found;
+	uint64_t mem, nr_entries;
+	uint32_t entry_bytes, nr_open;
+};
+
+static inline int kav_nl_av_info_cb(const struct nlmsghdr *nlh,
+				    const struct genlmsghdr *gh,
+				    const struct kav_nl_attrs *at, void *arg)
+{
+	struct kav_nl_av_info *ai = arg;
+	const struct nlattr *name = at->a[KAV_A_AV_NAME];
+
+	(void)nlh;
+	(void)gh;
+	if (ai->name ? !name || kav_nl_len(name) != (int)strlen(ai->name) ||
+		       memcmp(kav_nl_data(name), ai->name,
+			      strlen(ai->name)) != 0 :
+		       kav_nl_u32(at->a[KAV_A_AV_ID]) != ai->av_id)
+		return 0;
+	ai->found = true;
+	ai->av_id = kav_nl_u32(at->a[KAV_A_AV_ID]);
+	ai->mem = kav_nl_u64(at->a[KAV_A_MEM_BYTES]);
+	ai->nr_entries = kav_nl_u64(at->a[KAV_A_NR_ENTRIES]);
+	ai->entry_bytes = kav_nl_u32(at->a[KAV_A_ENTRY_BYTES]);
+	ai->nr_open = kav_nl_u32(at->a[KAV_A_NR_OPEN]);
+	return 0;
+}
+
+/* Fill @ai (av_id or name set): 0 or -errno (-ENOENT: not listed). */
+static inline int kav_nl_av_info(struct kav_nl_av_info *ai)
+{
+	struct kav_nl nl;
+	int ret;
+
+	ret = kav_nl_open(&nl);
+	if (ret)
+		return ret;
+	ret = kav_nl_dump(&nl, KAV_GENL_CMD_AV_GET, -1, kav_nl_av_info_cb, ai);
+	kav_nl_close(&nl);
+	return ret ? ret : ai->found ? 0 : -ENOENT;
+}
+
 #endif /* KAV_NL_UTIL_H */

@@ -236,41 +236,12 @@ static bool entry_is(const struct kav_table_header *h, uint64_t idx,
 
 /* ------------------------------------------------------------ netlink */
 
-struct av_info {
-	uint32_t av_id;
-	bool found;
-	uint64_t mem, nr_entries;
-	uint32_t entry_bytes;
-};
-
-static int av_info_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
-		      const struct kav_nl_attrs *at, void *arg)
-{
-	struct av_info *ai = arg;
-
-	if (kav_nl_u32(at->a[KAV_A_AV_ID]) != ai->av_id)
-		return 0;
-	ai->found = true;
-	ai->mem = kav_nl_u64(at->a[KAV_A_MEM_BYTES]);
-	ai->nr_entries = kav_nl_u64(at->a[KAV_A_NR_ENTRIES]);
-	ai->entry_bytes = kav_nl_u32(at->a[KAV_A_ENTRY_BYTES]);
-	return 0;
-}
-
 /* AV_GET for one AV: 0 or -errno (-ENOENT when it is not listed). */
-static int av_info(uint32_t av_id, struct av_info *ai)
+static int av_info(uint32_t av_id, struct kav_nl_av_info *ai)
 {
-	struct kav_nl nl;
-	int ret;
-
 	memset(ai, 0, sizeof(*ai));
 	ai->av_id = av_id;
-	ret = kav_nl_open(&nl);
-	if (ret)
-		return ret;
-	ret = kav_nl_dump(&nl, KAV_GENL_CMD_AV_GET, -1, av_info_cb, ai);
-	kav_nl_close(&nl);
-	return ret ? ret : ai->found ? 0 : -ENOENT;
+	return kav_nl_av_info(ai);
 }
 
 /* ------------------------------------------------------------ cgroups */
@@ -753,7 +724,7 @@ TEST_F_TIMEOUT(scale, a_16m_ipv6_entries, 290)
 	struct reader_report rr;
 	struct kav_av_create c;
 	struct open_cost oc;
-	struct av_info ai;
+	struct kav_nl_av_info ai;
 	double t0, t_ins;
 	pid_t pid;
 
@@ -1071,7 +1042,7 @@ TEST_F_TIMEOUT(scale, c_writer_not_charged, 200)
 	const char *why = cg_memory_ready(&self->enabled_memory);
 	struct kav_av_create c;
 	struct fill_report r;
-	struct av_info ai;
+	struct kav_nl_av_info ai;
 	int dom, av, go, out, status;
 	pid_t pid;
 
@@ -1194,7 +1165,7 @@ TEST_F_TIMEOUT(scale, d_creator_pays, 200)
 	uint64_t cur0, cur1, kern0, kern1, ev_oom_kill, ev_oom, bad;
 	const struct kav_table_header *h;
 	int cgo, cout, fgo, fout, dom, av, status, cav = -1;
-	struct av_info a0, a1;
+	struct kav_nl_av_info a0, a1;
 	struct kav_av_create c;
 	struct fill_report r;
 	pid_t cpid, fpid;
