@@ -74,6 +74,8 @@ struct kav_table {
 	struct kav_table_header *hdr;
 	/* Mapping page n + 1 -> struct page: entry pages, then fi_addr pages. */
 	struct xarray pages;
+	/* Page n: bit i set while slot n * KAV_USED_PER_PAGE + i is valid. */
+	struct xarray used;
 	struct mem_cgroup *memcg;	/* the creator's: pays for the pages */
 	u32 addr_format;
 	u32 addr_max;
@@ -84,7 +86,7 @@ struct kav_table {
 	u64 map_pages;			/* header + entry + fi_addr pages */
 	u64 nr_slots;			/* high-water mark, mirrored in hdr */
 	u64 nr_valid;
-	u64 nr_pages;			/* entry and fi_addr pages allocated */
+	u64 nr_pages;			/* entry, fi_addr and used pages */
 	u64 first_free;			/* no free slot below this index */
 	/* The grant that authorised each key slot (a reference each). */
 	struct kav_grant *key_grants[KAV_MAX_AUTH_KEYS];

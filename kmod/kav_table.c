@@ -9,6 +9,8 @@
  * every batch by the header's generation counter (uapi/linux/kav.h). The
  * fi_addr array holds each valid entry's index, stored only once the entry
  * is complete, for readers that want an fi_addr_t array (map_addr).
+ * A kernel-only bitmap of valid slots (t->used) finds free slots without
+ * reading entries.
  */
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
@@ -21,6 +23,7 @@
 #include "kav_consumer.h"
 
 #define KAV_FI_ADDRS_PER_PAGE	(PAGE_SIZE / sizeof(u64))
+#define KAV_USED_PER_PAGE	(PAGE_SIZE * BITS_PER_BYTE)
 #define KAV_TABLE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN)
 
 /* Only for idx < t->nr_slots: the page is known to exist. */
@@ -47,32 +50,34 @@ struct kav_page_cursor {
 	void *addr;
 };
 
-static void *kav_cursor_page(struct kav_table *t, struct kav_page_cursor *c,
+static void *kav_cursor_page(struct kav_page_cursor *c, struct xarray *xa,
 			     unsigned long key)
 {
 	if (!c->addr || c->key != key) {
-		c->addr = page_address(xa_load(&t->pages, key));
+		c->addr = page_address(xa_load(xa, key));
 		c->key = key;
 	}
 	return c->addr;
 }
 
-/* Where a batch writes: its entry and fi_addr pages. */
+/* Where a batch writes: its entry, fi_addr and used bitmap pages. */
 struct kav_batch_cursor {
-	struct kav_page_cursor entry, fi_addr;
+	struct kav_page_cursor entry, fi_addr, used;
 };
 
 static struct kav_entry *kav_batch_entry(struct kav_table *t,
 					 struct kav_batch_cursor *c, u64 idx)
 {
-	return kav_cursor_page(t, &c->entry, idx / t->entries_per_page) +
+	return kav_cursor_page(&c->entry, &t->pages,
+			       idx / t->entries_per_page) +
 	       (idx % t->entries_per_page) * t->entry_size;
 }
 
 static u64 *kav_batch_fi_addr(struct kav_table *t, struct kav_batch_cursor *c,
 			      u64 idx)
 {
-	return (u64 *)kav_cursor_page(t, &c->fi_addr, kav_fi_addr_key(t, idx)) +
+	return (u64 *)kav_cursor_page(&c->fi_addr, &t->pages,
+				      kav_fi_addr_key(t, idx)) +
 	       idx % KAV_FI_ADDRS_PER_PAGE;
 }
 
@@ -108,14 +113,15 @@ static void kav_batch_end(struct kav_table *t)
 	kav_seq_end(&t->hdr->generation);
 }
 
-/* Back mapping page @key + 1 with a page filled with @fill, if need be. */
-static int kav_table_add_page(struct kav_table *t, unsigned long key, int fill)
+/* Back page @key of @xa (t->pages or t->used) with @fill, if need be. */
+static int kav_table_add_page(struct kav_table *t, struct xarray *xa,
+			      unsigned long key, int fill)
 {
 	struct mem_cgroup *old;
 	struct page *page;
 	int ret = 0;
 
-	if (xa_load(&t->pages, key))
+	if (xa_load(xa, key))
 		return 0;
 	/*
 	 * The creator pays, whoever inserts (a named AV has many writers);
@@ -126,7 +132,7 @@ static int kav_table_add_page(struct kav_table *t, unsigned long key, int fill)
 	page = alloc_page(KAV_TABLE_GFP);
 	if (page) {
 		memset(page_address(page), fill, PAGE_SIZE);
-		ret = xa_err(xa_store(&t->pages, key, page, KAV_TABLE_GFP));
+		ret = xa_err(xa_store(xa, key, page, KAV_TABLE_GFP));
 		if (ret)
 			__free_page(page);
 		else
@@ -138,15 +144,16 @@ static int kav_table_add_page(struct kav_table *t, unsigned long key, int fill)
 	return ret;
 }
 
-/* Back the pages of mapping keys @first..@last (inclusive) with @fill. */
-static int kav_table_add_pages(struct kav_table *t, unsigned long first,
-			       unsigned long last, int fill)
+/* Back the pages @first..@last (inclusive) of @xa with @fill. */
+static int kav_table_add_pages(struct kav_table *t, struct xarray *xa,
+			       unsigned long first, unsigned long last,
+			       int fill)
 {
 	unsigned long key;
 	int ret;
 
 	for (key = first; key <= last; key++) {
-		ret = kav_table_add_page(t, key, fill);
+		ret = kav_table_add_page(t, xa, key, fill);
 		if (ret)
 			return ret;
 	}
@@ -154,20 +161,25 @@ static int kav_table_add_pages(struct kav_table *t, unsigned long first,
 }
 
 /*
- * Make slots nr_slots..@end - 1 readable: back their entry and fi_addr
- * pages, then publish the new bound once. On failure nr_slots stays and
- * the pages already added wait for the next attempt.
+ * Make slots nr_slots..@end - 1 readable: back their entry, fi_addr and
+ * used pages, then publish the new bound once. On failure nr_slots stays
+ * and the pages already added wait for the next attempt.
  */
 static int kav_table_grow(struct kav_table *t, u64 end)
 {
-	u64 last = end - 1;
+	u64 first = t->nr_slots, last = end - 1;
 	int ret;
 
-	ret = kav_table_add_pages(t, t->nr_slots / t->entries_per_page,
+	ret = kav_table_add_pages(t, &t->pages, first / t->entries_per_page,
 				  last / t->entries_per_page, 0);
 	if (!ret)	/* all ones: KAV_NONE, FI_ADDR_NOTAVAIL */
-		ret = kav_table_add_pages(t, kav_fi_addr_key(t, t->nr_slots),
+		ret = kav_table_add_pages(t, &t->pages,
+					  kav_fi_addr_key(t, first),
 					  kav_fi_addr_key(t, last), 0xff);
+	if (!ret)
+		ret = kav_table_add_pages(t, &t->used,
+					  first / KAV_USED_PER_PAGE,
+					  last / KAV_USED_PER_PAGE, 0);
 	if (ret)
 		return ret;
 	t->nr_slots = end;
@@ -176,14 +188,33 @@ static int kav_table_grow(struct kav_table *t, u64 end)
 	return 0;
 }
 
-/* The lowest unused index; kav_table_reserve() made sure there is one. */
+/* The used bitmap page that holds slot @idx's bit. */
+static unsigned long *kav_used_page(struct kav_table *t,
+				    struct kav_batch_cursor *c, u64 idx)
+{
+	return kav_cursor_page(&c->used, &t->used,
+			       idx / KAV_USED_PER_PAGE);
+}
+
+/*
+ * The lowest unused index, at or after first_free: a bitmap search, so
+ * that refilling scattered holes does not read every entry in between.
+ * kav_table_reserve() made sure there is one below nr_slots.
+ */
 static u64 kav_table_find_free(struct kav_table *t, struct kav_batch_cursor *c)
 {
-	u64 idx;
+	u64 base, idx = t->first_free;
+	unsigned long bits, bit;
 
-	for (idx = t->first_free; idx < t->nr_slots; idx++)
-		if (!(kav_batch_entry(t, c, idx)->flags & KAV_ENTRY_VALID))
-			break;
+	while (idx < t->nr_slots) {
+		base = idx - idx % KAV_USED_PER_PAGE;
+		bits = min_t(u64, KAV_USED_PER_PAGE, t->nr_slots - base);
+		bit = find_next_zero_bit(kav_used_page(t, c, idx), bits,
+					 idx - base);
+		if (bit < bits)
+			return base + bit;
+		idx = base + bits;
+	}
 	return idx;
 }
 
@@ -206,6 +237,7 @@ static void kav_entry_store(struct kav_table *t, struct kav_batch_cursor *c,
 	/* Whoever finds the index in the fi_addr array finds the entry. */
 	smp_store_release(kav_batch_fi_addr(t, c, idx), idx);
 
+	__set_bit(idx % KAV_USED_PER_PAGE, kav_used_page(t, c, idx));
 	t->nr_valid++;
 	t->first_free = idx + 1;
 }
@@ -223,6 +255,7 @@ static u64 kav_entry_clear(struct kav_table *t, struct kav_batch_cursor *c,
 	memset((u8 *)e + sizeof(e->seq), 0, t->entry_size - sizeof(e->seq));
 	kav_seq_end(&e->seq);
 
+	__clear_bit(idx % KAV_USED_PER_PAGE, kav_used_page(t, c, idx));
 	t->nr_valid--;
 	t->first_free = min(t->first_free, idx);
 	return key;
@@ -277,6 +310,7 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 		return -ENOMEM;
 	mutex_init(&t->lock);
 	xa_init(&t->pages);
+	xa_init(&t->used);
 	t->memcg = get_mem_cgroup_from_mm(current->mm);
 
 	hdr = page_address(t->header_page);
@@ -303,12 +337,15 @@ void kav_table_destroy(struct kav_table *t)
 	xa_for_each(&t->pages, n, page)
 		__free_page(page);
 	xa_destroy(&t->pages);
+	xa_for_each(&t->used, n, page)
+		__free_page(page);
+	xa_destroy(&t->used);
 	__free_page(t->header_page);
 	mem_cgroup_put(t->memcg);
 	mutex_destroy(&t->lock);
 }
 
-/* Kernel memory one entry slot costs: the entry and its fi_addr. */
+/* Kernel bytes per entry slot: entry and fi_addr (and a used bit). */
 u32 kav_table_entry_bytes(const struct kav_table *t)
 {
 	return t->entry_size + sizeof(u64);

@@ -106,7 +106,8 @@ static int kav_av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 
 /* ---------------------------------------------------------------- tables */
 
-static struct fi_ops kav_av_fi_ops = {
+/* Also what tells our AVs from others (kav_av_from_fid()). */
+struct fi_ops kav_av_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = kav_av_close,
 	.bind = kav_av_bind,
@@ -129,15 +130,6 @@ static struct kav_fi_ops_av kav_av_ops = {
 	.lookup_auth_key = kav_av_lookup_auth_key,
 	.set_user_id = kav_av_set_user_id,
 };
-
-struct kav_av *kav_av_from_fid(struct fid_av *av_fid)
-{
-	/* Only our own AVs carry our ops table. */
-	if (!av_fid || av_fid->fid.fclass != FI_CLASS_AV ||
-	    av_fid->fid.ops != &kav_av_fi_ops)
-		return NULL;
-	return kav_av_of(av_fid);
-}
 
 const char *kav_av_strerror(const struct kav_av *av, int err)
 {

@@ -1,39 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Reading an AV: fi_av_lookup(), fi_av_straddr(), kav_av_resolve() and the
- * checked entry / key reads the mutating paths use before they act. All
- * of it reads the read-only table mapping (table.c): no system call, no
- * lock.
+ * Reading an AV: fi_av_lookup(), fi_av_straddr() and kav_av_resolve(). All
+ * of it reads the read-only table mapping (table_read.h, inline): no
+ * system call, no lock, no call but the address copy.
  */
 #include "kav_priv.h"
-
-int kav_av_read_valid(const struct kav_av *av, uint64_t index,
-		      struct kav_entry_meta *meta)
-{
-	if (kav_table_read_meta(&av->table, index, meta) ||
-	    !(meta->flags & KAV_ENTRY_VALID))
-		return -FI_EINVAL;
-	return 0;
-}
-
-int kav_av_read_key(const struct kav_av *av, uint32_t slot,
-		    struct kav_key_snap *snap)
-{
-	if (kav_table_read_key(&av->table, slot, snap) ||
-	    !(snap->flags & KAV_KEY_VALID))
-		return -FI_EINVAL;
-	return 0;
-}
-
-int kav_av_read_entry_key(const struct kav_av *av,
-			  const struct kav_entry_meta *meta,
-			  struct kav_key_snap *snap)
-{
-	if (meta->auth_key >= KAV_MAX_AUTH_KEYS ||
-	    kav_av_read_key(av, (uint32_t)meta->auth_key, snap))
-		return -FI_EINVAL;
-	return 0;
-}
 
 int kav_av_lookup(struct fid_av *av_fid, fi_addr_t fi_addr, void *addr,
 		  size_t *addrlen)

@@ -120,34 +120,6 @@ int kav_table_map(struct kav_table *t, int fd, size_t map_size,
 		  uint32_t expect_format);
 /* Undo kav_table_map() (or forget an attached buffer). */
 void kav_table_unmap(struct kav_table *t);
-const struct kav_table_header *kav_table_header(const struct kav_table *t);
-/* Entries [0, nr_slots) may be read (acquire load, clamped to max_entries). */
-uint64_t kav_table_nr_slots(const struct kav_table *t);
-/*
- * The fi_addr array (fi_av_attr.map_addr of a named AV): element n is n
- * while entry n is valid, FI_ADDR_NOTAVAIL otherwise; n < nr_slots.
- */
-const uint64_t *kav_table_fi_addrs(const struct kav_table *t);
-/* Address of entry @index; no bounds check (callers check nr_slots). */
-const struct kav_entry *kav_table_entry(const struct kav_table *t,
-					uint64_t index);
-/*
- * Copy entry @index consistently (seq protocol). -FI_EINVAL when
- * index >= nr_slots; does not look at KAV_ENTRY_VALID.
- */
-int kav_table_read_entry(const struct kav_table *t, uint64_t index,
-			 struct kav_entry_snap *snap);
-/* As kav_table_read_entry() without copying the address. */
-int kav_table_read_meta(const struct kav_table *t, uint64_t index,
-			struct kav_entry_meta *meta);
-/*
- * fi_av_lookup() semantics on a valid entry: copy min(*addrlen, addr_len)
- * bytes to @addr and set *addrlen = addr_len (for KAV_ADDR_STR, counting
- * a NUL). -FI_EINVAL for an index out of range or an entry that is not
- * valid.
- */
-int kav_table_lookup(const struct kav_table *t, uint64_t index, void *addr,
-		     size_t *addrlen);
 /* A consistent copy of one auth-key slot. */
 struct kav_key_snap {
 	uint64_t seq;
@@ -158,24 +130,7 @@ struct kav_key_snap {
 	uint32_t nr_endpoints;
 };
 
-/* Address of key slot @slot; no bounds check (callers check max_keys). */
-const struct kav_key_slot *kav_table_key(const struct kav_table *t,
-					 uint32_t slot);
-/*
- * Copy key slot @slot consistently (seq protocol). -FI_EINVAL when
- * slot >= max_keys; does not look at KAV_KEY_VALID.
- */
-int kav_table_read_key(const struct kav_table *t, uint32_t slot,
-		       struct kav_key_snap *snap);
-/* Current seq of entry @index (acquire); index < nr_slots is the caller's. */
-uint64_t kav_table_entry_seq(const struct kav_table *t, uint64_t index);
-#ifdef KAV_TESTING
-/* Called after each seq load of a read attempt (attempt = 0, 1, ...). */
-extern void (*kav_table_read_hook)(const struct kav_entry *e,
-				   unsigned int attempt);
-extern void (*kav_table_key_read_hook)(const struct kav_key_slot *k,
-				       unsigned int attempt);
-#endif
+#include "table_read.h"
 
 /* ----------------------------------------------------------------- addr.c */
 
@@ -340,8 +295,17 @@ int kav_av_named_request(const struct fi_av_attr *attr,
 int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr);
 /* kav_strerror(), saying why for a change refused on a read-only AV. */
 const char *kav_av_strerror(const struct kav_av *av, int err);
-/* The kav AV behind @av, or NULL when @av is not one. */
-struct kav_av *kav_av_from_fid(struct fid_av *av);
+extern struct fi_ops kav_av_fi_ops;
+
+/* The kav AV behind @av_fid, or NULL when it is not one. */
+static inline struct kav_av *kav_av_from_fid(struct fid_av *av_fid)
+{
+	/* Only our own AVs carry our ops table. */
+	if (!av_fid || av_fid->fid.fclass != FI_CLASS_AV ||
+	    av_fid->fid.ops != &kav_av_fi_ops)
+		return NULL;
+	return kav_av_of(av_fid);
+}
 /*
  * Hold @av open: while any hold exists fi_close() of the AV fails with
  * -FI_EBUSY (kav_eps, AV sets and anything else bound to the AV).
@@ -383,43 +347,92 @@ int kav_av_set_user_id(struct fid_av *av, fi_addr_t fi_addr,
 
 /*
  * One KAV_IOC_AV_REMOVE of @n (<= KAV_BATCH_MAX) table indices: all or
- * none. Also how an insert takes back entries it cannot name. 0 or a negative fabric errno; on failure *@err_index (may be
- * NULL) is the kernel's err_index (KAV_NO_INDEX when it named none).
+ * none. Also how an insert takes back entries it cannot name. 0 or a
+ * negative fabric errno; on failure *@err_index (may be NULL) is the
+ * kernel's err_index (KAV_NO_INDEX when it named none).
  */
 int kav_av_remove_batch(struct kav_av *av, const uint64_t *idx, size_t n,
 			uint32_t *err_index);
 
-/* -------------------------------------------------------------- fi_addr.c */
+/* ------------------------------------------------------- fi_addr_t codes */
 
 /*
- * fi_addr_t decoding (<kav/kav.h>, "kav's fi_addr_t encoding"). Both drop
- * the group / rx-context bits (32..63) and fail with -FI_EINVAL for
- * FI_ADDR_NOTAVAIL or for the other kind of handle.
+ * kav's fi_addr_t encoding (<kav/kav.h>): bits 32..63 (group id, rx
+ * context) are ignored; below them, bit 31 tells an auth-key handle
+ * (KAV_FI_ADDR_KEY | slot) from a table index. Both decoders fail with
+ * -FI_EINVAL for FI_ADDR_NOTAVAIL or for the other kind of handle.
  */
-int kav_fi_addr_index(fi_addr_t fi_addr, uint64_t *index);
-int kav_fi_addr_key(fi_addr_t fi_addr, uint32_t *slot);
-/* The handle of auth-key slot @slot (< KAV_MAX_AUTH_KEYS). */
-fi_addr_t kav_key_fi_addr(uint32_t slot);
+_Static_assert(sizeof(fi_addr_t) == sizeof(__u64),
+	       "fi_addr_t is the ABI's u64");
+_Static_assert(KAV_NONE == FI_ADDR_NOTAVAIL, "no user id is FI_ADDR_NOTAVAIL");
 
-/* ------------------------------------------------------------ av_lookup.c */
+static inline int kav_fi_addr_index(fi_addr_t fi_addr, uint64_t *index)
+{
+	uint64_t low = fi_addr & KAV_FI_ADDR_LOW_MASK;
+
+	if (fi_addr == FI_ADDR_NOTAVAIL || (low & KAV_FI_ADDR_KEY))
+		return -FI_EINVAL;
+	*index = low;
+	return 0;
+}
+
+static inline int kav_fi_addr_key(fi_addr_t fi_addr, uint32_t *slot)
+{
+	uint64_t low = fi_addr & KAV_FI_ADDR_LOW_MASK;
+
+	if (fi_addr == FI_ADDR_NOTAVAIL || !(low & KAV_FI_ADDR_KEY) ||
+	    (low & ~KAV_FI_ADDR_KEY) >= KAV_MAX_AUTH_KEYS)
+		return -FI_EINVAL;
+	*slot = (uint32_t)(low & ~KAV_FI_ADDR_KEY);
+	return 0;
+}
+
+/* The handle of auth-key slot @slot (< KAV_MAX_AUTH_KEYS). */
+static inline fi_addr_t kav_key_fi_addr(uint32_t slot)
+{
+	return KAV_FI_ADDR_KEY | slot;
+}
+
+/* ----------------------------------------------------------- checked reads */
 
 /*
  * Checked reads of an AV's mapping, shared by every file that must know
- * an entry or key is there before it acts on it.
+ * an entry or key is there before it acts on it; inline like the table
+ * reads under them (kav_av_resolve() is the data path).
  */
 /* Read entry @index of @av (no address) and require it valid: 0/-FI_EINVAL. */
-int kav_av_read_valid(const struct kav_av *av, uint64_t index,
-		      struct kav_entry_meta *meta);
+static inline int kav_av_read_valid(const struct kav_av *av, uint64_t index,
+				    struct kav_entry_meta *meta)
+{
+	if (kav_table_read_meta(&av->table, index, meta) ||
+	    !(meta->flags & KAV_ENTRY_VALID))
+		return -FI_EINVAL;
+	return 0;
+}
+
 /* Key slot @slot, required valid: 0 or -FI_EINVAL. */
-int kav_av_read_key(const struct kav_av *av, uint32_t slot,
-		    struct kav_key_snap *snap);
+static inline int kav_av_read_key(const struct kav_av *av, uint32_t slot,
+				  struct kav_key_snap *snap)
+{
+	if (kav_table_read_key(&av->table, slot, snap) ||
+	    !(snap->flags & KAV_KEY_VALID))
+		return -FI_EINVAL;
+	return 0;
+}
+
 /*
  * The key an entry read as @meta is bound to (meta->auth_key is not
  * KAV_NONE), required valid: 0 or -FI_EINVAL. A key cannot go while
  * entries use it, so -FI_EINVAL means the entry was removed since.
  */
-int kav_av_read_entry_key(const struct kav_av *av,
-			  const struct kav_entry_meta *meta,
-			  struct kav_key_snap *snap);
+static inline int kav_av_read_entry_key(const struct kav_av *av,
+					const struct kav_entry_meta *meta,
+					struct kav_key_snap *snap)
+{
+	if (meta->auth_key >= KAV_MAX_AUTH_KEYS ||
+	    kav_av_read_key(av, (uint32_t)meta->auth_key, snap))
+		return -FI_EINVAL;
+	return 0;
+}
 
 #endif /* KAV_PRIV_H */

@@ -381,6 +381,43 @@ TEST_F(av, insert_refills_lowest_hole)
 	EXPECT_EQ(5, fi[2]);
 }
 
+/*
+ * Holes on both sides of the kernel's used-bitmap page boundaries (32768
+ * slots a page) and a whole empty bitmap word are refilled lowest first.
+ */
+TEST_F(av, insert_refills_holes_across_bitmap_pages)
+{
+	const uint64_t gone[] = { 69999, 40000, 32768, 32767, 130, 5 };
+	const uint32_t n = 70000, ngone = ARRAY_SIZE(gone);
+	uint64_t fi[ARRAY_SIZE(gone) + 1], word[64], i;
+	struct sockaddr_in *s;
+	uint32_t done, step;
+
+	s = calloc(n, sizeof(*s));
+	ASSERT_NE(NULL, s);
+	fill_in(s, n, 1);
+	for (done = 0; done < n; done += step) {
+		step = n - done < KAV_BATCH_MAX ? n - done : KAV_BATCH_MAX;
+		ASSERT_EQ(0, kav_insert_in(self->av, s + done, step, NULL,
+					   NULL));
+	}
+	ASSERT_EQ(0, kav_remove(self->av, gone, ngone, NULL));
+	ASSERT_EQ(0, kav_insert_in(self->av, s, ngone + 1, fi, NULL));
+	for (i = 0; i < ngone; i++)
+		EXPECT_EQ(gone[ngone - 1 - i], fi[i]);
+	EXPECT_EQ(n, fi[ngone]);
+
+	/* A whole bitmap word (slots 64..127) free: refilled in order. */
+	for (i = 0; i < 64; i++)
+		word[i] = 127 - i;
+	ASSERT_EQ(0, kav_remove(self->av, word, 64, NULL));
+	ASSERT_EQ(0, kav_insert_in(self->av, s, 64, word, NULL));
+	for (i = 0; i < 64; i++)
+		EXPECT_EQ(64 + i, word[i]);
+	EXPECT_EQ(n + 1, self->hdr->nr_valid);
+	free(s);
+}
+
 TEST_F(av, insert_count_zero_is_noop)
 {
 	EXPECT_EQ(0, kav_insert_in(self->av, NULL, 0, NULL, NULL));
