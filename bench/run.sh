@@ -23,6 +23,8 @@ BIN=${1:?usage: run.sh path/to/kav_bench}
 OUT=${KAV_BUILD:-$REPO/build}/bench
 
 mkdir -p "$OUT"
+# What is measured is what is built now, whatever changes during the run.
+COMMIT=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)
 rc=0
 KAV_VM_MEM=${KAV_VM_MEM:-16G} KAV_VM_CHECKS=0 \
 KAV_TEST_TIMEOUT=${KAV_TEST_TIMEOUT:-7200} \
@@ -41,7 +43,7 @@ fi
 	echo "# kav benchmark results"
 	echo
 	echo "Produced by \`make bench\` (bench/run.sh) at commit" \
-	     "$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)," \
+	     "$COMMIT," \
 	     "$(date -u +%Y-%m-%d). How to read it: Documentation/benchmarks.rst."
 	echo
 	echo "$report"
