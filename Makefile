@@ -6,17 +6,24 @@ LIBDIR   ?= $(PREFIX)/lib
 INCDIR   ?= $(PREFIX)/include
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UDEVDIR  ?= $(PREFIX)/lib/udev
+SLURMDIR ?= $(PREFIX)/lib/kav/slurm
+DKMSDIR  ?= $(PREFIX)/src/kav-$(KAV_VERSION)
 DESTDIR  ?=
 # Newest kernel build tree on the machine (the running kernel may have none).
 KDIR     ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
 BUILD    ?= $(CURDIR)/build
+# The release: libkav's pkg-config file, kavctl -V, kav.ko's modinfo, DKMS.
+KAV_VERSION := $(shell cat $(CURDIR)/VERSION)
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 KAV_CFLAGS := -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -I$(CURDIR)/uapi \
 	      -I$(CURDIR)/lib/include
 
-.PHONY: all kmod modules_install check deps lint unit vmtest demo install clean
+.PHONY: all kmod modules_install check deps lint unit vmtest demo install clean \
+	install-node install-slurm dkms-src deb pkgcheck
 all: kmod lib tools
 
 kmod:
@@ -37,13 +44,20 @@ include bench/bench.mk
 deps:
 	scripts/deps.sh
 
-# The README's test command: static analysis, unit tests on the host, then
-# the kselftest suite in a VM on each of Debian's 6.1 and 6.12 kernels and
-# on the debug kernel (KAV_DEBUG_KERNEL=0 skips that one).
+# The README's test command: static analysis, unit tests and packaging on
+# the host, then the kselftest suite in a VM on each of Debian's 6.1 and
+# 6.12 kernels and on the debug kernel (KAV_DEBUG_KERNEL=0 skips that one).
 check: deps
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory pkgcheck
 	$(MAKE) --no-print-directory vmtest
+
+# Packaging, on the host: DKMS builds kav.ko for 6.1 and 6.12 in a private
+# tree, then the Debian packages are built, installed, used and purged.
+pkgcheck: deb
+	tests/pkg/dkms-check.sh
+	tests/pkg/deb-check.sh $(BUILD)/deb
 
 # checkpatch --strict and sparse on the module, cppcheck and clang-tidy on
 # lib/ and tools/: no findings allowed.
@@ -54,12 +68,13 @@ lint:
 # before the programs that reload kav.ko.
 VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(BENCH_BIN) $(SELFTEST_LATE_BINS)
 
-vmtest: selftests $(BENCH_BIN)
+vmtest: selftests tools $(BENCH_BIN)
 	tests/vm/check.sh --selftests "$(VMTEST_BINS)"
 
 demo: deps selftests
 	tests/vm/check.sh --demo --kernels 6.12 --selftests "$(DEMO_BINS)"
 
+# libkav (shared, static, headers, pkg-config), kavctl and the man pages.
 install: lib tools
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/kav $(DESTDIR)$(INCDIR)/linux
 	install -m 0644 lib/include/kav/*.h $(DESTDIR)$(INCDIR)/kav/
@@ -67,11 +82,41 @@ install: lib tools
 	install -m 0755 lib/libkav.so.0 $(DESTDIR)$(LIBDIR)/libkav.so.0
 	ln -sf libkav.so.0 $(DESTDIR)$(LIBDIR)/libkav.so
 	install -m 0644 lib/libkav.a $(DESTDIR)$(LIBDIR)/libkav.a
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	sed -e 's|@VERSION@|$(KAV_VERSION)|' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 		lib/kav.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kav.pc
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 tools/kavctl/kavctl $(DESTDIR)$(BINDIR)/kavctl
-	install -m 0644 Documentation/kavctl.8 $(DESTDIR)$(MANDIR)/man8/kavctl.8
+	for s in 3 7 8; do \
+		install -d $(DESTDIR)$(MANDIR)/man$$s && \
+		install -m 0644 Documentation/*.$$s $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
+
+# A node's configuration of kav.ko: udev rule for /dev/kav, modprobe.d
+# (parameters, all commented out), modules-load.d (load at boot).
+install-node:
+	install -D -m 0644 tools/node/60-kav.rules $(DESTDIR)$(UDEVDIR)/rules.d/60-kav.rules
+	install -D -m 0644 tools/node/kav-modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/kav.conf
+	install -D -m 0644 tools/node/kav-modules-load.conf $(DESTDIR)$(SYSCONFDIR)/modules-load.d/kav.conf
+
+# The Slurm prolog and epilog (Documentation/slurm.rst).
+install-slurm:
+	install -d $(DESTDIR)$(SLURMDIR)
+	install -m 0755 tools/slurm/kav-slurm-* $(DESTDIR)$(SLURMDIR)/
+
+# The DKMS source tree, /usr/src/kav-<version> for PREFIX=/usr: the layout
+# of this repository (kmod/dkms.conf), then `dkms install kav/<version>`.
+DKMS_FILES := VERSION uapi/linux/kav.h kmod/Kbuild kmod/Makefile \
+	      $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h))
+dkms-src:
+	install -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/uapi/linux
+	for f in $(DKMS_FILES); do \
+		install -m 0644 $$f $(DESTDIR)$(DKMSDIR)/$$f || exit 1; \
+	done
+	sed 's|#MODULE_VERSION#|$(KAV_VERSION)|' kmod/dkms.conf > $(DESTDIR)$(DKMSDIR)/dkms.conf
+
+# kav-dkms, libkav0, libkav-dev and kav-tools in build/deb (unsigned).
+deb:
+	scripts/make-deb.sh $(BUILD)/deb
 
 clean: lib-clean tools-clean unit-clean selftests-clean bench-clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean

@@ -54,3 +54,4 @@ module_exit(kav_exit);
 MODULE_DESCRIPTION("Kernel-assisted address vectors for libfabric");
 MODULE_AUTHOR("The kav developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(KAV_VERSION);

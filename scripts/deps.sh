@@ -20,7 +20,9 @@ PACKAGES=(
 	sparse pkg-config gcc make
 	# the debug kernel (tests/vm/debug-kernel.sh) builds from linux-source
 	bc bison flex libelf-dev libssl-dev python3 perl
-	cppcheck clang-tidy	# make lint
+	cppcheck clang-tidy shellcheck	# make lint
+	man-db groff-base	# make lint: the man pages
+	dkms dh-dkms debhelper dpkg-dev	# make deb, make pkgcheck
 )
 SERIES=(6.1 6.12)
 

@@ -8,7 +8,7 @@
 
 KAVCTL        := tools/kavctl/kavctl
 KAVCTL_SRCS   := $(wildcard tools/kavctl/*.c)
-KAVCTL_HDRS   := $(wildcard tools/kavctl/*.h) uapi/linux/kav.h
+KAVCTL_HDRS   := $(wildcard tools/kavctl/*.h) uapi/linux/kav.h VERSION
 KAVCTL_OBJS   := $(patsubst tools/kavctl/%.c,$(BUILD)/tools/kavctl/%.o,\
 		 $(KAVCTL_SRCS))
 KAVCTL_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null \
@@ -22,7 +22,8 @@ tools: $(KAVCTL)
 
 $(BUILD)/tools/kavctl/%.o: tools/kavctl/%.c $(KAVCTL_HDRS) tools/tools.mk
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(KAV_CFLAGS) $(KAVCTL_NL_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(KAV_CFLAGS) $(KAVCTL_NL_CFLAGS) \
+		-DKAVCTL_VERSION='"$(KAV_VERSION)"' -c -o $@ $<
 
 $(KAVCTL): $(KAVCTL_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(KAVCTL_OBJS) $(KAVCTL_NL_LIBS)

@@ -9,6 +9,11 @@
 #                         build tree tested (6.1, 6.12) in build/lint/
 #   cppcheck              lib/, tools/ and bench/ (suppressions: cppcheck.suppress)
 #   clang-tidy            lib/, tools/ and bench/ (checks: clang-tidy.yaml)
+#   ShellCheck            tools/slurm, scripts, tests/{pkg,vm,lint}, bench/run.sh
+#   man --warnings=w      every man page, Documentation/*.[1-8], as man(1)
+#                         renders it at 80 columns; an alias page (".so
+#                         manN/X.N" alone) must name a page there that
+#                         lists it under NAME
 #
 # Each finding is printed; the last line is "lint: clean" or
 # "lint: N tool(s) with findings", and the exit status says the same.
@@ -47,8 +52,10 @@ run_checkpatch() {
 	fi
 	local -a files
 	# Sources only: an in-tree build leaves kbuild's kav.mod.c there.
-	mapfile -t files < <(cd "$REPO" && ls kmod/*.c kmod/*.h uapi/linux/kav.h |
-			     grep -v '\.mod\.c$')
+	local f
+	for f in "$REPO"/kmod/*.c "$REPO"/kmod/*.h "$REPO"/uapi/linux/kav.h; do
+		[[ $f == *.mod.c ]] || files+=("${f#"$REPO"/}")
+	done
 	out=$(cd "$REPO" && "$cp" --no-tree --strict --terse --show-types \
 		-f "${files[@]}" 2>&1 |
 		grep -v '^total: 0 errors, 0 warnings' || true)
@@ -97,16 +104,71 @@ run_cppcheck() {
 }
 
 run_clang_tidy() {
-	local -a srcs
+	local -a srcs nl
 	local out
 	command -v clang-tidy >/dev/null || { report clang-tidy "clang-tidy not installed (scripts/deps.sh)"; return; }
 	mapfile -t srcs < <(userspace_sources)
 	[[ ${#srcs[@]} -gt 0 ]] || { report clang-tidy ""; return; }
+	read -r -a nl <<<"$(pkg-config --cflags libnl-genl-3.0 2>/dev/null)"
 	out=$(cd "$REPO" && clang-tidy --quiet --config-file="$HERE/clang-tidy.yaml" \
 		"${srcs[@]}" -- -std=gnu11 -D_GNU_SOURCE -Iuapi -Ilib/include -Ilib \
-		-Itools -Itests/selftests $(pkg-config --cflags libnl-genl-3.0 2>/dev/null) 2>&1 |
+		-Itools -Itests/selftests "${nl[@]}" 2>&1 |
 		grep -E -A3 'warning:|error:' || true)
 	report clang-tidy "$out"
+}
+
+# The words of a page's NAME section (from ".SH NAME" to the next ".SH").
+man_names() {
+	sed -n '/^\.SH NAME/,/^\.SH/{/^\.SH/d;p}' "$1" | tr -s ', \t' '\n\n\n'
+}
+
+# Man pages: man(1) itself must say nothing about any page, and an alias
+# page must point at a page that exists in Documentation/ and lists the
+# alias under NAME. groff's warning "w" is every warning; "all" would leave
+# out undefined macros ("mac"). Alias pages are not rendered: man -l
+# resolves ".so" through the manpath (installed pages), not Documentation/.
+run_man() {
+	local f out all='' so target name
+	command -v man >/dev/null || { report man "man not installed (scripts/deps.sh)"; return; }
+	for f in "$REPO"/Documentation/*.[1-8]; do
+		[[ -e $f ]] || continue
+		name=${f##*/}
+		if grep -q '^\.so' "$f"; then
+			so=$(cat "$f")
+			if [[ $so != *$'\n'* && $so =~ ^\.so\ man([1-8])/([^/[:space:]]+\.([1-8]))$ &&
+			      ${BASH_REMATCH[1]} == "${BASH_REMATCH[3]}" &&
+			      ${BASH_REMATCH[1]} == "${name##*.}" ]]; then
+				target=$REPO/Documentation/${BASH_REMATCH[2]}
+			else
+				all+="$name: an alias page is one line, .so manN/X.N"$'\n'
+				continue
+			fi
+			if [[ ! -f $target ]] || grep -q '^\.so' "$target"; then
+				all+="$name: .so target Documentation/${target##*/} is missing or an alias"$'\n'
+			elif ! man_names "$target" | grep -qx -- "${name%.*}"; then
+				all+="$name: ${target##*/} does not list ${name%.*} under NAME"$'\n'
+			fi
+			continue
+		fi
+		out=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 \
+		      man --warnings=w -E UTF-8 -l "$f" 2>&1 >/dev/null)
+		[[ -z $out ]] || all+="$name:"$'\n'"$out"$'\n'
+	done
+	report "man --warnings=w" "${all%$'\n'}"
+}
+
+# Shell: what ships (tools/slurm, scripts) and the test harness, at
+# ShellCheck's warning level (style notes are not findings).
+run_shellcheck() {
+	local -a files=()
+	local f out
+	command -v shellcheck >/dev/null || { report shellcheck "shellcheck not installed (scripts/deps.sh)"; return; }
+	for f in "$REPO"/tools/slurm/* "$REPO"/scripts/*.sh "$REPO"/tests/pkg/*.sh \
+		 "$REPO"/tests/vm/*.sh "$REPO"/tests/lint/*.sh "$REPO"/bench/run.sh; do
+		[[ -f $f ]] && files+=("${f#"$REPO"/}")
+	done
+	out=$(cd "$REPO" && shellcheck -x --severity=warning "${files[@]}" 2>&1 || true)
+	report shellcheck "$out"
 }
 
 main() {
@@ -115,6 +177,8 @@ main() {
 	run_sparse
 	run_cppcheck
 	run_clang_tidy
+	run_man
+	run_shellcheck
 	if [[ $FAILED -gt 0 ]]; then
 		echo "lint: $FAILED tool(s) with findings"
 		return 1

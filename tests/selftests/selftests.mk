@@ -7,8 +7,11 @@ KSFT_HDR_DIR  := $(BUILD)/kselftest
 # kav_chaos_test (which does too) right before it. kav_netlink_test and
 # kav_attack_test load the test NIC module (tests/nic) and unload it
 # before they end, so that kav can be unloaded after them.
+# kav_slurm_test runs tools/slurm/* with tools/kavctl/kavctl, which
+# tests/vm/check.sh installs in the guest's /tests next to it (make tools).
 SELFTEST_EARLY := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test \
 		  kav_netlink_test kav_attack_test kav_named_test \
+		  kav_slurm_test \
 		  kav_instant_on_test \
 		  kav_concurrency_test \
 		  kav_scale_test kav_memory_test
@@ -40,6 +43,9 @@ $(KSFT_HDR_DIR)/kselftest_harness.h:
 $(SELFTEST_DIR)/%: tests/selftests/%.c $(SELFTEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) $< -o $@ lib/libkav.a
+
+# Runs kavctl in the guest: built with it (order-only, no relink).
+$(SELFTEST_DIR)/kav_slurm_test: | $(KAVCTL)
 
 # The conformance suite imports kav's peer AV into a mock offload provider.
 $(SELFTEST_DIR)/kav_conformance_test: tests/selftests/kav_conformance_test.c \

@@ -245,10 +245,11 @@ run_kernel() {
 		fail "$kver: kav.ko build failed"
 		return
 	fi
-	# The test NIC module goes to /tests/kav_nic.ko ($KAV_NIC_MODULE).
+	# The test NIC module goes to /tests/kav_nic.ko ($KAV_NIC_MODULE);
+	# kavctl and the Slurm scripts to /tests too (EXTRAS, kav_slurm_test).
 	if ! "$HERE/mkinitramfs.sh" "$dir/initramfs.cpio.gz" \
 		--module "$dir/kmod/kav.ko" --bins "$*" --args "$PROG_ARGS" \
-		--extra "$(ls "$dir/tests/nic/kav_nic.ko" 2>/dev/null)"; then
+		--extra "$(ls "$dir/tests/nic/kav_nic.ko" 2>/dev/null) $EXTRAS"; then
 		fail "$kver: initramfs build failed"
 		return
 	fi
@@ -308,7 +309,7 @@ main() {
 		esac
 	done
 	local -a kvers=() bins
-	local list debian='' debug=0
+	local list debian='' debug=0 f
 	read -r -a bins <<<"$selftests"
 	for k in $kernels; do
 		if [[ $k == debug ]]; then
@@ -320,6 +321,18 @@ main() {
 	if [[ -n $debian ]]; then
 		list=$("$HERE/kernels.sh" --kernels "$debian") || exit 2
 		mapfile -t kvers <<<"$list"
+	fi
+
+	# Files every guest gets in /tests besides the programs: kavctl (make
+	# tools) and tools/slurm, which kav_slurm_test runs as slurmd would.
+	EXTRAS=''
+	for f in "$REPO"/tools/slurm/kav-slurm-*; do
+		[[ ! -f $f ]] || EXTRAS+=" $f"
+	done
+	if [[ -x $REPO/tools/kavctl/kavctl ]]; then
+		EXTRAS+=" $REPO/tools/kavctl/kavctl"
+	else
+		note "tools/kavctl/kavctl is not built (make tools): kav_slurm_test will fail"
 	fi
 
 	K_TREE=''

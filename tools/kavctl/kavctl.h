@@ -26,7 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KAVCTL_VERSION		"0.1"
+/* The release: tools/tools.mk passes VERSION (the top of the tree). */
+#ifndef KAVCTL_VERSION
+#define KAVCTL_VERSION		"unreleased"
+#endif
 
 /* Exit codes (documented in kavctl(8)). */
 enum kc_exit {

@@ -242,8 +242,9 @@ int kav_domain_open(const struct fi_info *info, struct fid_domain **domain,
  *   FI_AV_MAP (behaves as FI_AV_TABLE); rx_ctx_bits 0..KAV_RX_CTX_BITS_MAX;
  *   count and ep_per_node are hints; flags FI_EVENT, FI_READ, FI_SYMMETRIC
  *   (a hint), FI_AV_USER_ID. Anything else: -FI_EINVAL, as is FI_READ
- *   without a name. A name (named AVs) is -FI_ENOSYS for now; map_addr is
- *   ignored without a name.
+ *   without a name. A name opens or creates a named AV (kav_av(3),
+ *   Documentation/design.rst "Named AVs"); map_addr is ignored without a
+ *   name.
  * fi_av_bind(): flags must be 0 and the EQ one from kav_eq_open(), else
  *   -FI_EINVAL; one EQ per AV for its lifetime (a second bind: -FI_EINVAL).
  *   An AV opened without FI_EVENT may be bound too; it posts no events.
@@ -260,7 +261,7 @@ int kav_domain_open(const struct fi_info *info, struct fid_domain **domain,
  *   IP AV (nodes resolved as for FI_SOCKADDR, IPv4 or IPv6) and each
  *   address is stored as the string fi_av_straddr() gives for it:
  *   "fi_sockaddr_in://10.1.1.1:5000", "fi_sockaddr_in6://[fd00::1]:5000".
- *   That string has no IPv6 scope id.
+ *   An IPv6 scope id is kept: "fi_sockaddr_in6://[fe80::1%2]:5000".
  * fi_av_remove(): flags 0 (addresses) or FI_AUTH_KEY (key handles). A
  *   removal of addresses is atomic up to KAV_BATCH_MAX and checked as a
  *   whole beyond. Key handles are all checked first (present, no repeat,

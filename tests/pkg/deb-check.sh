@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# deb-check.sh [DEBDIR]: install kav's Debian packages on this host the way
+# a node would (apt, dependencies from the archive), use them, purge them,
+# and check that nothing is left behind. DEBDIR defaults to build/deb
+# (make deb runs first when it has no packages). Needs root; the host's
+# kernel need not load modules: DKMS only builds and installs kav.ko.
+#
+# Checks: DKMS built and installed kav.ko for each installed Debian kernel
+# (6.12: .ko.xz), of this version; the node files are in place; a program
+# built with `pkg-config kav` links against the installed libkav.so.0 and
+# runs; kavctl --help and -V; the man pages are found by man; the Slurm
+# scripts are installed; then after purge: no package, no file of theirs,
+# no DKMS state, no module, no configuration file.
+#
+# Prints TAP.
+set -euo pipefail
+export LC_ALL=C DEBIAN_FRONTEND=noninteractive
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+DEBDIR=${1:-$REPO/build/deb}
+VERSION=$(cat "$REPO/VERSION")
+PACKAGES=(kav-dkms libkav0 libkav-dev kav-tools)
+N=0 FAILED=0 TMP=''
+
+check() {
+	local what=$1
+	shift
+	N=$((N + 1))
+	if "$@"; then
+		echo "ok $N - $what"
+	else
+		echo "not ok $N - $what"
+		FAILED=1
+	fi
+}
+
+installed() {
+	[[ $(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null) == ii* ]]
+}
+
+# Is any of the packages on the system (installed, or its configuration)?
+any_present() {
+	dpkg-query -W -f='${db:Status-Abbrev}\n' "${PACKAGES[@]}" 2>/dev/null |
+		cut -c2 | grep -qv n
+}
+
+# Debian kernels with a build tree: the ones DKMS builds for.
+kernels() {
+	local d
+	for d in /lib/modules/*/build; do
+		[[ -e $d ]] && basename "$(dirname "$d")"
+	done
+}
+
+module_file() {
+	if grep -qs '^CONFIG_MODULE_COMPRESS_XZ=y' "/boot/config-$1"; then
+		echo kav.ko.xz
+	else
+		echo kav.ko
+	fi
+}
+
+dkms_installed_for() {
+	local mod
+	mod=/lib/modules/$1/updates/dkms/$(module_file "$1")
+	[[ -f $mod && $(modinfo -F version "$mod") == "$VERSION" &&
+	   $(modinfo -F vermagic "$mod") == "$1 "* ]] &&
+		dkms status -m kav -v "$VERSION" -k "$1" 2>/dev/null |
+		grep -q ': installed'
+}
+
+apt_install() {
+	apt-get install -y -qq --no-install-recommends "$@" >"$TMP/install.log" 2>&1
+}
+
+apt_purge() {
+	apt-get purge -y -qq "$@" >"$TMP/purge.log" 2>&1
+}
+
+man_pages_found() {
+	man -w 7 kav && man -w 8 kavctl && man -w 3 kav_domain_open &&
+		man -w 3 kav_av
+} >/dev/null 2>&1
+
+app_runs() {
+	local out rc=0
+	# shellcheck disable=SC2046
+	cc -Wall -Wextra -Werror -o "$TMP/app" "$HERE/app.c" \
+		$(pkg-config --cflags --libs kav) || return 1
+	# /lib is /usr/lib on Debian: the loader may name either.
+	ldd "$TMP/app" | grep -Eq "libkav\.so\.0 => (/usr)?/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libkav\.so\.0" ||
+		{ ldd "$TMP/app" | sed 's/^/# /'; return 1; }
+	out=$("$TMP/app" 2>/dev/null) || rc=$?
+	echo "# app: $out (exit $rc)"
+	# The module is not loaded on the host: libkav says so.
+	[[ $rc == 0 && $out == "domain open" ]] ||
+		[[ $rc == 2 && $out == *"kav kernel module is not loaded"* ]]
+}
+
+leftovers() {
+	local f
+	while read -r f; do
+		[[ -e $f && ! -d $f ]] && echo "$f"
+	done <"$TMP/files"
+	ls -d /usr/src/kav-* /var/lib/dkms/kav /lib/modules/*/updates/dkms/kav.ko* \
+		/etc/modprobe.d/kav.conf /etc/modules-load.d/kav.conf \
+		/usr/lib/udev/rules.d/60-kav.rules /usr/lib/kav 2>/dev/null || true
+}
+
+main() {
+	local k debs
+	[[ $EUID == 0 ]] || { echo "Bail out! deb-check.sh needs root"; exit 1; }
+	TMP=$(mktemp -d)
+	trap 'rm -rf "$TMP"' EXIT
+	if ! compgen -G "$DEBDIR/*.deb" >/dev/null; then
+		make -s -C "$REPO" deb BUILD="$(dirname "$DEBDIR")" >/dev/null
+	fi
+	debs=()
+	for k in "${PACKAGES[@]}"; do
+		debs+=("$DEBDIR/${k}_${VERSION}_"*.deb)
+	done
+	mapfile -t KVERS < <(kernels)
+
+	echo "1..$((11 + ${#KVERS[@]}))"
+	if any_present; then
+		apt-get purge -y -qq "${PACKAGES[@]}" >/dev/null 2>&1 || true
+	fi
+	check "apt installs ${PACKAGES[*]}" apt_install "${debs[@]}"
+	for k in "${PACKAGES[@]}"; do
+		installed "$k" || { sed 's/^/# /' "$TMP/install.log"; break; }
+	done
+	dpkg -L "${PACKAGES[@]}" 2>/dev/null | sort -u >"$TMP/files"
+	for k in "${KVERS[@]}"; do
+		check "DKMS installed kav $VERSION for $k ($(module_file "$k"))" \
+			dkms_installed_for "$k"
+	done
+	check "udev rule, modprobe.d, modules-load.d installed" \
+		test -f /usr/lib/udev/rules.d/60-kav.rules -a \
+		-f /etc/modprobe.d/kav.conf -a -f /etc/modules-load.d/kav.conf
+	check "pkg-config kav: version $VERSION" \
+		test "$(pkg-config --modversion kav 2>/dev/null)" == "$VERSION"
+	check "an application built with pkg-config kav links libkav.so.0 and runs" \
+		app_runs
+	check "kavctl --help" sh -c 'kavctl --help | grep -q "^Usage: kavctl"'
+	check "kavctl -V says $VERSION" \
+		sh -c "kavctl -V | grep -q '^kavctl $VERSION '"
+	check "man finds kav(7), kavctl(8), kav_domain_open(3), kav_av(3)" \
+		man_pages_found
+	check "Slurm prolog and epilog installed, executable" \
+		test -x /usr/lib/kav/slurm/kav-slurm-prolog -a \
+		-x /usr/lib/kav/slurm/kav-slurm-epilog
+	check "apt purges ${PACKAGES[*]}" apt_purge "${PACKAGES[@]}"
+	check "no package left, not even its configuration" \
+		eval '! any_present'
+	leftovers >"$TMP/left"
+	check "nothing left behind (files, DKMS tree, modules, configuration)" \
+		test ! -s "$TMP/left"
+	sed 's/^/# left: /' "$TMP/left"
+	return "$FAILED"
+}
+
+main "$@"

@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# dkms-check.sh: DKMS builds and installs kav.ko for each Debian kernel
+# tested (6.1 and 6.12), on the host (nothing is loaded), in a private
+# DKMS tree: the source tree `make dkms-src` makes is added, built and
+# installed with --sourcetree/--dkmstree/--installtree, so the machine's
+# own /usr/src, /var/lib/dkms/<module> and /lib/modules are never touched
+# (DKMS does make its module signing key, /var/lib/dkms/mok.*). Checks
+# for each kernel: the module file is there with the compression the
+# kernel's config asks for (6.12: .ko.xz), it is kav.ko for that kernel
+# (vermagic, version), and `dkms remove` takes it away again.
+#
+# Prints TAP. Env: KAV_KERNELS (tests/vm/kernels.sh).
+set -euo pipefail
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+VERSION=$(cat "$REPO/VERSION")
+N=0 FAILED=0 TMP='' LOG=''
+
+# check DESCRIPTION COMMAND...: one TAP line for COMMAND's status.
+check() {
+	local what=$1
+	shift
+	N=$((N + 1))
+	if "$@"; then
+		echo "ok $N - $what"
+	else
+		echo "not ok $N - $what"
+		FAILED=1
+	fi
+}
+
+# Run dkms, output to the log.
+run_dkms() {
+	dkms "$@" >>"$LOG" 2>&1
+}
+
+# Is @1 kav @2 (version) built for kernel @3?
+is_kav_for() {
+	[[ -f $1 && $(modinfo -F vermagic "$1" 2>/dev/null) == "$3 "* &&
+	   $(modinfo -F version "$1" 2>/dev/null) == "$2" ]]
+}
+
+# The module file a kernel's config makes DKMS install.
+module_file() {
+	local config=/boot/config-$1
+	if grep -qs '^CONFIG_MODULE_COMPRESS_XZ=y' "$config"; then
+		echo kav.ko.xz
+	elif grep -qs '^CONFIG_MODULE_COMPRESS_ZSTD=y' "$config"; then
+		echo kav.ko.zst
+	elif grep -qs '^CONFIG_MODULE_COMPRESS_GZIP=y' "$config"; then
+		echo kav.ko.gz
+	else
+		echo kav.ko
+	fi
+}
+
+main() {
+	local kver kvers file d
+	command -v dkms >/dev/null || { echo "Bail out! dkms is not installed (make deps)"; exit 1; }
+	mapfile -t kvers < <("$HERE/../vm/kernels.sh")
+	TMP=$(mktemp -d)
+	trap 'rm -rf "$TMP"' EXIT
+	d=(--sourcetree "$TMP/src" --dkmstree "$TMP/dkms" --installtree "$TMP/modules")
+	LOG=$TMP/dkms.log
+
+	echo "1..$((2 + 3 * ${#kvers[@]}))"
+	make -s -C "$REPO" dkms-src DESTDIR="$TMP/root" PREFIX=/usr >"$LOG" 2>&1
+	mv "$TMP/root/usr/src" "$TMP/src"
+	mkdir -p "$TMP/dkms" "$TMP/modules"
+	check "dkms add kav/$VERSION" run_dkms add -m kav -v "$VERSION" "${d[@]}"
+
+	for kver in "${kvers[@]}"; do
+		file=$(module_file "$kver")
+		mkdir -p "$TMP/modules/$kver"
+		check "dkms build for $kver" \
+			run_dkms build -m kav -v "$VERSION" -k "$kver" "${d[@]}"
+		run_dkms install -m kav -v "$VERSION" -k "$kver" --no-depmod \
+			"${d[@]}" || true
+		# modinfo reads compressed modules itself.
+		check "dkms install for $kver: updates/dkms/$file, kav $VERSION for $kver" \
+			is_kav_for "$TMP/modules/$kver/updates/dkms/$file" \
+			"$VERSION" "$kver"
+	done
+	for kver in "${kvers[@]}"; do
+		file=$(module_file "$kver")
+		run_dkms remove -m kav -v "$VERSION" -k "$kver" --no-depmod \
+			"${d[@]}" || true
+		check "dkms remove for $kver takes $file away" \
+			test ! -e "$TMP/modules/$kver/updates/dkms/$file"
+	done
+	check "no kav module left in the install tree" \
+		test -z "$(find "$TMP/modules" -name 'kav.ko*')"
+	if [[ $FAILED != 0 ]]; then
+		echo "# dkms log:"
+		sed 's/^/#   /' "$LOG"
+	fi
+	return "$FAILED"
+}
+
+main "$@"

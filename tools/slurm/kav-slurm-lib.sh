@@ -1,0 +1,545 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2034 # variables set here are the scripts' to use
+# shellcheck disable=SC2016 # awk programs are in single quotes on purpose
+#
+# kav-slurm-lib.sh: the code kav-slurm-prolog, kav-slurm-epilog and
+# kav-slurm-pin share (Documentation/slurm.rst). It is sourced, not run.
+#
+# POSIX sh: it runs under dash and busybox ash and needs only awk, sed,
+# find, ls, mkdir, mv, rm, kavctl and, if present, logger. Functions use
+# variables prefixed with "_" as scratch space (POSIX sh has no "local").
+#
+# What the scripts know about the job comes from the environment slurmd
+# gives them (SLURM_JOB_ID, SLURM_JOB_UID, SLURMD_NODENAME, SPANK_*), from
+# the site's settings ($KAV_SLURM_CONF, default /etc/kav/slurm.conf, or the
+# same names in the environment), and from kav itself (kavctl -j).
+
+# The cgroup v2 hierarchy, where Slurm's cgroup/v2 plugin puts jobs.
+KAV_CGROUP_ROOT=/sys/fs/cgroup
+# What a site may set in the configuration file.
+KAV_SETTINGS='KAVCTL KAV_SLURM_STATE_DIR KAV_SLURM_CGROUP KAV_SLURM_AV_PREFIX KAV_SLURM_MAX_ENTRIES KAV_SLURM_MAX_AVS KAV_SLURM_TRUST_SPANK'
+
+# ---------------------------------------------------------------- logging
+
+# kav_log PRIORITY MESSAGE...: one line to syslog (logger -t kav-slurm,
+# facility daemon) when logger exists, and always to standard error
+# (which slurmd logs or drops, depending on its version and debug level).
+kav_log() {
+	_lp=$1
+	shift
+	_lm="${KAV_TOOL:-kav-slurm}: ${KAV_JOB:+job $KAV_JOB: }$*"
+	printf '%s\n' "$_lm" >&2
+	if command -v logger >/dev/null 2>&1; then
+		logger -t kav-slurm -p "daemon.$_lp" "$_lm" 2>/dev/null || :
+	fi
+}
+
+# kav_die MESSAGE...: log an error and exit 1. A failing Prolog or Epilog
+# makes slurmd drain the node: the safe outcome whenever the job's key
+# cannot be set up or taken back as it should be.
+kav_die() {
+	kav_log err "$@"
+	exit 1
+}
+
+# ------------------------------------------------------------ validation
+
+# kav_is_uint VALUE MAXDIGITS: decimal digits without a leading zero (or
+# "0" itself), at most MAXDIGITS of them.
+kav_is_uint() {
+	case $1 in
+	0) return 0 ;;
+	'' | 0* | *[!0-9]*) return 1 ;;
+	esac
+	[ "${#1}" -le "$2" ]
+}
+
+# kav_le VALUE MAX: VALUE <= MAX, both of at most 15 digits (awk's
+# doubles are exact there; sh arithmetic may be 32-bit).
+kav_le() {
+	awk -v v="$1" -v m="$2" 'BEGIN { exit !(v + 0 <= m + 0) }'
+}
+
+# kav_check_vni VALUE WHERE: the kernel takes any 32-bit VNI; 0 is refused
+# here because no scheduler hands it out as a job's key, and an unset
+# value that became 0 must not turn into a grant.
+kav_check_vni() {
+	if ! kav_is_uint "$1" 10 || [ "$1" = 0 ] || ! kav_le "$1" 4294967295; then
+		kav_die "$2: '$1' is not a VNI (decimal, 1 to 4294967295, no leading zeros)"
+	fi
+}
+
+# --------------------------------------------------------- configuration
+
+# kav_read_conf: KAV_SLURM_CONF (default /etc/kav/slurm.conf), if it
+# exists: "NAME=VALUE" lines (no spaces around "=", no quotes) and "#"
+# comments, NAME one of KAV_SETTINGS. The environment takes precedence.
+kav_read_conf() {
+	_cf=${KAV_SLURM_CONF:-/etc/kav/slurm.conf}
+	[ -e "$_cf" ] || return 0
+	if [ ! -f "$_cf" ] || [ ! -r "$_cf" ]; then
+		kav_die "cannot read $_cf"
+	fi
+	_cn=0
+	while IFS= read -r _cl || [ -n "$_cl" ]; do
+		_cn=$((_cn + 1))
+		case $_cl in
+		'' | '#'*) continue ;;
+		*=*) ;;
+		*) kav_die "$_cf:$_cn: not NAME=VALUE: $_cl" ;;
+		esac
+		_ck=${_cl%%=*}
+		_cv=${_cl#*=}
+		case " $KAV_SETTINGS " in
+		*" $_ck "*) ;;
+		*) kav_die "$_cf:$_cn: unknown setting '$_ck' (known: $KAV_SETTINGS)" ;;
+		esac
+		# $_ck is one of the fixed names above: safe to eval.
+		eval "_cur=\${$_ck-}"
+		if [ -z "$_cur" ]; then
+			eval "$_ck=\$_cv"
+		fi
+	done <"$_cf"
+}
+
+# kav_expand TEMPLATE: %j (job id), %u (job uid), %n (SLURMD_NODENAME)
+# replaced. Each value was validated to hold none of sed's specials.
+kav_expand() {
+	case $1 in
+	*%n*) [ -n "$KAV_NODE" ] || kav_die "'$1' uses %n but SLURMD_NODENAME is not set" ;;
+	esac
+	case $1 in
+	*%u*) [ -n "$KAV_UID" ] || kav_die "'$1' uses %u but SLURM_JOB_UID is not set" ;;
+	esac
+	printf '%s\n' "$1" |
+		sed -e "s/%j/$KAV_JOB/g" -e "s/%u/$KAV_UID/g" -e "s/%n/$KAV_NODE/g"
+}
+
+# kav_init TOOL [JOBID]: the settings and the job (SLURM_JOB_ID unless
+# JOBID is given), all validated. Sets KAV_TOOL, KAV_JOB, KAV_UID,
+# KAV_NODE, KAV_STATE_DIR, KAV_STATE and KAV_PREFIX.
+kav_init() {
+	KAV_TOOL=$1
+	KAV_JOB=
+	KAV_REVOKED=''
+	KAV_UNPINNED=''
+	# slurmd runs prologs and epilogs without PATH.
+	: "${PATH:=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}"
+	export PATH
+	umask 077
+	kav_read_conf
+
+	_job=${2-${SLURM_JOB_ID-}}
+	if ! kav_is_uint "$_job" 10 || [ "$_job" = 0 ]; then
+		kav_die "SLURM_JOB_ID '$_job' is not a job id (decimal digits)"
+	fi
+	KAV_JOB=$_job
+	KAV_UID=${SLURM_JOB_UID-}
+	if [ -n "$KAV_UID" ] && ! kav_is_uint "$KAV_UID" 10; then
+		kav_die "SLURM_JOB_UID '$KAV_UID' is not a uid"
+	fi
+	KAV_NODE=${SLURMD_NODENAME-}
+	case $KAV_NODE in
+	*[!A-Za-z0-9._-]*) kav_die "SLURMD_NODENAME '$KAV_NODE' is not a node name" ;;
+	esac
+
+	KAV_STATE_DIR=$(kav_expand "${KAV_SLURM_STATE_DIR:-/run/kav/slurm}") || exit 1
+	case $KAV_STATE_DIR in
+	/*) ;;
+	*) kav_die "KAV_SLURM_STATE_DIR '$KAV_STATE_DIR' is not an absolute path" ;;
+	esac
+	KAV_STATE=$KAV_STATE_DIR/job_$KAV_JOB
+
+	KAV_PREFIX=$(kav_expand "${KAV_SLURM_AV_PREFIX:-slurm-%j}") || exit 1
+	case $KAV_PREFIX in
+	'' | *[!A-Za-z0-9._:+-]*)
+		kav_die "KAV_SLURM_AV_PREFIX '$KAV_PREFIX': use letters, digits and . _ : + - only" ;;
+	*"$KAV_JOB"*) ;;
+	*) kav_die "KAV_SLURM_AV_PREFIX '$KAV_PREFIX' must contain the job id (%j): jobs must not share it" ;;
+	esac
+	[ "${#KAV_PREFIX}" -le 200 ] || kav_die "KAV_SLURM_AV_PREFIX is longer than 200 bytes"
+
+	case ${KAV_SLURM_TRUST_SPANK:-0} in
+	0 | 1) ;;
+	*) kav_die "KAV_SLURM_TRUST_SPANK must be 0 or 1" ;;
+	esac
+}
+
+# kav_pick_vni: the job's auth key into KAV_VNI (empty: none configured)
+# and where it came from into KAV_VNI_FROM. The first source set wins:
+#   KAV_JOB_VNI        set by the site (a wrapper around the prolog);
+#   SPANK_KAV_JOB_VNI  a SPANK plugin's spank_job_control_setenv(), only
+#                      with KAV_SLURM_TRUST_SPANK=1: it is set on the
+#                      submitting side, where the user controls it;
+#   SLINGSHOT_VNIS     switch/hpe_slingshot's list: its first VNI.
+# A source that is set but malformed is an error, never skipped.
+kav_pick_vni() {
+	KAV_VNI=
+	KAV_VNI_FROM=
+	if [ -n "${KAV_JOB_VNI-}" ]; then
+		kav_check_vni "$KAV_JOB_VNI" KAV_JOB_VNI
+		KAV_VNI=$KAV_JOB_VNI
+		KAV_VNI_FROM=KAV_JOB_VNI
+		return 0
+	fi
+	if [ -n "${SPANK_KAV_JOB_VNI-}" ]; then
+		if [ "${KAV_SLURM_TRUST_SPANK:-0}" = 1 ]; then
+			kav_check_vni "$SPANK_KAV_JOB_VNI" SPANK_KAV_JOB_VNI
+			KAV_VNI=$SPANK_KAV_JOB_VNI
+			KAV_VNI_FROM=SPANK_KAV_JOB_VNI
+			return 0
+		fi
+		kav_log warning "ignoring SPANK_KAV_JOB_VNI: the job's submitter can set it (KAV_SLURM_TRUST_SPANK=1 trusts it)"
+	fi
+	if [ -n "${SLINGSHOT_VNIS-}" ]; then
+		# Every element must be a VNI: a malformed list is not guessed at.
+		_rest=$SLINGSHOT_VNIS,
+		while [ -n "$_rest" ]; do
+			_v=${_rest%%,*}
+			_rest=${_rest#*,}
+			kav_check_vni "$_v" "SLINGSHOT_VNIS=$SLINGSHOT_VNIS"
+			[ -n "$KAV_VNI" ] || KAV_VNI=$_v
+		done
+		KAV_VNI_FROM=SLINGSHOT_VNIS
+	fi
+}
+
+# kav_limits: the grant's limits from KAV_SLURM_MAX_ENTRIES and
+# KAV_SLURM_MAX_AVS (0 or unset: no limit), as kavctl arguments, into
+# KAV_LIMIT_ARGS.
+kav_limits() {
+	KAV_LIMIT_ARGS=
+	_me=${KAV_SLURM_MAX_ENTRIES:-0}
+	_ma=${KAV_SLURM_MAX_AVS:-0}
+	kav_is_uint "$_me" 15 ||
+		kav_die "KAV_SLURM_MAX_ENTRIES '$_me' is not a number of entries"
+	if ! kav_is_uint "$_ma" 10 || ! kav_le "$_ma" 4294967295; then
+		kav_die "KAV_SLURM_MAX_AVS '$_ma' is not a number of AVs (32 bits)"
+	fi
+	[ "$_me" = 0 ] || KAV_LIMIT_ARGS="max-entries $_me"
+	[ "$_ma" = 0 ] || KAV_LIMIT_ARGS="$KAV_LIMIT_ARGS max-avs $_ma"
+}
+
+# ---------------------------------------------------------------- cgroups
+
+# kav_find_cgroup: the job's cgroup directory into KAV_CG and its id into
+# KAV_CGID; returns 1 (KAV_CGID empty) if the directory does not exist.
+# Slurm's cgroup/v2 layout is system.slice/slurmstepd.scope/job_<id>, or
+# <nodename>_slurmstepd.scope with several slurmd per host;
+# KAV_SLURM_CGROUP (%j, %n, %u expanded) replaces it.
+kav_find_cgroup() {
+	KAV_CGID=
+	if [ -n "${KAV_SLURM_CGROUP-}" ]; then
+		KAV_CG=$(kav_expand "$KAV_SLURM_CGROUP") || exit 1
+		case $KAV_CG in
+		/*) ;;
+		*) kav_die "KAV_SLURM_CGROUP '$KAV_CG' is not an absolute path" ;;
+		esac
+		case /$KAV_CG/ in
+		*/../* | */./*) kav_die "KAV_SLURM_CGROUP '$KAV_CG' has . or .. in it" ;;
+		esac
+	else
+		_sl=$KAV_CGROUP_ROOT/system.slice
+		KAV_CG=$_sl/slurmstepd.scope/job_$KAV_JOB
+		if [ -n "$KAV_NODE" ] &&
+			[ -d "$_sl/${KAV_NODE}_slurmstepd.scope/job_$KAV_JOB" ]; then
+			KAV_CG=$_sl/${KAV_NODE}_slurmstepd.scope/job_$KAV_JOB
+		fi
+	fi
+	[ -d "$KAV_CG" ] || return 1
+	[ -f "$KAV_CG/cgroup.procs" ] || kav_die "$KAV_CG is not a cgroup v2 directory"
+	KAV_CGID=$(kav_inode "$KAV_CG") || exit 1
+}
+
+# kav_inode DIR: a cgroup's id is the inode number of its directory.
+kav_inode() {
+	# shellcheck disable=SC2012 # ls -di: the portable way to an inode
+	_in=$(ls -di "$1" | awk 'NR == 1 { print $1 }')
+	kav_is_uint "$_in" 20 || kav_die "cannot read the inode number of $1"
+	printf '%s\n' "$_in"
+}
+
+# kav_subtree_ids DIR: the ids of DIR and of every cgroup below it (step,
+# user and task cgroups), on one line.
+kav_subtree_ids() {
+	kav_words "$(find "$1" -type d -exec ls -di {} + 2>/dev/null |
+		awk '{ print $1 }')"
+}
+
+# ---------------------------------------------------------------- kavctl
+
+kav_module_loaded() {
+	[ -d /sys/module/kav ]
+}
+
+# kav_need_kavctl: KAVCTL (a path, or a name looked up in PATH; default
+# kavctl) resolved to an executable.
+kav_need_kavctl() {
+	KAVCTL=${KAVCTL:-kavctl}
+	case $KAVCTL in
+	*/*) [ -x "$KAVCTL" ] || kav_die "KAVCTL=$KAVCTL is not executable" ;;
+	*)
+		_kc=$(command -v "$KAVCTL") ||
+			kav_die "$KAVCTL not found in PATH ($PATH): install kavctl or set KAVCTL"
+		KAVCTL=$_kc
+		;;
+	esac
+}
+
+# kav_json WHAT...: "kavctl -j WHAT" (a listing), checked to be a JSON
+# array; kavctl's own message goes to standard error.
+kav_json() {
+	_jo=$("$KAVCTL" -j "$@" </dev/null) || {
+		_js=$?
+		kav_log err "kavctl -j $* failed with exit status $_js"
+		return 1
+	}
+	case $_jo in
+	'['*) printf '%s\n' "$_jo" ;;
+	*)
+		kav_log err "kavctl -j $*: not a JSON array"
+		return 1
+		;;
+	esac
+}
+
+# The grants of "kavctl -j grant list", one per line:
+#   ID VNI TYPE CGROUP_ID HAS_PATH
+# TYPE is the selector type (uid, gid, cgroup, netns), CGROUP_ID "-" for
+# other selectors, HAS_PATH 1 if kavctl found the cgroup's directory (0:
+# the cgroup was removed and only the grant keeps it).
+#
+# kavctl's JSON is read with awk, not a JSON parser: inside a JSON string
+# every '"' is escaped, so '{"grant_id":' and '"vni":' can only be the
+# members themselves, never part of a value.
+KAV_AWK_GRANTS='
+function num(s, k) {
+	if (!match(s, "\"" k "\":[0-9]+"))
+		return "-"
+	s = substr(s, RSTART, RLENGTH)
+	sub(/.*:/, "", s)
+	return s
+}
+function str(s, k) {
+	if (!match(s, "\"" k "\":\"[a-z_]*\""))
+		return "-"
+	s = substr(s, RSTART, RLENGTH)
+	sub(/^[^:]*:"/, "", s)
+	sub(/"$/, "", s)
+	return s
+}
+{ all = all $0 }
+END {
+	n = split(all, g, /[{]"grant_id":/)
+	for (i = 2; i <= n; i++) {
+		id = g[i]
+		sub(/[^0-9].*/, "", id)
+		print id, num(g[i], "vni"), str(g[i], "type"),
+		      num(g[i], "cgroup_id"), (index(g[i], "\"path\":\"") > 0)
+	}
+}'
+
+kav_grant_rows() {
+	_gr=$(kav_json grant list) || return 1
+	printf '%s\n' "$_gr" | awk "$KAV_AWK_GRANTS"
+}
+
+# The AVs of "kavctl -j av list", one per line:
+#   ID MATCH PINNED UID CGROUP_ID
+# MATCH is 1 for a named AV whose name is the job's prefix, alone or
+# followed by a byte that is not a letter or digit ("slurm-4242",
+# "slurm-4242-world", MPI's "slurm-4242\n"; not "slurm-42420"). UID and
+# CGROUP_ID are the identity of the domain that created the AV.
+KAV_AWK_AVS='
+function num(s, k) {
+	if (!match(s, "\"" k "\":[0-9]+"))
+		return "-"
+	s = substr(s, RSTART, RLENGTH)
+	sub(/.*:/, "", s)
+	return s
+}
+{ all = all $0 }
+END {
+	n = split(all, a, /[{]"av_id":/)
+	key = "\"name\":\"" prefix
+	for (i = 2; i <= n; i++) {
+		id = a[i]
+		sub(/[^0-9].*/, "", id)
+		m = 0
+		p = index(a[i], key)
+		if (p) {
+			c = substr(a[i], p + length(key), 1)
+			m = (c == "\"" || c !~ /[A-Za-z0-9]/)
+		}
+		print id, m, (index(a[i], "\"pinned\":true") > 0),
+		      num(a[i], "uid"), num(a[i], "cgroup_id")
+	}
+}'
+
+kav_av_rows() {
+	_ar=$(kav_json av list) || return 1
+	printf '%s\n' "$_ar" | awk -v prefix="$KAV_PREFIX" "$KAV_AWK_AVS"
+}
+
+# kav_row ROWS ID: the line of ROWS whose first field is ID.
+kav_row() {
+	printf '%s\n' "$1" | awk -v id="$2" '$1 == id'
+}
+
+# kav_grant_fields ROW: a line of kav_grant_rows into G_ID G_VNI G_TYPE
+# G_CGID G_PATH. kav_av_fields ROW: a line of kav_av_rows into A_ID
+# A_MATCH A_PINNED A_UID A_CGID.
+kav_grant_fields() {
+	read -r G_ID G_VNI G_TYPE G_CGID G_PATH <<EOF
+$1
+EOF
+}
+
+kav_av_fields() {
+	read -r A_ID A_MATCH A_PINNED A_UID A_CGID <<EOF
+$1
+EOF
+}
+
+# kav_words TEXT: the words of TEXT on one line, one space apart.
+kav_words() {
+	printf '%s\n' "$1" |
+		awk '{ for (i = 1; i <= NF; i++) { printf "%s%s", s, $i; s = " " } } END { print "" }'
+}
+
+# kav_in WORD LIST: is WORD one of the words of LIST (as kav_words makes)?
+kav_in() {
+	case " $2 " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
+# kav_revoke ID WHY: kavctl grant del, once per id (KAV_REVOKED lists
+# the ids done). A failure is logged; the caller checks the listing
+# afterwards (a grant someone else revoked meanwhile is gone too).
+kav_revoke() {
+	! kav_in "$1" "$KAV_REVOKED" || return 0
+	KAV_REVOKED=${KAV_REVOKED:+$KAV_REVOKED }$1
+	if _ro=$("$KAVCTL" grant del "$1" </dev/null 2>&1); then
+		kav_log info "revoked grant $1 ($2)"
+	else
+		kav_log warning "kavctl grant del $1: $_ro"
+	fi
+}
+
+# kav_unpin ID WHY: kavctl av unpin, the same way (KAV_UNPINNED).
+kav_unpin() {
+	! kav_in "$1" "$KAV_UNPINNED" || return 0
+	KAV_UNPINNED=${KAV_UNPINNED:+$KAV_UNPINNED }$1
+	if _uo=$("$KAVCTL" av unpin "$1" </dev/null 2>&1); then
+		kav_log info "unpinned AV $1 ($2)"
+	else
+		kav_log warning "kavctl av unpin $1: $_uo"
+	fi
+}
+
+# ------------------------------------------------------------ state file
+
+# kav_state_load: the job's state file, if there is one, into S_EXISTS
+# (0/1), S_VNI, S_CG, S_CGID, S_GRANTS and S_AVS (ids, one space apart).
+# Lines that do not parse are ignored, and a file of another job whole.
+# It is read, never sourced or eval'ed.
+kav_state_load() {
+	S_EXISTS=0 S_JOB='' S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS=''
+	[ -e "$KAV_STATE" ] || [ -L "$KAV_STATE" ] || return 0
+	S_EXISTS=1
+	if [ ! -f "$KAV_STATE" ] || [ -L "$KAV_STATE" ]; then
+		kav_log warning "$KAV_STATE is not a regular file: ignored"
+		return 0
+	fi
+	while IFS= read -r _sl || [ -n "$_sl" ]; do
+		_sv=${_sl#*=}
+		case $_sl in
+		job_id=*) S_JOB=$_sv ;;
+		vni=*) kav_is_uint "$_sv" 10 && S_VNI=$_sv ;;
+		cgroup=/*) S_CG=$_sv ;;
+		cgroup_id=*) kav_is_uint "$_sv" 20 && S_CGID=$_sv ;;
+		grant=*) kav_is_uint "$_sv" 10 && S_GRANTS="$S_GRANTS $_sv" ;;
+		av=*) kav_is_uint "$_sv" 10 && S_AVS="$S_AVS $_sv" ;;
+		esac
+	done <"$KAV_STATE"
+	if [ "$S_JOB" != "$KAV_JOB" ]; then
+		kav_log warning "$KAV_STATE is not a state file of this job: ignored"
+		S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS=''
+	fi
+	S_GRANTS=$(kav_words "$S_GRANTS")
+	S_AVS=$(kav_words "$S_AVS")
+}
+
+# kav_state_save VNI CGROUP CGROUP_ID GRANTS AVS: write the state file
+# atomically (a temporary file in the same directory, then mv).
+kav_state_save() {
+	mkdir -p "$KAV_STATE_DIR" || return 1
+	_tmp=$KAV_STATE_DIR/.job_$KAV_JOB.$$
+	rm -f "$_tmp"
+	if {
+		echo "# kav-slurm state of job $KAV_JOB (Documentation/slurm.rst)"
+		echo "version=1"
+		echo "job_id=$KAV_JOB"
+		[ -z "$1" ] || echo "vni=$1"
+		echo "cgroup=$2"
+		echo "cgroup_id=$3"
+		for _w in $4; do
+			echo "grant=$_w"
+		done
+		for _w in $5; do
+			echo "av=$_w"
+		done
+	} >"$_tmp" && mv -f "$_tmp" "$KAV_STATE"; then
+		return 0
+	fi
+	rm -f "$_tmp"
+	return 1
+}
+
+# kav_recorded_grant: is the grant in G_* the one the state file recorded,
+# a cgroup grant with the recorded cgroup id (and VNI)?
+kav_recorded_grant() {
+	[ "$G_TYPE" = cgroup ] && [ -n "$S_CGID" ] && [ "$G_CGID" = "$S_CGID" ] &&
+		[ "$G_VNI" = "${S_VNI:-$G_VNI}" ]
+}
+
+# kav_clean_recorded GRANT_ROWS AV_ROWS: revoke the grants and unpin the
+# AVs the loaded state file records, each only if it still is what was
+# recorded. Grant ids restart at 1 when kav.ko is reloaded, so a recorded
+# id is revoked only if the grant still has the recorded cgroup id and
+# VNI; an AV is unpinned only if it still bears the job's prefix.
+kav_clean_recorded() {
+	for _g in $S_GRANTS; do
+		_r=$(kav_row "$1" "$_g")
+		[ -n "$_r" ] || continue
+		kav_grant_fields "$_r"
+		if kav_recorded_grant; then
+			kav_revoke "$_g" "recorded in $KAV_STATE"
+		else
+			kav_log notice "grant $_g is not the one $KAV_STATE recorded any more (vni $G_VNI, $G_TYPE $G_CGID): left alone"
+		fi
+	done
+	for _a in $S_AVS; do
+		_r=$(kav_row "$2" "$_a")
+		[ -n "$_r" ] || continue
+		kav_av_fields "$_r"
+		if [ "$A_MATCH" = 1 ] && [ "$A_PINNED" = 1 ]; then
+			kav_unpin "$_a" "recorded in $KAV_STATE"
+		fi
+	done
+}
+
+# kav_clean_stale: if the loaded state file is of an earlier run of this
+# job id in another cgroup (a requeued job whose epilog never ran, or a
+# crash), take back what it recorded, then forget it.
+kav_clean_stale() {
+	[ -n "$S_CGID" ] && [ "$S_CGID" != "$KAV_CGID" ] || return 0
+	kav_log notice "$KAV_STATE is from an earlier run of the job (cgroup id $S_CGID): taking back what it recorded"
+	_sg=$(kav_grant_rows) || kav_die "cannot list the grants"
+	_sa=$(kav_av_rows) || kav_die "cannot list the AVs"
+	kav_clean_recorded "$_sg" "$_sa"
+	S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS=''
+}
