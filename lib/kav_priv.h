@@ -423,14 +423,17 @@ static inline int kav_av_read_key(const struct kav_av *av, uint32_t slot,
 /*
  * The key an entry read as @meta is bound to (meta->auth_key is not
  * KAV_NONE), required valid: 0 or -FI_EINVAL. A key cannot go while
- * entries use it, so -FI_EINVAL means the entry was removed since.
+ * entries use it, so -FI_EINVAL means the entry was removed since. Only
+ * the key's flags and VNI are read (kav_table_read_key_part()).
  */
 static inline int kav_av_read_entry_key(const struct kav_av *av,
 					const struct kav_entry_meta *meta,
 					struct kav_key_snap *snap)
 {
 	if (meta->auth_key >= KAV_MAX_AUTH_KEYS ||
-	    kav_av_read_key(av, (uint32_t)meta->auth_key, snap))
+	    kav_table_read_key_part(&av->table, (uint32_t)meta->auth_key,
+				    snap, false) ||
+	    !(snap->flags & KAV_KEY_VALID))
 		return -FI_EINVAL;
 	return 0;
 }

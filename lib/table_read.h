@@ -77,12 +77,13 @@ kav_table_entry(const struct kav_table *t, uint64_t index)
 /*
  * Read entry @index: its metadata into @m and up to @cap bytes of its
  * address into @addr (which may be the caller's own buffer: only the last,
- * consistent copy counts). -FI_EINVAL when index >= nr_slots; does not
- * look at KAV_ENTRY_VALID.
+ * consistent copy counts). Without @ids the key and user id are not read
+ * (KAV_NONE in @m): fi_av_lookup() needs neither. -FI_EINVAL when
+ * index >= nr_slots; does not look at KAV_ENTRY_VALID.
  */
 static inline int kav_table_read(const struct kav_table *t, uint64_t index,
 				 struct kav_entry_meta *m, void *addr,
-				 size_t cap)
+				 size_t cap, bool ids)
 {
 	const struct kav_entry *e;
 	unsigned int attempt;
@@ -108,8 +109,10 @@ static inline int kav_table_read(const struct kav_table *t, uint64_t index,
 		}
 		m->flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
 		len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
-		m->auth_key = __atomic_load_n(&e->auth_key, __ATOMIC_RELAXED);
-		m->user_id = __atomic_load_n(&e->user_id, __ATOMIC_RELAXED);
+		m->auth_key = ids ? __atomic_load_n(&e->auth_key,
+						    __ATOMIC_RELAXED) : KAV_NONE;
+		m->user_id = ids ? __atomic_load_n(&e->user_id,
+						   __ATOMIC_RELAXED) : KAV_NONE;
 		/* A torn addr_len must not make us copy past the entry. */
 		len = KAV_MIN(len, t->addr_max);
 		if (cap)
@@ -132,7 +135,8 @@ static inline int kav_table_read_entry(const struct kav_table *t,
 	struct kav_entry_meta m;
 	int ret;
 
-	ret = kav_table_read(t, index, &m, snap->addr, sizeof(snap->addr));
+	ret = kav_table_read(t, index, &m, snap->addr, sizeof(snap->addr),
+			     true);
 	if (ret)
 		return ret;
 	snap->seq = m.seq;
@@ -148,7 +152,7 @@ static inline int kav_table_read_meta(const struct kav_table *t,
 				      uint64_t index,
 				      struct kav_entry_meta *meta)
 {
-	return kav_table_read(t, index, meta, NULL, 0);
+	return kav_table_read(t, index, meta, NULL, 0, true);
 }
 
 /*
@@ -164,7 +168,7 @@ static inline int kav_table_lookup(const struct kav_table *t, uint64_t index,
 	int ret;
 
 	/* Straight into the caller's buffer: no copy in between. */
-	ret = kav_table_read(t, index, &m, addr, *addrlen);
+	ret = kav_table_read(t, index, &m, addr, *addrlen, false);
 	if (ret)
 		return ret;
 	if (!(m.flags & KAV_ENTRY_VALID))
@@ -182,11 +186,15 @@ kav_table_key(const struct kav_table *t, uint32_t slot)
 }
 
 /*
- * Copy key slot @slot consistently (seq protocol). -FI_EINVAL when
- * slot >= max_keys; does not look at KAV_KEY_VALID.
+ * Copy key slot @slot consistently (seq protocol); without @counts only its
+ * flags and VNI (the data path's question: valid? revoked? which VNI?),
+ * the rest 0. -FI_EINVAL when slot >= max_keys; does not look at
+ * KAV_KEY_VALID.
  */
-static inline int kav_table_read_key(const struct kav_table *t, uint32_t slot,
-				     struct kav_key_snap *snap)
+static inline int kav_table_read_key_part(const struct kav_table *t,
+					  uint32_t slot,
+					  struct kav_key_snap *snap,
+					  bool counts)
 {
 	const struct kav_key_slot *k;
 	unsigned int attempt;
@@ -205,17 +213,30 @@ static inline int kav_table_read_key(const struct kav_table *t, uint32_t slot,
 		}
 		snap->flags = __atomic_load_n(&k->flags, __ATOMIC_RELAXED);
 		snap->vni = __atomic_load_n(&k->vni, __ATOMIC_RELAXED);
-		snap->user_id = __atomic_load_n(&k->user_id, __ATOMIC_RELAXED);
-		snap->nr_entries = __atomic_load_n(&k->nr_entries,
-						   __ATOMIC_RELAXED);
-		snap->nr_endpoints = __atomic_load_n(&k->nr_endpoints,
-						     __ATOMIC_RELAXED);
+		snap->user_id = 0;
+		snap->nr_entries = 0;
+		snap->nr_endpoints = 0;
+		if (counts) {
+			snap->user_id = __atomic_load_n(&k->user_id,
+							__ATOMIC_RELAXED);
+			snap->nr_entries = __atomic_load_n(&k->nr_entries,
+							   __ATOMIC_RELAXED);
+			snap->nr_endpoints = __atomic_load_n(&k->nr_endpoints,
+							     __ATOMIC_RELAXED);
+		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&k->seq, __ATOMIC_RELAXED) == seq)
 			break;
 	}
 	snap->seq = seq;
 	return 0;
+}
+
+/* Copy all of key slot @slot consistently (kav_table_read_key_part()). */
+static inline int kav_table_read_key(const struct kav_table *t, uint32_t slot,
+				     struct kav_key_snap *snap)
+{
+	return kav_table_read_key_part(t, slot, snap, true);
 }
 
 /* Current seq of entry @index (acquire); index < nr_slots is the caller's. */

@@ -23,19 +23,10 @@ REPO=$(cd "$HERE/../.." && pwd)
 DEBDIR=${1:-$REPO/build/deb}
 VERSION=$(cat "$REPO/VERSION")
 PACKAGES=(kav-dkms libkav0 libkav-dev kav-tools)
-N=0 FAILED=0 TMP=''
+TMP=''
+# shellcheck source=tests/pkg/tap.sh
+. "$HERE/tap.sh"
 
-check() {
-	local what=$1
-	shift
-	N=$((N + 1))
-	if "$@"; then
-		echo "ok $N - $what"
-	else
-		echo "not ok $N - $what"
-		FAILED=1
-	fi
-}
 
 installed() {
 	[[ $(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null) == ii* ]]

@@ -18,20 +18,10 @@ export LC_ALL=C
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 VERSION=$(cat "$REPO/VERSION")
-N=0 FAILED=0 TMP='' LOG=''
+TMP='' LOG=''
+# shellcheck source=tests/pkg/tap.sh
+. "$HERE/tap.sh"
 
-# check DESCRIPTION COMMAND...: one TAP line for COMMAND's status.
-check() {
-	local what=$1
-	shift
-	N=$((N + 1))
-	if "$@"; then
-		echo "ok $N - $what"
-	else
-		echo "not ok $N - $what"
-		FAILED=1
-	fi
-}
 
 # Run dkms, output to the log.
 run_dkms() {

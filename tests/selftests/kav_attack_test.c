@@ -344,19 +344,6 @@ static int domain_key_raw(void *arg)
 	return 0;
 }
 
-static int lib_open(uint32_t vni, struct fid_domain **dom)
-{
-	struct kav_auth_key key = { .vni = vni };
-	struct fi_domain_attr dattr = { 0 };
-	struct fi_info info = { 0 };
-
-	info.addr_format = FI_SOCKADDR_IN;
-	info.domain_attr = &dattr;
-	dattr.auth_key = (uint8_t *)&key;
-	dattr.auth_key_size = sizeof(key);
-	return kav_domain_open(&info, dom, NULL);
-}
-
 static int domain_key_lib(void *arg)
 {
 	struct fi_av_attr attr = { .type = FI_AV_TABLE };
@@ -370,13 +357,13 @@ static int domain_key_lib(void *arg)
 
 	(void)arg;
 	setenv("KAV_LOG", "none", 1);
-	CK_EQ(-FI_EACCES, lib_open(VNI_B3, &dom));
+	CK_EQ(-FI_EACCES, kav_lib_open_keyed(VNI_B3, &dom));
 	CK(dom == NULL);
 	CK(strstr(kav_strerror(-FI_EACCES),
 		  "no grant for this auth key: ask the administrator "
 		  "(kavctl grant add ...)"));
 
-	CK_EQ(0, lib_open(VNI_A2, &dom));
+	CK_EQ(0, kav_lib_open_keyed(VNI_A2, &dom));
 	CK_EQ(0, fi_av_open(dom, &attr, &av, NULL));
 	CK_EQ(1, fi_av_insert(av, &sin, 1, &fa, 0, NULL));
 	CK_EQ(0, fi_av_lookup_auth_key(av, fa, &key, &len));

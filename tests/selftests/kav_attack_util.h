@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers for the tests that play tenants against each other
- * (kav_attack_test, kav_netlink_test): run code in a child process under
- * another identity, synchronise with it, raw key and insert ioctls, the
+ * (kav_attack_test, kav_netlink_test, kav_slurm_test): run code in a
+ * child process under another identity, synchronise with it, a libkav
+ * domain opened with a key, raw key and insert ioctls, the
  * key slots of a mapped table, cgroups, the allow_keyless parameter and
  * the kav_nic test module (tests/nic), which "sends" through kav's
  * in-kernel consumer API.
@@ -28,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <kav/kav.h>
 #include <unistd.h>
 #include <linux/kav.h>
 #include "kav_nic.h"
@@ -502,6 +504,20 @@ static inline int kav_nic_scan(int nic, uint64_t first, uint32_t count,
 	out->count = count;
 	out->vni = vni;
 	return ioctl(nic, KAV_NIC_IOC_SCAN, out) ? -errno : 0;
+}
+
+/* A libkav domain (IPv4) whose domain auth key is @vni. */
+static inline int kav_lib_open_keyed(uint32_t vni, struct fid_domain **dom)
+{
+	struct kav_auth_key key = { .vni = vni };
+	struct fi_domain_attr dattr = { 0 };
+	struct fi_info info = { 0 };
+
+	info.addr_format = FI_SOCKADDR_IN;
+	info.domain_attr = &dattr;
+	dattr.auth_key = (uint8_t *)&key;
+	dattr.auth_key_size = sizeof(key);
+	return kav_domain_open(&info, dom, NULL);
 }
 
 #endif /* KAV_ATTACK_UTIL_H */

@@ -306,19 +306,6 @@ static int av_pin(uint8_t cmd, uint32_t id)
 
 /* ------------------------------------------------------------ tenants */
 
-static int lib_open(uint32_t vni, struct fid_domain **dom)
-{
-	struct kav_auth_key key = { .vni = vni };
-	struct fi_domain_attr dattr = { 0 };
-	struct fi_info info = { 0 };
-
-	info.addr_format = FI_SOCKADDR_IN;
-	info.domain_attr = &dattr;
-	dattr.auth_key = (uint8_t *)&key;
-	dattr.auth_key_size = sizeof(key);
-	return kav_domain_open(&info, dom, NULL);
-}
-
 /* A process of the job: in cgroup @cg, as the job's user. */
 static int become_task(const char *cg)
 {
@@ -348,7 +335,7 @@ static int tenant(void *arg)
 
 	if (become_task(t->cg))
 		return 1;
-	CK_EQ(t->want, lib_open(t->vni, &dom));
+	CK_EQ(t->want, kav_lib_open_keyed(t->vni, &dom));
 	if (t->want) {
 		CK(dom == NULL);
 		return 0;
@@ -384,7 +371,7 @@ static int live_task(void *arg)
 
 	if (become_task(CG_STEP))
 		return 1;
-	CK_EQ(0, lib_open(VNI, &dom));
+	CK_EQ(0, kav_lib_open_keyed(VNI, &dom));
 	CK_EQ(0, fi_av_open(dom, &attr, &av, NULL));
 	CK_EQ(1, fi_av_insert(av, &sin[0], 1, &fa[0], 0, NULL));
 	CK_EQ(0, kav_av_resolve(av, fa[0], &res));
@@ -414,7 +401,7 @@ static int launcher(void *arg)
 
 	if (become_task(CG_STEP))
 		return 1;
-	CK_EQ(0, lib_open(VNI, &dom));
+	CK_EQ(0, kav_lib_open_keyed(VNI, &dom));
 	CK_EQ(0, fi_av_open(dom, &attr, &av, NULL));
 	CK_EQ(1, fi_av_insert(av, &sin, 1, &fa, 0, NULL));
 	CK_EQ(0, fi_av_open(dom, &decoy, &av2, NULL));
