@@ -52,7 +52,7 @@ enum kav_addr_format {
 	KAV_ADDR_SOCKADDR = 1,	/* struct sockaddr_in or _in6, by family */
 	KAV_ADDR_SOCKADDR_IN,	/* struct sockaddr_in, AF_INET */
 	KAV_ADDR_SOCKADDR_IN6,	/* struct sockaddr_in6, AF_INET6 */
-	KAV_ADDR_STR,		/* NUL-terminated, printable, no spaces */
+	KAV_ADDR_STR,		/* NUL-terminated ASCII 0x21-0x7e */
 };
 
 /* Bytes of struct kav_entry before the address. */
@@ -84,6 +84,17 @@ enum kav_addr_format {
  *	without KAV_AV_NAMED)
  * @av_id: out: the AV's id in administrators' listings (kavctl); ids are
  *	not reused until the 31-bit space wraps
+ * @owner_uid: with KAV_AV_OWNER, in: the uid (in the caller's user
+ *	namespace) whose names to look in; else must be 0
+ * @__reserved: must be 0
+ *
+ * Names are scoped to the IPC namespace *and the owner's uid*: each user
+ * has its own names, so nobody can take (squat) a name another user's job
+ * will use. A named call without KAV_AV_OWNER looks in, and creates in,
+ * the caller's own names (the domain opener's euid). To open another
+ * user's AV, name that user with KAV_AV_OWNER and @owner_uid; such a call
+ * never creates (ENOENT when there is no such AV) and the AV's mode bits
+ * decide (group or other bits).
  *
  * Without KAV_AV_NAMED each call creates a private AV. With it, the call
  * opens the AV called @name if one exists in the namespace and creates it
@@ -111,12 +122,15 @@ struct kav_av_create {
 	__u32 mode;
 	__u32 result;
 	__u32 av_id;
+	__u32 owner_uid;
+	__u32 __reserved;
 };
 
 /* struct kav_av_create.flags */
 #define KAV_AV_NAMED		0x1U	/* create or open the AV @name */
 #define KAV_AV_EXCL		0x2U	/* with NAMED: only create */
 #define KAV_AV_RDONLY		0x4U	/* with NAMED: only open, read-only */
+#define KAV_AV_OWNER		0x8U	/* with NAMED: @owner_uid's names */
 
 /* struct kav_av_create.result */
 #define KAV_AV_CREATED		0x1U
@@ -173,7 +187,18 @@ struct kav_auth_key {
  *	ids, one per address; else 0
  *
  * A batch is atomic: on success every address was inserted, each at the
- * lowest unused index; on error nothing was.
+ * lowest unused index; on error nothing was, and readers saw nothing (the
+ * @fi_addrs pages are pinned before the table changes, so an output that
+ * goes away during the call fails it with EFAULT before any change).
+ *
+ * Every binding is authorised against the identity of the domain that
+ * opened this AV fd (the writer), never the AV's creator: an explicit key
+ * handle needs a live grant of the writer's for the slot's key; without
+ * KAV_INSERT_AUTH_KEY an address is bound to the slot that holds the
+ * writer's own domain key (EACCES if the AV holds none), and a writer
+ * whose domain has no key inserts keyless entries (module parameter
+ * allow_keyless, else EACCES). A refused key fails the batch with EACCES
+ * and @err_index; a revoked one with EKEYREVOKED.
  */
 struct kav_av_insert {
 	__u32 size;
@@ -217,8 +242,11 @@ struct kav_av_remove {
  * @handle: out (insert): the key's handle, 0..KAV_MAX_AUTH_KEYS - 1, also
  *	written when the key is already present (EEXIST); in (remove)
  *
- * Insert errors: EINVAL (flags, key.__reserved), EEXIST (already in this
- * AV), ENOSPC (KAV_MAX_AUTH_KEYS reached). Remove errors: EINVAL (not a
+ * Insert errors: EINVAL (flags, key.__reserved), EACCES (the writer's
+ * identity holds no grant for the key), EEXIST (already in this AV),
+ * ENOSPC (KAV_MAX_AUTH_KEYS reached). A key whose handle could not be
+ * written back (EFAULT) stays inserted: repeating the call gives EEXIST
+ * and the handle. Remove errors: EINVAL (not a
  * valid handle), EBUSY (entries are bound to the key, or endpoints were
  * enabled while it was present and are still open), EPERM (the domain's
  * own key, slot 0 of a keyed domain's AV).
@@ -304,9 +332,9 @@ struct kav_domain_key {
 };
 
 /*
- * An AV fd opened with KAV_AV_RDONLY can be mapped and can open
- * endpoints; INSERT, REMOVE, KEY_INSERT, KEY_REMOVE and SET_USER_ID on it
- * fail with EPERM.
+ * An AV fd opened with KAV_AV_RDONLY can only be mapped: INSERT, REMOVE,
+ * KEY_INSERT, KEY_REMOVE, SET_USER_ID and EP_OPEN (an enabled endpoint
+ * pins the AV's keys) on it fail with EPERM.
  */
 #define KAV_IOC_AV_CREATE	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_CREATE)
 #define KAV_IOC_AV_INSERT	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_INSERT)
@@ -320,7 +348,8 @@ struct kav_domain_key {
 
 /*
  * The table mapping: mmap(NULL, map_size, PROT_READ, MAP_SHARED, av_fd, 0).
- * Writable mappings are refused (EACCES) and mprotect() cannot add write.
+ * Writable or executable mappings are refused (EACCES) and mprotect()
+ * cannot add either.
  * Pages are allocated as the table grows and never move; touching a page
  * beyond nr_slots may raise SIGBUS, so readers check nr_slots first.
  */
