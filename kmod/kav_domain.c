@@ -4,7 +4,15 @@
  * keeps the domain (and so its identity) alive until the AV is gone.
  */
 #include <linux/slab.h>
-#include "kav.h"
+#include "kav_objects.h"
+
+/* Set once by the administration layer before /dev/kav exists. */
+const struct kav_object_hooks *kav_hooks;
+
+void kav_objects_set_hooks(const struct kav_object_hooks *hooks)
+{
+	kav_hooks = hooks;
+}
 
 static void kav_domain_free(struct kref *ref)
 {
@@ -26,13 +34,13 @@ static int kav_domain_open(struct inode *inode, struct file *file)
 {
 	struct kav_domain *domain;
 
-	domain = kzalloc(sizeof(*domain), GFP_KERNEL_ACCOUNT);
+	domain = kzalloc(sizeof(*domain), KAV_TENANT_GFP);
 	if (!domain)
 		return -ENOMEM;
 	kref_init(&domain->ref);
 	mutex_init(&domain->lock);
 	kav_identity_capture(&domain->id, file);
-	if (kav_registry_add_domain(domain)) {
+	if (kav_hooks->domain_added(domain)) {
 		kav_domain_put(domain);
 		return -ENOMEM;
 	}
@@ -44,7 +52,7 @@ static int kav_domain_release(struct inode *inode, struct file *file)
 {
 	struct kav_domain *domain = file->private_data;
 
-	kav_registry_del_domain(domain);
+	kav_hooks->domain_removed(domain);
 	kav_domain_put(domain);
 	return 0;
 }
@@ -74,7 +82,8 @@ static int kav_domain_set_key(void *obj, struct kav_ucmd *ucmd)
 		ret = -EBUSY;
 	} else {
 		domain->key = cmd->key;
-		domain->key_grant = grant;
+		/* Readers without the lock (listings, inserts) see key first. */
+		smp_store_release(&domain->key_grant, grant);
 	}
 	mutex_unlock(&domain->lock);
 	if (ret)

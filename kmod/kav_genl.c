@@ -9,7 +9,7 @@
 #include <linux/ipc_namespace.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
-#include "kav.h"
+#include "kav_admin.h"
 
 static struct genl_family kav_genl_family;
 /* Cleared at exit: AVs freed after that (pins, kav_names_exit) are silent. */
@@ -184,7 +184,7 @@ static int kav_fill_av(struct sk_buff *skb, const void *av)
 	return kav_put_av(skb, av);
 }
 
-void kav_genl_notify_grant(u8 cmd, const struct kav_grant *g)
+static void kav_genl_notify_grant(u8 cmd, const struct kav_grant *g)
 {
 	kav_genl_notify(cmd, kav_fill_grant, g);
 }
@@ -348,7 +348,8 @@ static int kav_genl_grant_del(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	g = kav_grant_del(nla_get_u32(info->attrs[KAV_A_GRANT_ID]));
+	g = kav_grant_revoke(nla_get_u32(info->attrs[KAV_A_GRANT_ID]),
+			     kav_registry_revoke);
 	if (!g) {
 		nlmsg_free(msg);
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KAV_A_GRANT_ID],

@@ -6,7 +6,7 @@
  * after an RCU grace period so that a walk can take a reference safely.
  */
 #include <linux/xarray.h>
-#include "kav.h"
+#include "kav_admin.h"
 
 static DEFINE_XARRAY_ALLOC1(kav_domains);
 static DEFINE_XARRAY_ALLOC1(kav_avs);
@@ -25,25 +25,53 @@ static int kav_registry_alloc(struct xarray *xa, u32 *id, void *obj, u32 *next)
 	return ret < 0 ? ret : 0;
 }
 
-int kav_registry_add_domain(struct kav_domain *d)
+static int kav_registry_add_domain(struct kav_domain *d)
 {
 	return kav_registry_alloc(&kav_domains, &d->reg_id, d,
 				  &kav_next_domain_id);
 }
 
-void kav_registry_del_domain(struct kav_domain *d)
+static void kav_registry_del_domain(struct kav_domain *d)
 {
 	xa_erase(&kav_domains, d->reg_id);
 }
 
-int kav_registry_add_av(struct kav_av *av)
+static int kav_registry_add_av(struct kav_av *av)
 {
 	return kav_registry_alloc(&kav_avs, &av->reg_id, av, &kav_next_av_id);
 }
 
-void kav_registry_del_av(struct kav_av *av)
+static void kav_registry_announce_av(struct kav_av *av)
+{
+	kav_genl_notify_av(KAV_GENL_CMD_AV_NEW, av);
+}
+
+/* @av is being freed: out of listings, and announced gone if it came. */
+static void kav_registry_del_av(struct kav_av *av)
 {
 	xa_erase(&kav_avs, av->reg_id);
+	if (av->announced)
+		kav_genl_notify_av(KAV_GENL_CMD_AV_DEL, av);
+}
+
+static const struct kav_object_hooks kav_registry_hooks = {
+	.domain_added = kav_registry_add_domain,
+	.domain_removed = kav_registry_del_domain,
+	.av_added = kav_registry_add_av,
+	.av_created = kav_registry_announce_av,
+	.av_removed = kav_registry_del_av,
+};
+
+/* Before /dev/kav exists: the objects report to the registry. */
+int kav_registry_init(void)
+{
+	kav_objects_set_hooks(&kav_registry_hooks);
+	return 0;
+}
+
+void kav_registry_exit(void)
+{
+	kav_objects_set_hooks(NULL);
 }
 
 /* A reference on AV @id, or NULL if there is none (any more). */
@@ -53,7 +81,7 @@ struct kav_av *kav_registry_get_av(u32 id)
 
 	rcu_read_lock();
 	av = xa_load(&kav_avs, id);
-	if (av && !kref_get_unless_zero(&av->ref))
+	if (av && !kav_av_tryget(av))
 		av = NULL;
 	rcu_read_unlock();
 	return av;
@@ -73,7 +101,7 @@ int kav_registry_walk_avs(int (*fn)(struct kav_av *, void *), void *arg, u32 *po
 	for (;;) {
 		rcu_read_lock();
 		av = xa_find(&kav_avs, &id, ULONG_MAX, XA_PRESENT);
-		got = av && kref_get_unless_zero(&av->ref);
+		got = av && kav_av_tryget(av);
 		rcu_read_unlock();
 		if (!av)
 			break;
@@ -120,7 +148,7 @@ u64 kav_registry_count_domains(void)
 
 static int kav_revoke_av(struct kav_av *av, void *arg)
 {
-	kav_keys_revoke(&av->table, arg);
+	kav_av_revoke(av, arg);
 	return 0;
 }
 
