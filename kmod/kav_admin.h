@@ -11,8 +11,10 @@
 #include "kav_objects.h"
 
 /* kav_registry.c */
-int kav_registry_init(void);
-void kav_registry_exit(void);
+int kav_registry_add_domain(struct kav_domain *d);
+void kav_registry_del_domain(struct kav_domain *d);
+int kav_registry_add_av(struct kav_av *av);
+void kav_registry_del_av(struct kav_av *av);
 struct kav_av *kav_registry_get_av(u32 id);
 int kav_registry_walk_avs(int (*fn)(struct kav_av *, void *), void *arg,
 			  u32 *pos);
@@ -33,6 +35,6 @@ void kav_stats_collect(struct kav_stats *st);
 /* kav_genl.c */
 int kav_genl_init(void);
 void kav_genl_exit(void);
-void kav_genl_notify_av(u8 cmd, struct kav_av *av);
+extern const struct kav_object_hooks kav_admin_hooks;
 
 #endif /* KAV_ADMIN_H */

@@ -56,12 +56,6 @@ void kav_av_get(struct kav_av *av)
 	kref_get(&av->ref);
 }
 
-/* A reference unless @av is already on its way out. */
-bool kav_av_tryget(struct kav_av *av)
-{
-	return kref_get_unless_zero(&av->ref);
-}
-
 void kav_av_put(struct kav_av *av)
 {
 	kref_put(&av->ref, kav_av_free);
@@ -91,6 +85,34 @@ static int kav_av_mmap(struct file *file, struct vm_area_struct *vma)
 static int kav_av_ep_open(void *obj, struct kav_ucmd *ucmd)
 {
 	return kav_ep_open(obj, ucmd);
+}
+
+/*
+ * An administrator pins @av (a reference of its own, so that a launcher
+ * can close it and ranks open it later) or drops the pin.
+ */
+int kav_av_pin(struct kav_av *av, bool pin)
+{
+	int ret;
+
+	if (pin)
+		kav_av_get(av);
+	ret = kav_names_set_pinned(av, pin);
+	/* May free @av: no lock held. */
+	if (pin && ret)
+		kav_av_put(av);		/* not pinned after all */
+	else if (!pin && !ret)
+		kav_av_put(av);		/* the pin's reference */
+	return ret;
+}
+
+/* Module exit: drop every pin (no AV is open, or the module would be). */
+void kav_avs_unpin_all(void)
+{
+	struct kav_av *av;
+
+	while ((av = kav_names_unpin_any()))
+		kav_av_put(av);
 }
 
 /*

@@ -51,6 +51,33 @@ void kav_consumer_put(struct kav_consumer *c)
 }
 EXPORT_SYMBOL_GPL(kav_consumer_put);
 
+/*
+ * Copy entry @idx into @res. EINVAL if it is no entry, EKEYREVOKED if its
+ * key slot was revoked. t->lock held.
+ */
+static int kav_consumer_read(struct kav_table *t, u64 idx,
+			     struct kav_resolution *res)
+{
+	const struct kav_entry *e = kav_table_entry_ro(t, idx);
+	const struct kav_key_slot *k;
+
+	if (!e)
+		return -EINVAL;
+	res->keyed = e->auth_key != KAV_NONE;
+	res->vni = 0;
+	if (res->keyed) {
+		k = kav_key_slot_ro(t, e->auth_key);
+		if (k->flags & KAV_KEY_REVOKED)
+			return -EKEYREVOKED;
+		res->vni = k->vni;
+	}
+	res->addr_len = e->addr_len;
+	res->addr_format = t->addr_format;
+	res->user_id = e->user_id;
+	memcpy(res->addr, e->addr, e->addr_len);
+	return 0;
+}
+
 int kav_consumer_resolve(struct kav_consumer *c, u64 fi_addr,
 			 struct kav_resolution *res)
 {
@@ -62,7 +89,7 @@ int kav_consumer_resolve(struct kav_consumer *c, u64 fi_addr,
 	ret = kav_table_lock(t);
 	if (ret)
 		return ret;
-	ret = kav_table_resolve(t, idx, res);
+	ret = kav_consumer_read(t, idx, res);
 	kav_table_unlock(t);
 	if (ret)
 		return ret;

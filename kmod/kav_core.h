@@ -22,7 +22,6 @@
 
 struct mem_cgroup;
 struct vm_area_struct;
-struct kav_resolution;
 
 struct kav_table {
 	struct mutex lock;		/* serialises writers */
@@ -139,8 +138,7 @@ int kav_table_check_remove(struct kav_table *t, const u64 *idx, u32 count,
 void kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
 		      struct kav_key_counts *kc);
 int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id);
-int kav_table_resolve(struct kav_table *t, u64 idx,
-		      struct kav_resolution *res);
+const struct kav_entry *kav_table_entry_ro(struct kav_table *t, u64 idx);
 
 /* Called for each valid entry (with its key slot, or NULL). */
 struct kav_entry_visitor {

@@ -2,7 +2,7 @@
 /*
  * Grants: which identity may use which auth key. Only administrators add
  * and revoke them (kav_genl.c); every use of a key is checked against the
- * identity of whoever uses it (kav_policy.c).
+ * identity of whoever uses it (kav_rule.c).
  *
  * A key slot (and a domain key) keeps a reference to the grant that
  * authorised it. Revoking a grant takes it off the list, so nothing new is

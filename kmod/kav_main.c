@@ -17,7 +17,7 @@
 static struct miscdevice kav_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = KAV_DEVICE_NAME,
-	.fops = &kav_domain_fops,
+	.fops = &kav_dev_fops,
 	.mode = 0666,
 };
 
@@ -25,20 +25,14 @@ static int __init kav_init(void)
 {
 	int ret;
 
-	ret = kav_registry_init();
-	if (ret)
-		return ret;
+	/* Objects report to the registry and notifications from now on. */
+	kav_objects_set_hooks(&kav_admin_hooks);
 	ret = kav_genl_init();
 	if (ret)
-		goto err_registry;
+		return ret;
 	ret = misc_register(&kav_miscdev);
 	if (ret)
-		goto err_genl;
-	return 0;
-err_genl:
-	kav_genl_exit();
-err_registry:
-	kav_registry_exit();
+		kav_genl_exit();
 	return ret;
 }
 
@@ -46,9 +40,8 @@ static void __exit kav_exit(void)
 {
 	misc_deregister(&kav_miscdev);
 	kav_genl_exit();	/* waits for commands: no pin comes later */
-	kav_names_exit();
+	kav_avs_unpin_all();
 	kav_grants_exit();
-	kav_registry_exit();
 }
 
 module_init(kav_init);

@@ -170,10 +170,11 @@ int kav_names_permission(const struct kav_av *av,
 }
 
 /*
- * Pin @av (a reference for the name table) or drop the pin. EINVAL for an
- * unnamed AV, EALREADY when it already is (is not) pinned.
+ * Mark @av pinned or not (the pin's reference is the caller's business,
+ * kav_av_pin()). EINVAL for an unnamed AV, EALREADY when it already is
+ * (is not) pinned.
  */
-int kav_names_pin(struct kav_av *av, bool pin)
+int kav_names_set_pinned(struct kav_av *av, bool pin)
 {
 	int ret = 0;
 
@@ -183,35 +184,26 @@ int kav_names_pin(struct kav_av *av, bool pin)
 	if (av->named->pinned == pin)
 		ret = -EALREADY;
 	else
-		av->named->pinned = pin;
-	if (!ret && pin)
-		kav_av_get(av);
+		WRITE_ONCE(av->named->pinned, pin);
 	mutex_unlock(&kav_names_lock);
-	if (!ret && !pin)
-		kav_av_put(av);		/* may free it: not under the lock */
 	return ret;
 }
 
-/* Module exit: drop every pin (no AV is open, or the module would be). */
-void kav_names_exit(void)
+/* Unmark one pinned AV and return it (its pin reference), or NULL. */
+struct kav_av *kav_names_unpin_any(void)
 {
 	struct kav_named *n;
-	struct kav_av *av;
+	struct kav_av *av = NULL;
 	int bkt;
 
-	for (;;) {
-		av = NULL;
-		mutex_lock(&kav_names_lock);
-		hash_for_each(kav_names, bkt, n, node) {
-			if (n->hashed && n->pinned) {
-				n->pinned = false;
-				av = n->av;
-				break;
-			}
-		}
-		mutex_unlock(&kav_names_lock);
-		if (!av)
+	mutex_lock(&kav_names_lock);
+	hash_for_each(kav_names, bkt, n, node) {
+		if (n->hashed && n->pinned) {
+			WRITE_ONCE(n->pinned, false);
+			av = n->av;
 			break;
-		kav_av_put(av);
+		}
 	}
+	mutex_unlock(&kav_names_lock);
+	return av;
 }

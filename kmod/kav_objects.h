@@ -99,18 +99,30 @@ static inline struct kav_grant *kav_domain_key_grant(struct kav_domain *d)
 	return smp_load_acquire(&d->key_grant);
 }
 
+/* kav_dev.c: /dev/kav */
+extern const struct file_operations kav_dev_fops;
+
 /* kav_domain.c */
-extern const struct file_operations kav_domain_fops;
+struct kav_ucmd;
+struct kav_domain *kav_domain_new(struct file *file);
 void kav_domain_put(struct kav_domain *domain);
+void kav_domain_close(struct kav_domain *domain);
+int kav_domain_set_key(void *obj, struct kav_ucmd *ucmd);
+
+/* A reference on @av unless it is already on its way out. */
+static inline bool kav_av_tryget(struct kav_av *av)
+{
+	return kref_get_unless_zero(&av->ref);
+}
 
 /* kav_av.c */
-struct kav_ucmd;
 int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd);
 struct kav_av_file *kav_av_file_of(struct file *file);
 void kav_av_get(struct kav_av *av);
-bool kav_av_tryget(struct kav_av *av);
 void kav_av_put(struct kav_av *av);
 void kav_av_revoke(struct kav_av *av, struct kav_grant *g);
+int kav_av_pin(struct kav_av *av, bool pin);
+void kav_avs_unpin_all(void);
 
 /* kav_av_write.c: the mutating ioctls of an AV file */
 int kav_av_insert(void *obj, struct kav_ucmd *ucmd);
@@ -134,8 +146,8 @@ void kav_names_add(struct kav_av *av, struct kav_named *named);
 void kav_names_del(struct kav_av *av);
 int kav_names_permission(const struct kav_av *av,
 			 const struct kav_identity *id, bool write);
-int kav_names_pin(struct kav_av *av, bool pin);
-void kav_names_exit(void);
+int kav_names_set_pinned(struct kav_av *av, bool pin);
+struct kav_av *kav_names_unpin_any(void);
 
 /* kav_ep.c */
 int kav_ep_open(struct kav_av_file *h, struct kav_ucmd *ucmd);

@@ -91,7 +91,7 @@ void kav_revoke_read_lock(void);
 void kav_revoke_read_unlock(void);
 void kav_grants_exit(void);
 
-/* kav_policy.c: the rule */
+/* kav_rule.c: the rule */
 int kav_may_bind(const struct kav_identity *id, const struct kav_grant *hint,
 		 u32 vni, const char *op);
 int kav_may_bind_keyless(const struct kav_identity *id, const char *op);
@@ -99,11 +99,11 @@ int kav_may_resolve(const struct kav_identity *id,
 		    const struct kav_grant *hint, bool keyed, u32 vni);
 
 /*
- * The grants behind an AV's key slots: slot k was authorised by g[k] (a
- * reference), which is charged one AV for the slot and one entry for each
- * entry bound to it, whoever the writer (the writer itself must pass
- * kav_may_bind()). The owner of the struct serialises calls (the table
- * lock).
+ * kav_key_grants.c: the grants behind an AV's key slots. Slot k was
+ * authorised by g[k] (a reference), which is charged one AV for the slot
+ * and one entry for each entry bound to it, whoever the writer (the
+ * writer itself must pass kav_may_bind()). The owner of the struct
+ * serialises calls (the table lock).
  */
 struct kav_key_grants {
 	struct kav_grant *g[KAV_MAX_AUTH_KEYS];

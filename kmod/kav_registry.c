@@ -25,53 +25,25 @@ static int kav_registry_alloc(struct xarray *xa, u32 *id, void *obj, u32 *next)
 	return ret < 0 ? ret : 0;
 }
 
-static int kav_registry_add_domain(struct kav_domain *d)
+int kav_registry_add_domain(struct kav_domain *d)
 {
 	return kav_registry_alloc(&kav_domains, &d->reg_id, d,
 				  &kav_next_domain_id);
 }
 
-static void kav_registry_del_domain(struct kav_domain *d)
+void kav_registry_del_domain(struct kav_domain *d)
 {
 	xa_erase(&kav_domains, d->reg_id);
 }
 
-static int kav_registry_add_av(struct kav_av *av)
+int kav_registry_add_av(struct kav_av *av)
 {
 	return kav_registry_alloc(&kav_avs, &av->reg_id, av, &kav_next_av_id);
 }
 
-static void kav_registry_announce_av(struct kav_av *av)
-{
-	kav_genl_notify_av(KAV_GENL_CMD_AV_NEW, av);
-}
-
-/* @av is being freed: out of listings, and announced gone if it came. */
-static void kav_registry_del_av(struct kav_av *av)
+void kav_registry_del_av(struct kav_av *av)
 {
 	xa_erase(&kav_avs, av->reg_id);
-	if (av->announced)
-		kav_genl_notify_av(KAV_GENL_CMD_AV_DEL, av);
-}
-
-static const struct kav_object_hooks kav_registry_hooks = {
-	.domain_added = kav_registry_add_domain,
-	.domain_removed = kav_registry_del_domain,
-	.av_added = kav_registry_add_av,
-	.av_created = kav_registry_announce_av,
-	.av_removed = kav_registry_del_av,
-};
-
-/* Before /dev/kav exists: the objects report to the registry. */
-int kav_registry_init(void)
-{
-	kav_objects_set_hooks(&kav_registry_hooks);
-	return 0;
-}
-
-void kav_registry_exit(void)
-{
-	kav_objects_set_hooks(NULL);
 }
 
 /* A reference on AV @id, or NULL if there is none (any more). */

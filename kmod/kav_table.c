@@ -22,7 +22,6 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include "kav_core.h"
-#include "kav_consumer.h"
 
 #define KAV_FI_ADDRS_PER_PAGE	(PAGE_SIZE / sizeof(u64))
 #define KAV_USED_PER_PAGE	(PAGE_SIZE * BITS_PER_BYTE)
@@ -99,9 +98,37 @@ static void kav_batch_end(struct kav_table *t)
 	kav_seq_end(t, &t->hdr->generation);
 }
 
-/* Back page @key of @xa (t->pages or t->used) with @fill, if need be. */
+/* How a new page of each kind starts. */
+typedef void (*kav_page_init_t)(const struct kav_table *t, void *page);
+
+/* Entries that were never used read like cleared ones (kav_entry_clear()). */
+static void kav_init_entry_page(const struct kav_table *t, void *page)
+{
+	struct kav_entry *e;
+	u32 i;
+
+	memset(page, 0, PAGE_SIZE);
+	for (i = 0; i < t->entries_per_page; i++) {
+		e = page + i * t->entry_size;
+		e->auth_key = KAV_NONE;
+		e->user_id = KAV_NONE;
+	}
+}
+
+/* All ones: KAV_NONE, which is FI_ADDR_NOTAVAIL. */
+static void kav_init_fi_addr_page(const struct kav_table *t, void *page)
+{
+	memset(page, 0xff, PAGE_SIZE);
+}
+
+static void kav_init_used_page(const struct kav_table *t, void *page)
+{
+	memset(page, 0, PAGE_SIZE);
+}
+
+/* Back page @key of @xa (t->pages or t->used) with @init, if need be. */
 static int kav_table_add_page(struct kav_table *t, struct xarray *xa,
-			      unsigned long key, int fill)
+			      unsigned long key, kav_page_init_t init)
 {
 	struct mem_cgroup *old;
 	struct page *page;
@@ -117,7 +144,7 @@ static int kav_table_add_page(struct kav_table *t, struct xarray *xa,
 	old = set_active_memcg(t->memcg);
 	page = alloc_page(KAV_TENANT_GFP);
 	if (page) {
-		memset(page_address(page), fill, PAGE_SIZE);
+		init(t, page_address(page));
 		ret = xa_err(xa_store(xa, key, page, KAV_TENANT_GFP));
 		if (ret)
 			__free_page(page);
@@ -130,16 +157,16 @@ static int kav_table_add_page(struct kav_table *t, struct xarray *xa,
 	return ret;
 }
 
-/* Back the pages @first..@last (inclusive) of @xa with @fill. */
+/* Back the pages @first..@last (inclusive) of @xa with @init. */
 static int kav_table_add_pages(struct kav_table *t, struct xarray *xa,
 			       unsigned long first, unsigned long last,
-			       int fill)
+			       kav_page_init_t init)
 {
 	unsigned long key;
 	int ret;
 
 	for (key = first; key <= last; key++) {
-		ret = kav_table_add_page(t, xa, key, fill);
+		ret = kav_table_add_page(t, xa, key, init);
 		if (ret)
 			return ret;
 	}
@@ -157,15 +184,17 @@ static int kav_table_grow(struct kav_table *t, u64 end)
 	int ret;
 
 	ret = kav_table_add_pages(t, &t->pages, first / t->entries_per_page,
-				  last / t->entries_per_page, 0);
-	if (!ret)	/* all ones: KAV_NONE, FI_ADDR_NOTAVAIL */
+				  last / t->entries_per_page, kav_init_entry_page);
+	if (!ret)
 		ret = kav_table_add_pages(t, &t->pages,
 					  kav_fi_addr_key(t, first),
-					  kav_fi_addr_key(t, last), 0xff);
+					  kav_fi_addr_key(t, last),
+					  kav_init_fi_addr_page);
 	if (!ret)
 		ret = kav_table_add_pages(t, &t->used,
 					  first / KAV_USED_PER_PAGE,
-					  last / KAV_USED_PER_PAGE, 0);
+					  last / KAV_USED_PER_PAGE,
+					  kav_init_used_page);
 	if (ret)
 		return ret;
 	t->nr_slots = end;
@@ -474,32 +503,13 @@ int kav_table_walk_entries(struct kav_table *t, u64 *idx,
 }
 
 /*
- * What entry @idx holds, for a kernel consumer. EINVAL if it is no entry,
- * EKEYREVOKED if its key slot was revoked. Whether the consumer's opener
- * may send with that key is for the caller to decide. t->lock held.
+ * Entry @idx if it is a valid one, else NULL; for reading under t->lock
+ * (kernel consumers).
  */
-int kav_table_resolve(struct kav_table *t, u64 idx, struct kav_resolution *res)
+const struct kav_entry *kav_table_entry_ro(struct kav_table *t, u64 idx)
 {
-	const struct kav_key_slot *k;
-	struct kav_entry *e;
-
 	lockdep_assert_held(&t->lock);
-	if (!kav_slot_valid(t, idx))
-		return -EINVAL;
-	e = kav_entry(t, idx);
-	res->keyed = e->auth_key != KAV_NONE;
-	res->vni = 0;
-	if (res->keyed) {
-		k = kav_key_slot_ro(t, e->auth_key);
-		if (k->flags & KAV_KEY_REVOKED)
-			return -EKEYREVOKED;
-		res->vni = k->vni;
-	}
-	res->addr_len = e->addr_len;
-	res->addr_format = t->addr_format;
-	res->user_id = e->user_id;
-	memcpy(res->addr, e->addr, e->addr_len);
-	return 0;
+	return kav_slot_valid(t, idx) ? kav_entry(t, idx) : NULL;
 }
 
 int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id)
