@@ -89,7 +89,8 @@ int kav_user_out_pin(struct kav_user_out *out, u64 uptr, size_t bytes)
 		unpin_user_pages(out->pages, ret);
 	kvfree(out->pages);
 	out->pages = NULL;
-	return ret < 0 && ret != -EFAULT ? ret : -EFAULT;
+	/* A short pin, or any bad range (EOVERFLOW too), is the caller's. */
+	return ret == -ENOMEM || ret == -EINTR ? ret : -EFAULT;
 }
 
 /* Copy out->bytes from @src into the pinned pages. */
