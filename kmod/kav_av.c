@@ -346,7 +346,12 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 	/* Until the AV is in the registry, a revoke waits (kav_grants.c). */
 	kav_revoke_read_lock();
 	if (named) {
-		mutex_lock(&kav_names_lock);
+		ret = mutex_lock_killable(&kav_names_lock);
+		if (ret) {
+			kav_revoke_read_unlock();
+			kfree(named);
+			return ret;
+		}
 		av = kav_names_find(&domain->id, named);
 	}
 	if (av) {
