@@ -465,6 +465,8 @@ TEST_F_TIMEOUT(trust, shared_av_writer_binds_only_own_keys, 180)
 	struct jobs *j = kav_shared(sizeof(*j));
 	struct kav_job_arg a1 = { CG_JOB1, { UID_JOBS, UID_JOBS, job1, j } };
 	struct kav_job_arg a2 = { CG_JOB2, { UID_JOBS, UID_JOBS, job2, j } };
+	struct kav_nl_grant g1, g2;
+	uint32_t id1, id2;
 	pid_t p1;
 	int rc;
 
@@ -473,8 +475,10 @@ TEST_F_TIMEOUT(trust, shared_av_writer_binds_only_own_keys, 180)
 	ASSERT_EQ(0, kav_cgroup_make(CG_JOB1));
 	ASSERT_EQ(0, kav_cgroup_make(CG_JOB2));
 	/* As the Slurm prolog grants them: one key per job's cgroup. */
-	ASSERT_NE(0, grant_cgroup(_metadata, self, VNI_JOB1, CG_JOB1));
-	ASSERT_NE(0, grant_cgroup(_metadata, self, VNI_JOB2, CG_JOB2));
+	id1 = grant_cgroup(_metadata, self, VNI_JOB1, CG_JOB1);
+	id2 = grant_cgroup(_metadata, self, VNI_JOB2, CG_JOB2);
+	ASSERT_NE(0, id1);
+	ASSERT_NE(0, id2);
 
 	p1 = kav_spawn(kav_job_trampoline, &a1);
 	ASSERT_EQ('1', kav_wait_child_step(&j->sync, p1, STEP_MS, &rc))
@@ -482,6 +486,14 @@ TEST_F_TIMEOUT(trust, shared_av_writer_binds_only_own_keys, 180)
 	EXPECT_EQ(0, kav_reap(kav_spawn(kav_job_trampoline, &a2)));
 	EXPECT_EQ(0, kav_run_as(UID_STRANGER, stranger, j));
 	TH_LOG("job 2 got %d entries into job 1's AV", j->n2);
+	/* Each grant pays for what was bound under it, and only that. */
+	ASSERT_EQ(0, grant_find(&self->nl, id1, &g1));
+	ASSERT_EQ(0, grant_find(&self->nl, id2, &g2));
+	EXPECT_EQ(JOB1_N + 2, g1.nr_entries);
+	EXPECT_EQ(2, g1.nr_avs);
+	/* Job 2 has gone; its key and entries stay in job 1's AV. */
+	EXPECT_EQ(JOB2_N, g2.nr_entries);
+	EXPECT_EQ(1, g2.nr_avs);
 	kav_tell_child(&j->sync, '2');
 	EXPECT_EQ(0, kav_reap_timeout(p1, STEP_MS));
 	kav_sync_close(&j->sync);
@@ -543,6 +555,12 @@ static int squatter(void *arg)
 		for (k = 0; k < KAV_MAX_AUTH_KEYS; k++)
 			if (!kav_insert_one(av, SQUAT_HOST + k, 6666, k, &fi))
 				s->squat_inserts++;
+		/* The victim's AV (0600) is out of its reach by owner too. */
+		CK_EQ(-EACCES, kav_av_named(dom, SQ_NAME, KAV_AV_OWNER, 0,
+					    UID_VICTIM, FMT_IN, NULL));
+		CK_EQ(-EACCES, kav_av_named(dom, SQ_NAME,
+					    KAV_AV_OWNER | KAV_AV_RDONLY, 0,
+					    UID_VICTIM, 0, NULL));
 		CK_EQ(0, kav_tell_parent(&s->sq, 'a'));
 	}
 	CK_EQ('z', step);
@@ -1397,8 +1415,8 @@ struct race_report {
 	int stuck;			/* threads that never came back */
 	/* The table after the race, as mapped. */
 	uint64_t generation, nr_valid, nr_slots, counted;
-	uint64_t fi_bad, key_bad, cleared, cleared_bad;
-	uint64_t slot0, other_slots;
+	uint64_t fi_bad, key_bad, cleared, cleared_bad, unused_bad;
+	uint64_t seq_odd, slot0, other_slots;
 	/* A large insert after it. */
 	int big;
 	uint64_t big_bad, big_nr_valid, big_slot0;
@@ -1485,6 +1503,19 @@ static void *race_remove0(void *arg)
 	return NULL;
 }
 
+/*
+ * An invalid entry, removed or never used, reads as table-layout.rst
+ * says: no flags, no address, bound to no key (KAV_NONE, not slot 0).
+ */
+static bool entry_is_clear(const volatile struct kav_entry *e)
+{
+	static const uint8_t zero[sizeof(struct sockaddr_in)];
+
+	return !e->flags && !e->addr_len && e->auth_key == KAV_NONE &&
+	       e->user_id == KAV_NONE &&
+	       !memcmp((const void *)e->addr, zero, sizeof(zero));
+}
+
 /* Count what the mapped table says against what its entries are. */
 static void race_check_table(const volatile struct kav_table_header *h,
 			     bool keyed, const uint8_t *used,
@@ -1503,6 +1534,7 @@ static void race_check_table(const volatile struct kav_table_header *h,
 	for (i = 0; i < n; i++) {
 		e = kav_entry_at(h, i);
 		fi = kav_fi_addr_at(h, i);
+		r->seq_odd += e->seq & 1;
 		if (e->flags & KAV_ENTRY_VALID) {
 			r->counted++;
 			r->fi_bad += fi != i;
@@ -1511,15 +1543,17 @@ static void race_check_table(const volatile struct kav_table_header *h,
 		}
 		r->fi_bad += fi != KAV_NONE;
 		if (i < RACE_MAX_IDX && used[i]) {
-			/* Removed: it reads as bound to nothing. */
 			r->cleared++;
-			r->cleared_bad += e->auth_key != KAV_NONE ||
-					  e->user_id != KAV_NONE;
+			r->cleared_bad += !entry_is_clear(e);
+		} else {
+			r->unused_bad += !entry_is_clear(e);
 		}
 	}
 	r->slot0 = kav_slot(h, 0)->nr_entries;
 	for (i = 1; i < KAV_MAX_AUTH_KEYS; i++)
 		r->other_slots += kav_slot(h, i)->nr_entries;
+	for (i = 0; i < KAV_MAX_AUTH_KEYS; i++)
+		r->seq_odd += kav_slot(h, i)->seq & 1;
 }
 
 /* Remove every valid entry: 0 or the first error. */
@@ -1713,11 +1747,13 @@ static void race_round(struct __test_metadata *_metadata,
 	EXPECT_LT(0, r->rm0_ok);
 	/* The counters are the entries', removed entries have no key. */
 	EXPECT_EQ(0, r->generation % 2);
+	EXPECT_EQ(0, r->seq_odd);
 	EXPECT_EQ(r->counted, r->nr_valid);
 	EXPECT_EQ(0, r->fi_bad);
 	EXPECT_EQ(0, r->key_bad);
 	EXPECT_LT(0, r->cleared);
 	EXPECT_EQ(0, r->cleared_bad);
+	EXPECT_EQ(0, r->unused_bad);
 	EXPECT_EQ(keyed ? r->counted : 0, r->slot0);
 	EXPECT_EQ(0, r->other_slots);
 	if (keyed)
