@@ -62,10 +62,17 @@ int kav_sys_ioctl(int fd, unsigned long req, void *arg);
 /* close() of a kernel object fd (domain, AV, endpoint); a seam like the
  * ioctl. */
 void kav_sys_close(int fd);
+/*
+ * Give the CPU away while a table writer finishes (table_read.h's bounded
+ * spinning): sched_yield(), or with @nap a KAV_READ_NAP_US sleep.
+ */
+void kav_sys_pause(bool nap);
 #ifdef KAV_TESTING
 extern int (*kav_sys_ioctl_hook)(int fd, unsigned long req, void *arg);
 /* Told about every kav_sys_close() before the fd is closed. */
 extern void (*kav_sys_close_hook)(int fd);
+/* Called instead of sched_yield() or the sleep of kav_sys_pause(). */
+extern void (*kav_sys_pause_hook)(bool nap);
 #endif
 
 /* ---------------------------------------------------------------- table.c */
