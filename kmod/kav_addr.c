@@ -3,12 +3,11 @@
  * Address formats. The kernel checks every address it stores, so that a
  * kernel consumer reading the table can trust what it finds there.
  */
-#include <linux/ctype.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/socket.h>
 #include <linux/string.h>
-#include "kav.h"
+#include "kav_core.h"
 
 #define KAV_STR_ADDR_DEFAULT	96
 
@@ -59,7 +58,11 @@ static int kav_sockaddr_len(const u8 *addr, u32 stride, sa_family_t want)
 	return stride < len ? -EINVAL : len;
 }
 
-/* A printable, non-empty, NUL-terminated string within the limits. */
+/*
+ * A non-empty, NUL-terminated string of printable ASCII without spaces
+ * (0x21-0x7e; not the kernel's isgraph(), which is Latin-1), within the
+ * limits.
+ */
 static int kav_straddr_len(const u8 *addr, u32 stride, u32 addr_max)
 {
 	u32 limit = min(stride, addr_max);
@@ -69,7 +72,7 @@ static int kav_straddr_len(const u8 *addr, u32 stride, u32 addr_max)
 	if (!len || len == limit)
 		return -EINVAL;
 	for (i = 0; i < len; i++)
-		if (!isgraph(addr[i]))
+		if (addr[i] < 0x21 || addr[i] > 0x7e)
 			return -EINVAL;
 	return len + 1;
 }

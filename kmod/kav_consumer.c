@@ -3,11 +3,14 @@
  * The in-kernel API for consumers such as NIC drivers (kav_consumer.h):
  * resolve fi_addr -> (address, auth key) with the same authorisation
  * userspace is held to, so that a driver can trust what it sends with.
+ * The consumer acts for whoever opened the AV file it was given: each
+ * entry's key is checked against that opener's grants, whoever created
+ * the AV or wrote the entry.
  */
 #include <linux/file.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include "kav.h"
+#include "kav_objects.h"
 #include "kav_consumer.h"
 
 struct kav_consumer {
@@ -49,20 +52,29 @@ void kav_consumer_put(struct kav_consumer *c)
 EXPORT_SYMBOL_GPL(kav_consumer_put);
 
 /*
- * An AV opened by name from another domain carries its creator's keys:
- * the opener may send with one only if it holds a grant for it itself.
+ * Copy entry @idx into @res. EINVAL if it is no entry, EKEYREVOKED if its
+ * key slot was revoked. t->lock held.
  */
-static int kav_consumer_authorize(struct kav_consumer *c,
-				  const struct kav_resolution *res)
+static int kav_consumer_read(struct kav_table *t, u64 idx,
+			     struct kav_resolution *res)
 {
-	struct kav_grant *g;
+	const struct kav_entry *e = kav_table_entry_ro(t, idx);
+	const struct kav_key_slot *k;
 
-	if (c->h->domain == c->h->av->domain || !res->keyed)
-		return 0;
-	g = kav_grant_authorize(&c->h->domain->id, res->vni, "resolve");
-	if (!g)
-		return -EACCES;
-	kav_grant_put(g);
+	if (!e)
+		return -EINVAL;
+	res->keyed = e->auth_key != KAV_NONE;
+	res->vni = 0;
+	if (res->keyed) {
+		k = kav_key_slot_ro(t, e->auth_key);
+		if (k->flags & KAV_KEY_REVOKED)
+			return -EKEYREVOKED;
+		res->vni = k->vni;
+	}
+	res->addr_len = e->addr_len;
+	res->addr_format = t->addr_format;
+	res->user_id = e->user_id;
+	memcpy(res->addr, e->addr, e->addr_len);
 	return 0;
 }
 
@@ -70,12 +82,18 @@ int kav_consumer_resolve(struct kav_consumer *c, u64 fi_addr,
 			 struct kav_resolution *res)
 {
 	struct kav_table *t = &c->h->av->table;
+	struct kav_domain *d = c->h->domain;
 	u64 idx = lower_32_bits(fi_addr);
 	int ret;
 
-	mutex_lock(&t->lock);
-	ret = kav_table_resolve(t, idx, res);
-	mutex_unlock(&t->lock);
-	return ret ?: kav_consumer_authorize(c, res);
+	ret = kav_table_lock(t);
+	if (ret)
+		return ret;
+	ret = kav_consumer_read(t, idx, res);
+	kav_table_unlock(t);
+	if (ret)
+		return ret;
+	return kav_may_resolve(&d->id, kav_domain_key_grant(d), res->keyed,
+			       res->vni);
 }
 EXPORT_SYMBOL_GPL(kav_consumer_resolve);

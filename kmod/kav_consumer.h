@@ -47,9 +47,11 @@ void kav_consumer_put(struct kav_consumer *c);
  * Returns 0, or:
  *   -EINVAL       not a valid entry
  *   -EKEYREVOKED  the entry's key (or its domain's key) was revoked
- *   -EACCES       the entry has no key and keyless mode is off, or the
- *                 AV was opened by name from another domain whose opener
- *                 holds no grant for the entry's key
+ *   -EACCES       the opener of the AV file the consumer was given holds
+ *                 no live grant for the entry's key (whoever created the
+ *                 AV or wrote the entry), or the entry has no key and
+ *                 keyless mode is off
+ *   -EINTR        a fatal signal arrived while waiting for the table
  * Never sleeps on user memory; may be called from process context only.
  */
 int kav_consumer_resolve(struct kav_consumer *c, u64 fi_addr,

@@ -8,7 +8,7 @@
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/slab.h>
-#include "kav.h"
+#include "kav_objects.h"
 
 struct kav_ep {
 	struct kav_av *av;
@@ -40,14 +40,16 @@ static int kav_ep_enable(void *obj, struct kav_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EINVAL;
-	mutex_lock(&t->lock);
+	ret = kav_table_lock(t);
+	if (ret)
+		return ret;
 	if (ep->enabled) {
 		ret = -EALREADY;
 	} else {
 		ep->keys = kav_keys_enable(t);
 		ep->enabled = true;
 	}
-	mutex_unlock(&t->lock);
+	kav_table_unlock(t);
 	if (ret)
 		return ret;
 
@@ -93,7 +95,7 @@ int kav_ep_open(struct kav_av_file *h, struct kav_ucmd *ucmd)
 
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
-	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
+	ep = kzalloc(sizeof(*ep), KAV_TENANT_GFP);
 	if (!ep)
 		return -ENOMEM;
 	ep->av = h->av;

@@ -9,10 +9,10 @@
 #include <linux/ipc_namespace.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
-#include "kav.h"
+#include "kav_admin.h"
 
 static struct genl_family kav_genl_family;
-/* Cleared at exit: AVs freed after that (pins, kav_names_exit) are silent. */
+/* Cleared at exit: AVs freed after that (pins, kav_avs_unpin_all) are silent. */
 static bool kav_genl_live;
 
 static const struct nla_policy kav_genl_policy[KAV_A_MAX + 1] = {
@@ -184,15 +184,39 @@ static int kav_fill_av(struct sk_buff *skb, const void *av)
 	return kav_put_av(skb, av);
 }
 
-void kav_genl_notify_grant(u8 cmd, const struct kav_grant *g)
+static void kav_genl_notify_grant(u8 cmd, const struct kav_grant *g)
 {
 	kav_genl_notify(cmd, kav_fill_grant, g);
 }
 
-void kav_genl_notify_av(u8 cmd, struct kav_av *av)
+static void kav_genl_notify_av(u8 cmd, struct kav_av *av)
 {
 	kav_genl_notify(cmd, kav_fill_av, av);
 }
+
+/* ------------------------------------------------------ object hooks */
+
+static void kav_admin_av_created(struct kav_av *av)
+{
+	kav_genl_notify_av(KAV_GENL_CMD_AV_NEW, av);
+}
+
+/* @av is being freed: out of listings, and announced gone if it came. */
+static void kav_admin_av_removed(struct kav_av *av)
+{
+	kav_registry_del_av(av);
+	if (av->announced)
+		kav_genl_notify_av(KAV_GENL_CMD_AV_DEL, av);
+}
+
+/* How the objects report to administration (kav_main.c registers it). */
+const struct kav_object_hooks kav_admin_hooks = {
+	.domain_added = kav_registry_add_domain,
+	.domain_removed = kav_registry_del_domain,
+	.av_added = kav_registry_add_av,
+	.av_created = kav_admin_av_created,
+	.av_removed = kav_admin_av_removed,
+};
 
 /* -------------------------------------------------------------- grants */
 
@@ -348,7 +372,8 @@ static int kav_genl_grant_del(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	g = kav_grant_del(nla_get_u32(info->attrs[KAV_A_GRANT_ID]));
+	g = kav_grant_revoke(nla_get_u32(info->attrs[KAV_A_GRANT_ID]),
+			     kav_registry_revoke);
 	if (!g) {
 		nlmsg_free(msg);
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KAV_A_GRANT_ID],
@@ -487,7 +512,7 @@ static int kav_genl_av_pin(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, id, "no such AV");
 		return -ENOENT;
 	}
-	ret = kav_names_pin(av, pin);
+	ret = kav_av_pin(av, pin);
 	if (ret == -EINVAL)
 		NL_SET_ERR_MSG_ATTR(info->extack, id,
 				    "only a named AV can be pinned");

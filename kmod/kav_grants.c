@@ -1,22 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Grants: which identity may use which auth key. Only administrators add
- * and revoke them (kav_genl.c); every use of a key by a domain is checked
- * here against the identity the domain captured at open().
+ * and revoke them (kav_genl.c); every use of a key is checked against the
+ * identity of whoever uses it (kav_rule.c).
  *
  * A key slot (and a domain key) keeps a reference to the grant that
  * authorised it. Revoking a grant takes it off the list, so nothing new is
- * authorised by it, and then marks every slot it authorised revoked
- * (kav_registry_revoke()) before returning: from then on no insert under
- * the key is accepted and no kernel consumer resolves an entry bound to
- * it. The grant's memory lives until the last slot lets go.
+ * authorised by it, and then has the caller's callback mark every slot it
+ * authorised revoked before returning: from then on no insert under the
+ * key is accepted and no kernel consumer resolves an entry bound to it.
+ * The grant's memory lives until the last slot lets go.
+ *
+ * Accounts never go negative: an uncharge of more than was charged is a
+ * kav bug, warned about once and refused.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/slab.h>
-#include "kav.h"
+#include <linux/rwsem.h>
+#include "kav_policy.h"
 
 static LIST_HEAD(kav_grants);
 static DEFINE_MUTEX(kav_grants_lock);	/* the list and grant ids */
@@ -27,7 +31,17 @@ static atomic64_t kav_denials[KAV_DENY_NR];
  * domain's key and enters the registry under the read side, so a revoke
  * either finds it in the registry or is seen by it as already revoked.
  */
-DECLARE_RWSEM(kav_revoke_sem);
+static DECLARE_RWSEM(kav_revoke_sem);
+
+void kav_revoke_read_lock(void)
+{
+	down_read(&kav_revoke_sem);
+}
+
+void kav_revoke_read_unlock(void)
+{
+	up_read(&kav_revoke_sem);
+}
 
 static const char * const kav_deny_reason[KAV_DENY_NR] = {
 	[KAV_DENY_NO_GRANT] = "no grant for the key",
@@ -76,8 +90,8 @@ bool kav_grant_revoked(const struct kav_grant *g)
 	return READ_ONCE(g->revoked);
 }
 
-static bool kav_grant_matches(const struct kav_grant *g,
-			      const struct kav_identity *id)
+bool kav_grant_matches(const struct kav_grant *g,
+		       const struct kav_identity *id)
 {
 	switch (g->sel_type) {
 	case KAV_SEL_UID:
@@ -113,8 +127,13 @@ struct kav_grant *kav_grant_add(struct kav_grant *spec)
 	return g;
 }
 
-/* Revoke grant @id; returns it (a reference for the caller) or NULL. */
-struct kav_grant *kav_grant_del(u32 id)
+/*
+ * Revoke grant @id: off the list, marked revoked, then @revoke_users marks
+ * what it authorised (every AV's key slots) before anyone can create an
+ * AV again. Returns the grant (the list's reference, now the caller's) or
+ * NULL.
+ */
+struct kav_grant *kav_grant_revoke(u32 id, void (*revoke_users)(struct kav_grant *))
 {
 	struct kav_grant *g, *found = NULL;
 
@@ -130,9 +149,9 @@ struct kav_grant *kav_grant_del(u32 id)
 	}
 	mutex_unlock(&kav_grants_lock);
 	if (found)
-		kav_registry_revoke(found);
+		revoke_users(found);
 	up_write(&kav_revoke_sem);
-	return found;		/* the list's reference, now the caller's */
+	return found;
 }
 
 /* Call @fn for each grant with id >= *@pos; stops at a non-zero return. */
@@ -206,10 +225,33 @@ int kav_grant_charge(struct kav_grant *g, u64 entries, u32 avs,
 	return 0;
 }
 
+/* Take @n off @v unless that would make it negative (a bug). */
+static void kav_account_sub64(atomic64_t *v, u64 n)
+{
+	s64 old = atomic64_read(v);
+
+	do {
+		if (WARN_ON_ONCE(old < 0 || (u64)old < n))
+			return;
+	} while (!atomic64_try_cmpxchg(v, &old, old - n));
+}
+
+static void kav_account_sub(atomic_t *v, u32 n)
+{
+	int old = atomic_read(v);
+
+	do {
+		if (WARN_ON_ONCE(old < 0 || (u32)old < n))
+			return;
+	} while (!atomic_try_cmpxchg(v, &old, old - n));
+}
+
 void kav_grant_uncharge(struct kav_grant *g, u64 entries, u32 avs)
 {
-	atomic64_sub(entries, &g->nr_entries);
-	atomic_sub(avs, &g->nr_avs);
+	if (entries)
+		kav_account_sub64(&g->nr_entries, entries);
+	if (avs)
+		kav_account_sub(&g->nr_avs, avs);
 }
 
 /* Module exit: every domain and AV is gone; drop the list's references. */

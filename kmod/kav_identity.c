@@ -16,7 +16,7 @@
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
 #include <net/net_namespace.h>
-#include "kav.h"
+#include "kav_policy.h"
 
 void kav_identity_capture(struct kav_identity *id, const struct file *file)
 {

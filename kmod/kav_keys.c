@@ -7,10 +7,12 @@
  *
  * A key cannot be removed while entries are bound to it or endpoints that
  * were enabled with it are open, so no entry or endpoint ever refers to a
- * slot that was reused. All functions run with t->lock held.
+ * slot that was reused. Which grant authorised a slot is kept above the
+ * core (kav_policy.h). All functions run with t->lock held.
  */
 #include <linux/bitops.h>
-#include "kav.h"
+#include <linux/bug.h>
+#include "kav_core.h"
 
 /* Slots start here in the header page, after struct kav_table_header. */
 #define KAV_KEYS_OFFSET		1024
@@ -43,67 +45,51 @@ const struct kav_key_slot *kav_key_slot_ro(struct kav_table *t, u64 handle)
 	return kav_key_slot(t, handle);
 }
 
-u32 kav_key_slot_flags(struct kav_table *t, u64 handle)
+/* The handle of the slot holding key @vni, or KAV_NONE. */
+u64 kav_key_find(struct kav_table *t, u32 vni)
 {
-	return kav_key_slot(t, handle)->flags;
+	u64 h;
+
+	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++)
+		if (kav_key_valid(t, h) && kav_key_slot(t, h)->vni == vni)
+			return h;
+	return KAV_NONE;
 }
 
-u32 kav_key_slot_vni(struct kav_table *t, u64 handle)
-{
-	return kav_key_slot(t, handle)->vni;
-}
-
-bool kav_key_revoked(struct kav_table *t, u64 handle)
-{
-	return kav_key_slot(t, handle)->flags & KAV_KEY_REVOKED;
-}
-
-/*
- * @n more entries for key @handle, counted against its grant: charged
- * before a batch starts (it may fail), bound once it is sure to apply.
- * A batch does each once per key, not per entry.
- */
-int kav_key_charge_entries(struct kav_table *t, u64 handle, u32 n,
-			   const struct kav_identity *id)
-{
-	return kav_grant_charge(t->key_grants[handle], n, 0, id, "insert");
-}
-
-void kav_key_uncharge_entries(struct kav_table *t, u64 handle, u32 n)
-{
-	kav_grant_uncharge(t->key_grants[handle], n, 0);
-}
-
+/* @n more entries are bound to key @handle (before any is visible). */
 void kav_key_bind_entries(struct kav_table *t, u64 handle, u32 n)
 {
 	struct kav_key_slot *k = kav_key_slot(t, handle);
 
-	kav_seq_begin(&k->seq);
+	/* max_entries < 2^32: a slot's count cannot wrap. */
+	kav_seq_begin(t, &k->seq);
 	k->nr_entries += n;
-	kav_seq_end(&k->seq);
+	kav_seq_end(t, &k->seq);
 }
 
-/* @n entries of key @handle went: unbind and uncharge them. */
-void kav_key_put_entries(struct kav_table *t, u64 handle, u32 n)
+/* @n entries of key @handle went. */
+void kav_key_unbind_entries(struct kav_table *t, u64 handle, u32 n)
 {
 	struct kav_key_slot *k = kav_key_slot(t, handle);
 
-	kav_grant_uncharge(t->key_grants[handle], n, 0);
-	kav_seq_begin(&k->seq);
+	if (WARN_ON_ONCE(k->nr_entries < n))
+		n = k->nr_entries;
+	kav_seq_begin(t, &k->seq);
 	k->nr_entries -= n;
-	kav_seq_end(&k->seq);
+	kav_seq_end(t, &k->seq);
 }
 
 /*
- * Insert @key, authorised by @grant (whose reference the slot takes over
- * on success), with extra slot @flags (KAV_KEY_DOMAIN).
+ * Put @key in the lowest free slot with extra @flags (KAV_KEY_DOMAIN).
+ * EEXIST, with its handle, if the AV holds it already.
  */
 int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
-		   struct kav_grant *grant, u32 flags, u64 *handle)
+		   u32 flags, u64 *handle)
 {
 	struct kav_key_slot *k;
 	u64 h, free = KAV_MAX_AUTH_KEYS;
 
+	lockdep_assert_held(&t->lock);
 	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
 		k = kav_key_slot(t, h);
 		if (!(k->flags & KAV_KEY_VALID)) {
@@ -117,14 +103,13 @@ int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
 		return -ENOSPC;
 
 	k = kav_key_slot(t, free);
-	t->key_grants[free] = grant;
-	kav_seq_begin(&k->seq);
+	kav_seq_begin(t, &k->seq);
 	k->flags = KAV_KEY_VALID | flags;
 	k->vni = key->vni;
 	k->user_id = KAV_NONE;
 	k->nr_entries = 0;
 	k->nr_endpoints = 0;
-	kav_seq_end(&k->seq);
+	kav_seq_end(t, &k->seq);
 	*handle = free;
 	return 0;
 }
@@ -133,6 +118,7 @@ int kav_key_remove(struct kav_table *t, u64 handle)
 {
 	struct kav_key_slot *k;
 
+	lockdep_assert_held(&t->lock);
 	if (!kav_key_valid(t, handle))
 		return -EINVAL;
 	k = kav_key_slot(t, handle);
@@ -141,57 +127,34 @@ int kav_key_remove(struct kav_table *t, u64 handle)
 		return -EPERM;
 	if (k->nr_entries || k->nr_endpoints)
 		return -EBUSY;
-	kav_seq_begin(&k->seq);
+	kav_seq_begin(t, &k->seq);
 	memset((u8 *)k + sizeof(k->seq), 0, sizeof(*k) - sizeof(k->seq));
-	kav_seq_end(&k->seq);
-	kav_grant_uncharge(t->key_grants[handle], 0, 1);
-	kav_grant_put(t->key_grants[handle]);
-	t->key_grants[handle] = NULL;
+	kav_seq_end(t, &k->seq);
 	return 0;
 }
 
-/* Grant @g was revoked: every slot it authorised becomes unusable. */
-void kav_keys_revoke(struct kav_table *t, struct kav_grant *g)
+/* The grant behind slot @handle was revoked: the key is unusable. */
+void kav_key_revoke(struct kav_table *t, u64 handle)
 {
-	struct kav_key_slot *k;
-	u64 h;
+	struct kav_key_slot *k = kav_key_slot(t, handle);
 
-	mutex_lock(&t->lock);
-	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
-		if (t->key_grants[h] != g)
-			continue;
-		k = kav_key_slot(t, h);
-		kav_seq_begin(&k->seq);
-		k->flags |= KAV_KEY_REVOKED;
-		kav_seq_end(&k->seq);
-	}
-	mutex_unlock(&t->lock);
-}
-
-/* The table goes away: give back what its slots held of their grants. */
-void kav_keys_destroy(struct kav_table *t)
-{
-	u64 h;
-
-	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
-		if (!t->key_grants[h])
-			continue;
-		kav_grant_uncharge(t->key_grants[h],
-				   kav_key_slot(t, h)->nr_entries, 1);
-		kav_grant_put(t->key_grants[h]);
-	}
+	lockdep_assert_held(&t->lock);
+	kav_seq_begin(t, &k->seq);
+	k->flags |= KAV_KEY_REVOKED;
+	kav_seq_end(t, &k->seq);
 }
 
 int kav_key_set_user_id(struct kav_table *t, u64 handle, u64 user_id)
 {
 	struct kav_key_slot *k;
 
+	lockdep_assert_held(&t->lock);
 	if (!kav_key_valid(t, handle))
 		return -EINVAL;
 	k = kav_key_slot(t, handle);
-	kav_seq_begin(&k->seq);
+	kav_seq_begin(t, &k->seq);
 	k->user_id = user_id;
-	kav_seq_end(&k->seq);
+	kav_seq_end(t, &k->seq);
 	return 0;
 }
 
@@ -201,13 +164,14 @@ u64 kav_keys_enable(struct kav_table *t)
 	struct kav_key_slot *k;
 	u64 h, keys = 0;
 
+	lockdep_assert_held(&t->lock);
 	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
 		if (!kav_key_valid(t, h))
 			continue;
 		k = kav_key_slot(t, h);
-		kav_seq_begin(&k->seq);
+		kav_seq_begin(t, &k->seq);
 		k->nr_endpoints++;
-		kav_seq_end(&k->seq);
+		kav_seq_end(t, &k->seq);
 		keys |= BIT_ULL(h);
 	}
 	return keys;
@@ -216,12 +180,15 @@ u64 kav_keys_enable(struct kav_table *t)
 void kav_keys_disable(struct kav_table *t, u64 keys)
 {
 	struct kav_key_slot *k;
-	unsigned long h;
+	u32 h;
 
-	for_each_set_bit(h, (unsigned long *)&keys, KAV_MAX_AUTH_KEYS) {
+	lockdep_assert_held(&t->lock);
+	while (kav_key_next(&keys, &h)) {
 		k = kav_key_slot(t, h);
-		kav_seq_begin(&k->seq);
+		if (WARN_ON_ONCE(!k->nr_endpoints))
+			continue;
+		kav_seq_begin(t, &k->seq);
 		k->nr_endpoints--;
-		kav_seq_end(&k->seq);
+		kav_seq_end(t, &k->seq);
 	}
 }

@@ -2,28 +2,22 @@
 /*
  * kav: kernel-assisted address vectors for libfabric.
  *
- * Module entry points and parameters. The device is world-accessible:
+ * Module entry points. The device is world-accessible:
  * what a domain may do is decided by the identity it was opened with and
- * the grants administrators give (kav_grants.c, kav_genl.c).
+ * the grants administrators give (kav_policy.h). Layers, bottom up, each
+ * calling only those below it: core (kav_core.h: the table), policy
+ * (kav_policy.h: identities, grants, the authorisation rule), objects
+ * (kav_objects.h: domain, AV and endpoint files) and administration
+ * (kav_admin.h: registry, generic netlink, this file).
  */
 #include <linux/miscdevice.h>
 #include <linux/module.h>
-#include "kav.h"
-
-unsigned long kav_max_entries = 1UL << 24;
-module_param_named(max_entries, kav_max_entries, ulong, 0644);
-MODULE_PARM_DESC(max_entries,
-		 "Entries an AV can ever hold (applies to AVs created later)");
-
-bool kav_allow_keyless;
-module_param_named(allow_keyless, kav_allow_keyless, bool, 0644);
-MODULE_PARM_DESC(allow_keyless,
-		 "Allow entries bound to no auth key (default: off)");
+#include "kav_admin.h"
 
 static struct miscdevice kav_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = KAV_DEVICE_NAME,
-	.fops = &kav_domain_fops,
+	.fops = &kav_dev_fops,
 	.mode = 0666,
 };
 
@@ -31,6 +25,8 @@ static int __init kav_init(void)
 {
 	int ret;
 
+	/* Objects report to the registry and notifications from now on. */
+	kav_objects_set_hooks(&kav_admin_hooks);
 	ret = kav_genl_init();
 	if (ret)
 		return ret;
@@ -44,7 +40,7 @@ static void __exit kav_exit(void)
 {
 	misc_deregister(&kav_miscdev);
 	kav_genl_exit();	/* waits for commands: no pin comes later */
-	kav_names_exit();
+	kav_avs_unpin_all();
 	kav_grants_exit();
 }
 

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Named AVs: one table per name and IPC namespace, opened by many
- * processes (libfabric's shared AVs, MPI "instant-on"). The name table
+ * Named AVs: one table per name, IPC namespace and owner, opened by many
+ * processes (libfabric's shared AVs, MPI "instant-on").
+ *
+ * Names belong to users: a name is looked up, and created, among its
+ * owner's (the creator's euid), by default the caller's own. Another
+ * user's AV is opened only by naming that user (KAV_AV_OWNER), and never
+ * created that way. So no tenant can squat a name before another's job
+ * creates it: the job never looks at the squatter's names. (Within one
+ * uid, processes can ptrace each other anyway; what each may bind is
+ * still held to its own grants.) The name table
  * holds no reference: an AV is in it from creation until its last
  * reference goes (kav_av_free() calls kav_names_del()). A lookup that
  * finds an AV already on its way out unhashes it, so that the name can be
@@ -16,26 +24,30 @@
 #include <linux/jhash.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include "kav.h"
+#include "kav_objects.h"
 
 /* The name table and every kav_named's hashed and pinned. */
 DEFINE_MUTEX(kav_names_lock);
 static DEFINE_HASHTABLE(kav_names, 8);
 
-static u32 kav_name_hash(const struct ipc_namespace *ns, const char *name,
-			 u32 len)
+static u32 kav_name_hash(const struct ipc_namespace *ns, kuid_t owner,
+			 const char *name, u32 len)
 {
-	return jhash(name, len, hash_ptr(ns, 32));
+	return jhash(name, len, hash_ptr(ns, 32) ^ __kuid_val(owner));
 }
 
 /*
- * The name and mode of @cmd (KAV_AV_NAMED), owned by @id; NULL for an
- * unnamed AV, an ERR_PTR for a bad name or mode.
+ * The name, owner and mode of @cmd (KAV_AV_NAMED): the owner is @id's
+ * euid, or with KAV_AV_OWNER the uid @cmd names (in @id's user
+ * namespace). NULL for an unnamed AV, an ERR_PTR for a bad name, owner or
+ * mode.
  */
 struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
 				  const struct kav_identity *id)
 {
 	struct kav_named *n;
+
+	kuid_t owner = id->cred->euid;
 
 	if (!(cmd->flags & KAV_AV_NAMED))
 		return cmd->name || cmd->name_len || cmd->mode ?
@@ -43,7 +55,12 @@ struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
 	if (!cmd->name_len || cmd->name_len > KAV_NAME_MAX ||
 	    (cmd->mode & ~0666U))
 		return ERR_PTR(-EINVAL);
-	n = kzalloc(struct_size(n, name, cmd->name_len), GFP_KERNEL_ACCOUNT);
+	if (cmd->flags & KAV_AV_OWNER) {
+		owner = make_kuid(id->cred->user_ns, cmd->owner_uid);
+		if (!uid_valid(owner))
+			return ERR_PTR(-EINVAL);
+	}
+	n = kzalloc(struct_size(n, name, cmd->name_len), KAV_TENANT_GFP);
 	if (!n)
 		return ERR_PTR(-ENOMEM);
 	if (copy_from_user(n->name, u64_to_user_ptr(cmd->name),
@@ -58,9 +75,16 @@ struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
 	}
 	n->len = cmd->name_len;
 	n->mode = cmd->mode ?: KAV_AV_MODE_DEFAULT;
-	n->uid = id->cred->euid;
+	n->uid = owner;
 	n->gid = id->cred->egid;
 	return n;
+}
+
+/* Are @named's names @id's own (so that it may create there)? */
+bool kav_named_is_own(const struct kav_named *named,
+		      const struct kav_identity *id)
+{
+	return uid_eq(named->uid, id->cred->euid);
 }
 
 static bool kav_name_matches(const struct kav_av *av,
@@ -69,15 +93,18 @@ static bool kav_name_matches(const struct kav_av *av,
 {
 	const struct kav_named *n = av->named;
 
-	return av->domain->id.ipc_ns == ns && n->len == key->len &&
-	       !memcmp(n->name, key->name, key->len);
+	return av->domain->id.ipc_ns == ns && uid_eq(n->uid, key->uid) &&
+	       n->len == key->len && !memcmp(n->name, key->name, key->len);
 }
 
-/* A reference on the AV called @key in @id's IPC namespace, or NULL. */
+/*
+ * A reference on the AV called @key among @key's owner's names in @id's
+ * IPC namespace, or NULL.
+ */
 struct kav_av *kav_names_find(const struct kav_identity *id,
 			      const struct kav_named *key)
 {
-	u32 hash = kav_name_hash(id->ipc_ns, key->name, key->len);
+	u32 hash = kav_name_hash(id->ipc_ns, key->uid, key->name, key->len);
 	struct kav_named *n;
 	struct kav_av *av;
 
@@ -86,7 +113,7 @@ struct kav_av *kav_names_find(const struct kav_identity *id,
 		av = n->av;
 		if (!kav_name_matches(av, id->ipc_ns, key))
 			continue;
-		if (kref_get_unless_zero(&av->ref))
+		if (kav_av_tryget(av))
 			return av;
 		/* Dying: its name is free from now on. */
 		hash_del(&n->node);
@@ -104,7 +131,8 @@ void kav_names_add(struct kav_av *av, struct kav_named *named)
 	named->hashed = true;
 	av->named = named;
 	hash_add(kav_names, &named->node,
-		 kav_name_hash(av->domain->id.ipc_ns, named->name, named->len));
+		 kav_name_hash(av->domain->id.ipc_ns, named->uid, named->name,
+			       named->len));
 }
 
 /* The last reference to @av is gone: free its name. */
@@ -142,10 +170,11 @@ int kav_names_permission(const struct kav_av *av,
 }
 
 /*
- * Pin @av (a reference for the name table) or drop the pin. EINVAL for an
- * unnamed AV, EALREADY when it already is (is not) pinned.
+ * Mark @av pinned or not (the pin's reference is the caller's business,
+ * kav_av_pin()). EINVAL for an unnamed AV, EALREADY when it already is
+ * (is not) pinned.
  */
-int kav_names_pin(struct kav_av *av, bool pin)
+int kav_names_set_pinned(struct kav_av *av, bool pin)
 {
 	int ret = 0;
 
@@ -155,35 +184,26 @@ int kav_names_pin(struct kav_av *av, bool pin)
 	if (av->named->pinned == pin)
 		ret = -EALREADY;
 	else
-		av->named->pinned = pin;
-	if (!ret && pin)
-		kav_av_get(av);
+		WRITE_ONCE(av->named->pinned, pin);
 	mutex_unlock(&kav_names_lock);
-	if (!ret && !pin)
-		kav_av_put(av);		/* may free it: not under the lock */
 	return ret;
 }
 
-/* Module exit: drop every pin (no AV is open, or the module would be). */
-void kav_names_exit(void)
+/* Unmark one pinned AV and return it (its pin reference), or NULL. */
+struct kav_av *kav_names_unpin_any(void)
 {
 	struct kav_named *n;
-	struct kav_av *av;
+	struct kav_av *av = NULL;
 	int bkt;
 
-	for (;;) {
-		av = NULL;
-		mutex_lock(&kav_names_lock);
-		hash_for_each(kav_names, bkt, n, node) {
-			if (n->hashed && n->pinned) {
-				n->pinned = false;
-				av = n->av;
-				break;
-			}
-		}
-		mutex_unlock(&kav_names_lock);
-		if (!av)
+	mutex_lock(&kav_names_lock);
+	hash_for_each(kav_names, bkt, n, node) {
+		if (n->hashed && n->pinned) {
+			WRITE_ONCE(n->pinned, false);
+			av = n->av;
 			break;
-		kav_av_put(av);
+		}
 	}
+	mutex_unlock(&kav_names_lock);
+	return av;
 }

@@ -6,7 +6,7 @@
  * after an RCU grace period so that a walk can take a reference safely.
  */
 #include <linux/xarray.h>
-#include "kav.h"
+#include "kav_admin.h"
 
 static DEFINE_XARRAY_ALLOC1(kav_domains);
 static DEFINE_XARRAY_ALLOC1(kav_avs);
@@ -53,7 +53,7 @@ struct kav_av *kav_registry_get_av(u32 id)
 
 	rcu_read_lock();
 	av = xa_load(&kav_avs, id);
-	if (av && !kref_get_unless_zero(&av->ref))
+	if (av && !kav_av_tryget(av))
 		av = NULL;
 	rcu_read_unlock();
 	return av;
@@ -73,7 +73,7 @@ int kav_registry_walk_avs(int (*fn)(struct kav_av *, void *), void *arg, u32 *po
 	for (;;) {
 		rcu_read_lock();
 		av = xa_find(&kav_avs, &id, ULONG_MAX, XA_PRESENT);
-		got = av && kref_get_unless_zero(&av->ref);
+		got = av && kav_av_tryget(av);
 		rcu_read_unlock();
 		if (!av)
 			break;
@@ -120,7 +120,7 @@ u64 kav_registry_count_domains(void)
 
 static int kav_revoke_av(struct kav_av *av, void *arg)
 {
-	kav_keys_revoke(&av->table, arg);
+	kav_av_revoke(av, arg);
 	return 0;
 }
 

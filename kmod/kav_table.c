@@ -11,6 +11,9 @@
  * is complete, for readers that want an fi_addr_t array (map_addr).
  * A kernel-only bitmap of valid slots (t->used) finds free slots without
  * reading entries.
+ *
+ * Which key an entry may be bound to is decided before kav_table_insert()
+ * is called; the table only checks that it names a live slot.
  */
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
@@ -18,13 +21,10 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include "compat.h"
-#include "kav.h"
-#include "kav_consumer.h"
+#include "kav_core.h"
 
 #define KAV_FI_ADDRS_PER_PAGE	(PAGE_SIZE / sizeof(u64))
 #define KAV_USED_PER_PAGE	(PAGE_SIZE * BITS_PER_BYTE)
-#define KAV_TABLE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN)
 
 /* Only for idx < t->nr_slots: the page is known to exist. */
 static struct kav_entry *kav_entry(struct kav_table *t, u64 idx)
@@ -87,35 +87,48 @@ static bool kav_slot_valid(struct kav_table *t, u64 idx)
 	       (kav_entry(t, idx)->flags & KAV_ENTRY_VALID);
 }
 
-/* Sequence counters: odd while the protected data is being written. */
-void kav_seq_begin(__u64 *seq)
-{
-	WRITE_ONCE(*seq, *seq + 1);
-	/* Odd seq is visible before any of the data changes. */
-	smp_wmb();
-}
-
-void kav_seq_end(__u64 *seq)
-{
-	/* The data is complete before seq turns even again. */
-	smp_wmb();
-	WRITE_ONCE(*seq, *seq + 1);
-}
-
 static void kav_batch_begin(struct kav_table *t)
 {
-	kav_seq_begin(&t->hdr->generation);
+	kav_seq_begin(t, &t->hdr->generation);
 }
 
 static void kav_batch_end(struct kav_table *t)
 {
 	WRITE_ONCE(t->hdr->nr_valid, t->nr_valid);
-	kav_seq_end(&t->hdr->generation);
+	kav_seq_end(t, &t->hdr->generation);
 }
 
-/* Back page @key of @xa (t->pages or t->used) with @fill, if need be. */
+/* How a new page of each kind starts. */
+typedef void (*kav_page_init_t)(const struct kav_table *t, void *page);
+
+/* Entries that were never used read like cleared ones (kav_entry_clear()). */
+static void kav_init_entry_page(const struct kav_table *t, void *page)
+{
+	struct kav_entry *e;
+	u32 i;
+
+	memset(page, 0, PAGE_SIZE);
+	for (i = 0; i < t->entries_per_page; i++) {
+		e = page + i * t->entry_size;
+		e->auth_key = KAV_NONE;
+		e->user_id = KAV_NONE;
+	}
+}
+
+/* All ones: KAV_NONE, which is FI_ADDR_NOTAVAIL. */
+static void kav_init_fi_addr_page(const struct kav_table *t, void *page)
+{
+	memset(page, 0xff, PAGE_SIZE);
+}
+
+static void kav_init_used_page(const struct kav_table *t, void *page)
+{
+	memset(page, 0, PAGE_SIZE);
+}
+
+/* Back page @key of @xa (t->pages or t->used) with @init, if need be. */
 static int kav_table_add_page(struct kav_table *t, struct xarray *xa,
-			      unsigned long key, int fill)
+			      unsigned long key, kav_page_init_t init)
 {
 	struct mem_cgroup *old;
 	struct page *page;
@@ -129,14 +142,14 @@ static int kav_table_add_page(struct kav_table *t, struct xarray *xa,
 	 * the OOM killer pick the creator's tasks (__GFP_NORETRY).
 	 */
 	old = set_active_memcg(t->memcg);
-	page = alloc_page(KAV_TABLE_GFP);
+	page = alloc_page(KAV_TENANT_GFP);
 	if (page) {
-		memset(page_address(page), fill, PAGE_SIZE);
-		ret = xa_err(xa_store(xa, key, page, KAV_TABLE_GFP));
+		init(t, page_address(page));
+		ret = xa_err(xa_store(xa, key, page, KAV_TENANT_GFP));
 		if (ret)
 			__free_page(page);
 		else
-			t->nr_pages++;
+			WRITE_ONCE(t->nr_pages, t->nr_pages + 1);
 	} else {
 		ret = -ENOMEM;
 	}
@@ -144,16 +157,16 @@ static int kav_table_add_page(struct kav_table *t, struct xarray *xa,
 	return ret;
 }
 
-/* Back the pages @first..@last (inclusive) of @xa with @fill. */
+/* Back the pages @first..@last (inclusive) of @xa with @init. */
 static int kav_table_add_pages(struct kav_table *t, struct xarray *xa,
 			       unsigned long first, unsigned long last,
-			       int fill)
+			       kav_page_init_t init)
 {
 	unsigned long key;
 	int ret;
 
 	for (key = first; key <= last; key++) {
-		ret = kav_table_add_page(t, xa, key, fill);
+		ret = kav_table_add_page(t, xa, key, init);
 		if (ret)
 			return ret;
 	}
@@ -171,15 +184,17 @@ static int kav_table_grow(struct kav_table *t, u64 end)
 	int ret;
 
 	ret = kav_table_add_pages(t, &t->pages, first / t->entries_per_page,
-				  last / t->entries_per_page, 0);
-	if (!ret)	/* all ones: KAV_NONE, FI_ADDR_NOTAVAIL */
+				  last / t->entries_per_page, kav_init_entry_page);
+	if (!ret)
 		ret = kav_table_add_pages(t, &t->pages,
 					  kav_fi_addr_key(t, first),
-					  kav_fi_addr_key(t, last), 0xff);
+					  kav_fi_addr_key(t, last),
+					  kav_init_fi_addr_page);
 	if (!ret)
 		ret = kav_table_add_pages(t, &t->used,
 					  first / KAV_USED_PER_PAGE,
-					  last / KAV_USED_PER_PAGE, 0);
+					  last / KAV_USED_PER_PAGE,
+					  kav_init_used_page);
 	if (ret)
 		return ret;
 	t->nr_slots = end;
@@ -226,23 +241,26 @@ static void kav_entry_store(struct kav_table *t, struct kav_batch_cursor *c,
 	struct kav_entry *e = kav_batch_entry(t, c, idx);
 	u32 len = b->lens[i];
 
-	kav_seq_begin(&e->seq);
+	kav_seq_begin(t, &e->seq);
 	e->flags = KAV_ENTRY_VALID;
 	e->addr_len = len;
 	e->auth_key = key;
 	e->user_id = b->user_ids ? b->user_ids[i] : KAV_NONE;
 	memcpy(e->addr, b->addrs + (size_t)i * b->stride, len);
 	memset(e->addr + len, 0, t->entry_size - KAV_ENTRY_HDR_SIZE - len);
-	kav_seq_end(&e->seq);
+	kav_seq_end(t, &e->seq);
 	/* Whoever finds the index in the fi_addr array finds the entry. */
 	smp_store_release(kav_batch_fi_addr(t, c, idx), idx);
 
 	__set_bit(idx % KAV_USED_PER_PAGE, kav_used_page(t, c, idx));
-	t->nr_valid++;
+	WRITE_ONCE(t->nr_valid, t->nr_valid + 1);
 	t->first_free = idx + 1;
 }
 
-/* Clear slot @idx; returns the key it was bound to (KAV_NONE: none). */
+/*
+ * Clear slot @idx (valid); returns the key it was bound to (KAV_NONE:
+ * none). A cleared entry reads as no entry: not valid, no key, no user id.
+ */
 static u64 kav_entry_clear(struct kav_table *t, struct kav_batch_cursor *c,
 			   u64 idx)
 {
@@ -251,44 +269,17 @@ static u64 kav_entry_clear(struct kav_table *t, struct kav_batch_cursor *c,
 
 	/* Gone from the fi_addr array first (kav_seq_begin() orders it). */
 	WRITE_ONCE(*kav_batch_fi_addr(t, c, idx), KAV_NONE);
-	kav_seq_begin(&e->seq);
+	kav_seq_begin(t, &e->seq);
 	memset((u8 *)e + sizeof(e->seq), 0, t->entry_size - sizeof(e->seq));
-	kav_seq_end(&e->seq);
+	e->auth_key = KAV_NONE;
+	e->user_id = KAV_NONE;
+	kav_seq_end(t, &e->seq);
 
 	__clear_bit(idx % KAV_USED_PER_PAGE, kav_used_page(t, c, idx));
-	t->nr_valid--;
+	if (!WARN_ON_ONCE(!t->nr_valid))
+		WRITE_ONCE(t->nr_valid, t->nr_valid - 1);
 	t->first_free = min(t->first_free, idx);
 	return key;
-}
-
-/* Entries per key slot in one batch: keys are accounted once per batch. */
-struct kav_key_counts {
-	u32 n[KAV_MAX_AUTH_KEYS];
-	u64 used;			/* bit k: n[k] != 0 */
-};
-
-static void kav_key_count(struct kav_key_counts *kc, u64 key)
-{
-	if (key == KAV_NONE)
-		return;
-	kc->n[key]++;
-	kc->used |= BIT_ULL(key);
-}
-
-/* Clear the entries at @idx (valid, distinct) and release their keys. */
-static void kav_table_clear(struct kav_table *t, const u64 *idx, u32 count)
-{
-	struct kav_batch_cursor c = {};
-	struct kav_key_counts kc = {};
-	u64 used;
-	u32 i, k;
-
-	for (i = 0; i < count; i++)
-		kav_key_count(&kc, kav_entry_clear(t, &c, idx[i]));
-	for (used = kc.used; used; used &= used - 1) {
-		k = __ffs64(used);
-		kav_key_put_entries(t, k, kc.n[k]);
-	}
 }
 
 int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
@@ -305,7 +296,8 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 	t->map_pages = 1 + t->entry_pages +
 		       DIV_ROUND_UP(max_entries, KAV_FI_ADDRS_PER_PAGE);
 
-	t->header_page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	/* A full memory cgroup fails the creation; it never OOM-kills. */
+	t->header_page = alloc_page(KAV_TENANT_GFP | __GFP_ZERO);
 	if (!t->header_page)
 		return -ENOMEM;
 	mutex_init(&t->lock);
@@ -333,7 +325,6 @@ void kav_table_destroy(struct kav_table *t)
 	struct page *page;
 	unsigned long n;
 
-	kav_keys_destroy(t);
 	xa_for_each(&t->pages, n, page)
 		__free_page(page);
 	xa_destroy(&t->pages);
@@ -351,56 +342,6 @@ u32 kav_table_entry_bytes(const struct kav_table *t)
 	return t->entry_size + sizeof(u64);
 }
 
-/* The key elements of @b without an explicit one are bound to. */
-static u64 kav_batch_default_key(struct kav_table *t)
-{
-	if (kav_key_valid(t, 0) && (kav_key_slot_flags(t, 0) & KAV_KEY_DOMAIN))
-		return 0;
-	return KAV_NONE;
-}
-
-/* The key element @i of @b is bound to: explicit, else @dflt. */
-static u64 kav_batch_key(const struct kav_insert_batch *b, u32 i, u64 dflt)
-{
-	return b->keys ? b->keys[i] : dflt;
-}
-
-/*
- * Authorise the keys of a batch, under t->lock, and count its entries per
- * key: each key must be present and not revoked; an entry without one
- * needs allow_keyless.
- */
-static int kav_batch_check_keys(struct kav_table *t,
-				struct kav_insert_batch *b, u64 dflt,
-				struct kav_key_counts *kc)
-{
-	u64 key;
-	u32 i;
-
-	for (i = 0; i < b->count; i++) {
-		key = kav_batch_key(b, i, dflt);
-		/* An explicit handle must name a key; KAV_NONE does not. */
-		if (key == KAV_NONE && !b->keys) {
-			if (READ_ONCE(kav_allow_keyless))
-				continue;
-			kav_deny(KAV_DENY_KEYLESS, b->id, 0, "insert");
-			return -EACCES;
-		}
-		if (!kav_key_valid(t, key)) {
-			b->err_index = i;
-			return -EINVAL;
-		}
-		if (kav_key_revoked(t, key)) {
-			b->err_index = i;
-			kav_deny(KAV_DENY_REVOKED, b->id,
-				 kav_key_slot_vni(t, key), "insert");
-			return -EKEYREVOKED;
-		}
-		kav_key_count(kc, key);
-	}
-	return 0;
-}
-
 /* Back enough new slots for @count more entries (nr_slots may grow). */
 static int kav_table_reserve(struct kav_table *t, u32 count)
 {
@@ -411,87 +352,43 @@ static int kav_table_reserve(struct kav_table *t, u32 count)
 	return kav_table_grow(t, t->nr_slots + (count - holes));
 }
 
-/* Uncharge the keys of @kc whose bit is in @which. */
-static void kav_batch_uncharge(struct kav_table *t,
-			       const struct kav_key_counts *kc, u64 which)
+/* Can @count more entries ever fit? */
+bool kav_table_has_room(struct kav_table *t, u32 count)
 {
-	u32 k;
-
-	for (; which; which &= which - 1) {
-		k = __ffs64(which);
-		kav_key_uncharge_entries(t, k, kc->n[k]);
-	}
-}
-
-/* Charge each key's grant for its entries in the batch, all or none. */
-static int kav_batch_charge(struct kav_table *t,
-			    const struct kav_insert_batch *b,
-			    const struct kav_key_counts *kc)
-{
-	u64 used, done = 0;
-	int ret;
-	u32 k;
-
-	for (used = kc->used; used; used &= used - 1) {
-		k = __ffs64(used);
-		ret = kav_key_charge_entries(t, k, kc->n[k], b->id);
-		if (ret) {
-			kav_batch_uncharge(t, kc, done);
-			return ret;
-		}
-		done |= BIT_ULL(k);
-	}
-	return 0;
+	lockdep_assert_held(&t->lock);
+	return count <= t->max_entries - t->nr_valid;
 }
 
 /*
  * Insert the validated addresses of @b, each at the lowest unused index,
- * returned in @b->idx. All or nothing. Key handles are checked here, under
- * the lock, because keys can be removed concurrently. Everything that can
- * fail (keys, grant charges, pages) is done before the batch starts, so
- * that readers only ever see a whole batch applied: a failed insert leaves
- * the generation and every entry as they were.
+ * returned in @b->idx; @kc counts its entries per key, whose slots the
+ * caller checked (valid, not revoked, authorised) under this lock hold.
+ * All or nothing: the only failure, backing new pages, happens before the
+ * batch starts, so readers only ever see a whole batch applied.
  */
-int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b)
+int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b,
+		     const struct kav_key_counts *kc)
 {
 	struct kav_batch_cursor c = {};
-	struct kav_key_counts kc = {};
-	u64 dflt, idx, used;
+	u64 idx, used = kc->used;
 	int ret;
 	u32 i, k;
 
-	mutex_lock(&t->lock);
-	if (b->count > t->max_entries - t->nr_valid) {
-		ret = -ENOSPC;
-		goto out;
-	}
-	dflt = kav_batch_default_key(t);
-	ret = kav_batch_check_keys(t, b, dflt, &kc);
-	if (ret)
-		goto out;
-	ret = kav_batch_charge(t, b, &kc);
-	if (ret)
-		goto out;
+	lockdep_assert_held(&t->lock);
 	ret = kav_table_reserve(t, b->count);
-	if (ret) {
-		kav_batch_uncharge(t, &kc, kc.used);
-		goto out;
-	}
+	if (ret)
+		return ret;
 	kav_batch_begin(t);
 	/* A key counts its entries before any of them is visible. */
-	for (used = kc.used; used; used &= used - 1) {
-		k = __ffs64(used);
-		kav_key_bind_entries(t, k, kc.n[k]);
-	}
+	while (kav_key_next(&used, &k))
+		kav_key_bind_entries(t, k, kc->n[k]);
 	for (i = 0; i < b->count; i++) {
 		idx = kav_table_find_free(t, &c);
-		kav_entry_store(t, &c, idx, b, i, kav_batch_key(b, i, dflt));
+		kav_entry_store(t, &c, idx, b, i, kav_batch_key(b, i));
 		b->idx[i] = idx;
 	}
 	kav_batch_end(t);
-out:
-	mutex_unlock(&t->lock);
-	return ret;
+	return 0;
 }
 
 static int kav_cmp_u64(const void *a, const void *b)
@@ -528,33 +425,49 @@ static int kav_find_repeat(const u64 *idx, u32 count, u32 *err_index)
 }
 
 /*
- * Remove the entries at @idx. All or nothing: an index that is not a valid
- * entry, or that repeats, fails the whole call with its position.
+ * May the entries at @idx be removed? Every index must be a valid entry
+ * and none may repeat; else EINVAL with the position in *@err_index.
  */
-int kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
-		     u32 *err_index)
+int kav_table_check_remove(struct kav_table *t, const u64 *idx, u32 count,
+			   u32 *err_index)
 {
-	int ret;
 	u32 i;
 
+	int ret;
+
+	lockdep_assert_held(&t->lock);
 	ret = kav_find_repeat(idx, count, err_index);
 	if (ret)
 		return ret;
-
-	mutex_lock(&t->lock);
 	for (i = 0; i < count; i++) {
 		if (!kav_slot_valid(t, idx[i])) {
 			*err_index = i;
-			ret = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+/*
+ * Remove the entries at @idx, checked by kav_table_check_remove() under
+ * this lock hold, in one batch; @kc gets their count per key.
+ */
+void kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
+		      struct kav_key_counts *kc)
+{
+	struct kav_batch_cursor c = {};
+	u64 used;
+	u32 i, k;
+
+	lockdep_assert_held(&t->lock);
+	memset(kc, 0, sizeof(*kc));
 	kav_batch_begin(t);
-	kav_table_clear(t, idx, count);
+	for (i = 0; i < count; i++)
+		kav_key_count(kc, kav_entry_clear(t, &c, idx[i]));
+	used = kc->used;
+	while (kav_key_next(&used, &k))
+		kav_key_unbind_entries(t, k, kc->n[k]);
 	kav_batch_end(t);
-out:
-	mutex_unlock(&t->lock);
-	return ret;
 }
 
 /* Kernel memory the table holds: its pages (the xarray nodes aside). */
@@ -590,99 +503,28 @@ int kav_table_walk_entries(struct kav_table *t, u64 *idx,
 }
 
 /*
- * What entry @idx resolves to for a kernel consumer, refusing what
- * userspace could no longer insert: revoked keys, keyless entries while
- * keyless mode is off. t->lock held.
+ * Entry @idx if it is a valid one, else NULL; for reading under t->lock
+ * (kernel consumers).
  */
-int kav_table_resolve(struct kav_table *t, u64 idx, struct kav_resolution *res)
+const struct kav_entry *kav_table_entry_ro(struct kav_table *t, u64 idx)
 {
-	struct kav_entry *e;
-
-	if (!kav_slot_valid(t, idx))
-		return -EINVAL;
-	e = kav_entry(t, idx);
-	res->keyed = e->auth_key != KAV_NONE;
-	if (!res->keyed) {
-		if (!READ_ONCE(kav_allow_keyless))
-			return -EACCES;
-		res->vni = 0;
-	} else {
-		if (kav_key_revoked(t, e->auth_key))
-			return -EKEYREVOKED;
-		res->vni = kav_key_slot_vni(t, e->auth_key);
-	}
-	res->addr_len = e->addr_len;
-	res->addr_format = t->addr_format;
-	res->user_id = e->user_id;
-	memcpy(res->addr, e->addr, e->addr_len);
-	return 0;
+	lockdep_assert_held(&t->lock);
+	return kav_slot_valid(t, idx) ? kav_entry(t, idx) : NULL;
 }
 
 int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id)
 {
 	struct kav_entry *e;
-	int ret = 0;
 
-	mutex_lock(&t->lock);
-	if (kav_slot_valid(t, idx)) {
-		/* A change like any batch: generation snapshots see it. */
-		kav_batch_begin(t);
-		e = kav_entry(t, idx);
-		kav_seq_begin(&e->seq);
-		e->user_id = user_id;
-		kav_seq_end(&e->seq);
-		kav_batch_end(t);
-	} else {
-		ret = -EINVAL;
-	}
-	mutex_unlock(&t->lock);
-	return ret;
-}
-
-/* Undo a successful kav_table_insert() whose caller then failed. */
-void kav_table_erase(struct kav_table *t, const u64 *idx, u32 count)
-{
-	mutex_lock(&t->lock);
-	kav_batch_begin(t);
-	kav_table_clear(t, idx, count);
-	kav_batch_end(t);
-	mutex_unlock(&t->lock);
-}
-
-static vm_fault_t kav_table_fault(struct vm_fault *vmf)
-{
-	struct kav_table *t = vmf->vma->vm_private_data;
-	struct page *page;
-
-	if (vmf->pgoff == 0)
-		page = t->header_page;
-	else
-		page = xa_load(&t->pages, vmf->pgoff - 1);
-	if (!page)
-		return VM_FAULT_SIGBUS;
-	get_page(page);
-	vmf->page = page;
-	return 0;
-}
-
-static const struct vm_operations_struct kav_table_vm_ops = {
-	.fault = kav_table_fault,
-};
-
-/*
- * Read-only for good: write is refused now and VM_MAYWRITE cleared so that
- * mprotect() cannot add it later (nor can FOLL_FORCE, e.g. /proc/pid/mem).
- * Pages are inserted lazily by the fault handler.
- */
-int kav_table_mmap(struct kav_table *t, struct vm_area_struct *vma)
-{
-	if (vma->vm_flags & VM_WRITE)
-		return -EACCES;
-	if (vma->vm_pgoff >= t->map_pages ||
-	    vma_pages(vma) > t->map_pages - vma->vm_pgoff)
+	lockdep_assert_held(&t->lock);
+	if (!kav_slot_valid(t, idx))
 		return -EINVAL;
-	vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
-	vma->vm_ops = &kav_table_vm_ops;
-	vma->vm_private_data = t;
+	/* A change like any batch: generation snapshots see it. */
+	kav_batch_begin(t);
+	e = kav_entry(t, idx);
+	kav_seq_begin(t, &e->seq);
+	e->user_id = user_id;
+	kav_seq_end(t, &e->seq);
+	kav_batch_end(t);
 	return 0;
 }

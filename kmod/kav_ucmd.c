@@ -5,21 +5,17 @@
  * Each command's structure starts with a __u32 size. Older (smaller)
  * structures are accepted down to the end of the first version's fields;
  * newer (larger) ones only if the bytes the kernel does not know are zero.
+ *
+ * Output arrays that a command fills after changing a table are pinned
+ * first (kav_user_out_pin()): a reply that could fail after the change
+ * would need an undo, and an undo after the table lock was dropped can
+ * hit entries another writer changed in between.
  */
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
-#include "kav.h"
-
-/* Large enough for any command's argument structure. */
-union kav_ucmd_buffer {
-	struct kav_av_create av_create;
-	struct kav_av_insert av_insert;
-	struct kav_av_remove av_remove;
-	struct kav_av_key av_key;
-	struct kav_av_user_id av_user_id;
-	struct kav_av_ep_open av_ep_open;
-	struct kav_ep_enable ep_enable;
-	struct kav_domain_key domain_key;
-};
+#include "kav_objects.h"
 
 long kav_ucmd_dispatch(void *obj, const struct kav_ioctl_op *ops,
 		       size_t nr_ops, unsigned int cmd, unsigned long arg)
@@ -66,4 +62,55 @@ int kav_ucmd_respond(struct kav_ucmd *ucmd, size_t len)
 			 min_t(size_t, size, len) - sizeof(u32)))
 		return -EFAULT;
 	return 0;
+}
+
+/*
+ * Pin the @bytes of user memory at @uptr for writing. EFAULT if any of it
+ * is not mapped writable now; afterwards kav_user_out_write() cannot fail
+ * (a page unmapped meanwhile is written all the same, then let go).
+ */
+int kav_user_out_pin(struct kav_user_out *out, u64 uptr, size_t bytes)
+{
+	unsigned long start = (unsigned long)uptr;
+	int ret;
+
+	out->bytes = bytes;
+	out->offset = offset_in_page(start);
+	out->nr_pages = DIV_ROUND_UP(out->offset + bytes, PAGE_SIZE);
+	out->pages = kvmalloc_array(out->nr_pages, sizeof(*out->pages),
+				    GFP_KERNEL_ACCOUNT);
+	if (!out->pages)
+		return -ENOMEM;
+	ret = pin_user_pages_fast(start & PAGE_MASK, out->nr_pages, FOLL_WRITE,
+				  out->pages);
+	if (ret == out->nr_pages)
+		return 0;
+	if (ret > 0)
+		unpin_user_pages(out->pages, ret);
+	kvfree(out->pages);
+	out->pages = NULL;
+	/* A short pin, or any bad range (EOVERFLOW too), is the caller's. */
+	return ret == -ENOMEM || ret == -EINTR ? ret : -EFAULT;
+}
+
+/* Copy out->bytes from @src into the pinned pages. */
+void kav_user_out_write(struct kav_user_out *out, const void *src)
+{
+	size_t done = 0, n;
+	unsigned int i, off = out->offset;
+
+	for (i = 0; done < out->bytes; i++, off = 0) {
+		n = min_t(size_t, out->bytes - done, PAGE_SIZE - off);
+		memcpy_to_page(out->pages[i], off, src + done, n);
+		done += n;
+	}
+}
+
+void kav_user_out_release(struct kav_user_out *out)
+{
+	if (!out->pages)
+		return;
+	unpin_user_pages_dirty_lock(out->pages, out->nr_pages, true);
+	kvfree(out->pages);
+	out->pages = NULL;
 }

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ioctls that change an AV: batch insert and remove, key insert and
+ * remove, user ids. Each is authorised against the writer: the identity
+ * of the domain that opened the AV file the call arrives on (h->domain),
+ * never the AV's creator.
+ *
+ * User memory is copied in, and output pinned, with no lock held; the
+ * table lock covers the checks and the change together, so what was
+ * checked is what is changed. Nothing is undone after the lock is
+ * dropped: another writer may have changed the table in between.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include "kav_objects.h"
+
+/* Copy a batch of addresses in and check each one; @lens gets lengths. */
+static int kav_av_copy_addrs(struct kav_av *av, struct kav_av_insert *cmd,
+			     u8 **addrsp, u32 **lensp)
+{
+	size_t bytes = (size_t)cmd->count * cmd->addr_stride;
+	u32 *lens;
+	u8 *addrs;
+	int ret = 0;
+	u32 i;
+
+	addrs = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+	lens = kvmalloc_array(cmd->count, sizeof(*lens), GFP_KERNEL_ACCOUNT);
+	if (!addrs || !lens) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	if (copy_from_user(addrs, u64_to_user_ptr(cmd->addrs), bytes)) {
+		ret = -EFAULT;
+		goto err;
+	}
+	for (i = 0; i < cmd->count; i++) {
+		ret = kav_addr_validate(av->table.addr_format,
+					av->table.addr_max,
+					addrs + (size_t)i * cmd->addr_stride,
+					cmd->addr_stride);
+		if (ret < 0) {
+			cmd->err_index = i;
+			goto err;
+		}
+		lens[i] = ret;
+	}
+	*addrsp = addrs;
+	*lensp = lens;
+	return 0;
+err:
+	kvfree(addrs);
+	kvfree(lens);
+	return ret;
+}
+
+/* Copy @count __u64 from user memory into a new kernel array. */
+static u64 *kav_copy_u64s(u64 uptr, u32 count, int *ret)
+{
+	u64 *p = kvmalloc_array(count, sizeof(*p), GFP_KERNEL_ACCOUNT);
+
+	*ret = 0;
+	if (!p) {
+		*ret = -ENOMEM;
+	} else if (copy_from_user(p, u64_to_user_ptr(uptr),
+				  (size_t)count * sizeof(*p))) {
+		kvfree(p);
+		p = NULL;
+		*ret = -EFAULT;
+	}
+	return p;
+}
+
+/* A pointer field is given exactly when its flag is. */
+static bool kav_flag_matches(u32 flags, u32 flag, u64 ptr)
+{
+	return !(flags & flag) == !ptr;
+}
+
+/*
+ * The key a writer's addresses get without an explicit handle: the slot
+ * holding the writer's own domain key, or none for a keyless domain.
+ * Never the creator's key for someone else. t->lock held.
+ */
+static int kav_writer_default_key(struct kav_av_file *h, u64 *key)
+{
+	struct kav_domain *d = h->domain;
+	struct kav_grant *g = kav_domain_key_grant(d);
+
+	*key = KAV_NONE;
+	if (!g)
+		return kav_may_bind_keyless(&d->id, "insert");
+	*key = kav_key_find(&h->av->table, d->key.vni);
+	if (*key != KAV_NONE)
+		return 0;
+	kav_deny(KAV_DENY_NO_GRANT, &d->id, d->key.vni,
+		 "insert (domain key not in the AV)");
+	return -EACCES;
+}
+
+/*
+ * May the writer bind addresses to slot @key? It must be a live slot and
+ * the writer must hold a grant for its key. t->lock held.
+ */
+static int kav_writer_may_use(struct kav_av_file *h, u64 key)
+{
+	struct kav_table *t = &h->av->table;
+	struct kav_domain *d = h->domain;
+	const struct kav_key_slot *k;
+
+	if (!kav_key_valid(t, key))
+		return -EINVAL;
+	k = kav_key_slot_ro(t, key);
+	if (k->flags & KAV_KEY_REVOKED) {
+		kav_deny(KAV_DENY_REVOKED, &d->id, k->vni, "insert");
+		return -EKEYREVOKED;
+	}
+	return kav_may_bind(&d->id, kav_domain_key_grant(d), k->vni,
+			    "insert");
+}
+
+/*
+ * Check every key of @b for the writer and count entries per key; on a
+ * refusal @b's offending position goes to *@err_index. t->lock held.
+ */
+static int kav_batch_authorize(struct kav_av_file *h,
+			       struct kav_insert_batch *b,
+			       struct kav_key_counts *kc, u32 *err_index)
+{
+	u64 key, checked = 0;
+	int ret;
+	u32 i;
+
+	if (!b->keys) {
+		ret = kav_writer_default_key(h, &b->dflt_key);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < b->count; i++) {
+		key = kav_batch_key(b, i);
+		/* An explicit handle must name a key; KAV_NONE does not. */
+		if (key >= KAV_MAX_AUTH_KEYS && (b->keys || key != KAV_NONE)) {
+			*err_index = i;
+			return -EINVAL;
+		}
+		if (key != KAV_NONE && !(checked & BIT_ULL(key))) {
+			ret = kav_writer_may_use(h, key);
+			if (ret) {
+				*err_index = i;
+				return ret;
+			}
+			checked |= BIT_ULL(key);
+		}
+		kav_key_count(kc, key);
+	}
+	return 0;
+}
+
+/* Authorise, charge and apply @b, all under one table lock hold. */
+static int kav_av_insert_batch(struct kav_av_file *h,
+			       struct kav_insert_batch *b, u32 *err_index)
+{
+	struct kav_av *av = h->av;
+	struct kav_table *t = &av->table;
+	struct kav_key_counts kc = {};
+	int ret;
+
+	ret = kav_table_lock(t);
+	if (ret)
+		return ret;
+	if (!kav_table_has_room(t, b->count)) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	ret = kav_batch_authorize(h, b, &kc, err_index);
+	if (ret)
+		goto out;
+	ret = kav_key_grants_charge(&av->key_grants, &kc, &h->domain->id);
+	if (ret)
+		goto out;
+	ret = kav_table_insert(t, b, &kc);
+	if (ret)
+		kav_key_grants_uncharge(&av->key_grants, &kc);
+out:
+	kav_table_unlock(t);
+	return ret;
+}
+
+#define KAV_INSERT_FLAGS	(KAV_INSERT_AUTH_KEY | KAV_INSERT_USER_ID)
+
+int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
+{
+	struct kav_av_insert *cmd = ucmd->cmd;
+	struct kav_insert_batch b = { .count = cmd->count,
+				      .stride = cmd->addr_stride };
+	struct kav_user_out out = {};
+	struct kav_av_file *h = obj;
+	u64 *keys = NULL, *user_ids = NULL, *idx = NULL;
+	u32 *lens = NULL;
+	u8 *addrs = NULL;
+	int ret;
+
+	cmd->err_index = KAV_NO_INDEX;
+	if ((cmd->flags & ~KAV_INSERT_FLAGS) || cmd->__reserved ||
+	    !kav_flag_matches(cmd->flags, KAV_INSERT_AUTH_KEY,
+			      cmd->auth_keys) ||
+	    !kav_flag_matches(cmd->flags, KAV_INSERT_USER_ID, cmd->user_ids))
+		return -EINVAL;
+	if (cmd->count > KAV_BATCH_MAX)
+		return -E2BIG;
+	if (!cmd->count)
+		return 0;
+	if (!cmd->addr_stride || cmd->addr_stride > KAV_ADDR_MAX_LEN)
+		return -EINVAL;
+
+	ret = kav_av_copy_addrs(h->av, cmd, &addrs, &lens);
+	if (ret)
+		goto out;
+	if (cmd->auth_keys) {
+		keys = kav_copy_u64s(cmd->auth_keys, cmd->count, &ret);
+		if (ret)
+			goto out;
+	}
+	if (cmd->user_ids) {
+		user_ids = kav_copy_u64s(cmd->user_ids, cmd->count, &ret);
+		if (ret)
+			goto out;
+	}
+	/* Once the table changed, the indices must reach the caller. */
+	if (cmd->fi_addrs) {
+		ret = kav_user_out_pin(&out, cmd->fi_addrs,
+				       (size_t)cmd->count * sizeof(u64));
+		if (ret)
+			goto out;
+	}
+	idx = kvmalloc_array(cmd->count, sizeof(*idx), GFP_KERNEL_ACCOUNT);
+	if (!idx) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	b.addrs = addrs;
+	b.lens = lens;
+	b.keys = keys;
+	b.user_ids = user_ids;
+	b.idx = idx;
+	ret = kav_av_insert_batch(h, &b, &cmd->err_index);
+	if (!ret && cmd->fi_addrs)
+		kav_user_out_write(&out, idx);
+out:
+	kav_user_out_release(&out);
+	kvfree(idx);
+	kvfree(user_ids);
+	kvfree(keys);
+	kvfree(lens);
+	kvfree(addrs);
+	/* err_index is only meaningful, and only written, on failure. */
+	if (ret && cmd->err_index != KAV_NO_INDEX)
+		kav_ucmd_respond(ucmd, sizeof(*cmd));
+	return ret;
+}
+
+int kav_av_remove(void *obj, struct kav_ucmd *ucmd)
+{
+	struct kav_av_remove *cmd = ucmd->cmd;
+	struct kav_av *av = ((struct kav_av_file *)obj)->av;
+	struct kav_table *t = &av->table;
+	struct kav_key_counts kc;
+	u64 *idx;
+	int ret;
+
+	cmd->err_index = KAV_NO_INDEX;
+	if (cmd->flags)
+		return -EINVAL;
+	if (cmd->count > KAV_BATCH_MAX)
+		return -E2BIG;
+	if (!cmd->count)
+		return 0;
+
+	idx = kav_copy_u64s(cmd->fi_addrs, cmd->count, &ret);
+	if (ret)
+		return ret;
+	ret = kav_table_lock(t);
+	if (ret)
+		goto out;
+	ret = kav_table_check_remove(t, idx, cmd->count, &cmd->err_index);
+	if (!ret) {
+		kav_table_remove(t, idx, cmd->count, &kc);
+		kav_key_grants_uncharge(&av->key_grants, &kc);
+	}
+	kav_table_unlock(t);
+out:
+	kvfree(idx);
+	if (ret && cmd->err_index != KAV_NO_INDEX)
+		kav_ucmd_respond(ucmd, sizeof(*cmd));
+	return ret;
+}
+
+/*
+ * Charge @grant (which authorised @id for @key and whose reference the
+ * slot takes over on success) and put @key in a slot of @av.
+ */
+int kav_av_add_key(struct kav_av *av, const struct kav_identity *id,
+		   const struct kav_auth_key *key, struct kav_grant *grant,
+		   u32 flags, u64 *handle)
+{
+	struct kav_table *t = &av->table;
+	int ret;
+
+	ret = kav_grant_charge(grant, 0, 1, id, "key insert");
+	if (ret)
+		return ret;
+	ret = kav_table_lock(t);
+	if (ret)
+		goto err;
+	/* Revoked since it was looked up: it must not reach the table. */
+	if (kav_grant_revoked(grant))
+		ret = -EKEYREVOKED;
+	else
+		ret = kav_key_insert(t, key, flags, handle);
+	if (!ret)
+		kav_key_grants_set(&av->key_grants, *handle, grant);
+	kav_table_unlock(t);
+	if (!ret)
+		return 0;
+err:
+	kav_grant_uncharge(grant, 0, 1);
+	return ret;
+}
+
+int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
+{
+	struct kav_av_key *cmd = ucmd->cmd;
+	struct kav_av_file *h = obj;
+	struct kav_grant *grant;
+	int ret;
+
+	if (cmd->flags || cmd->key.__reserved)
+		return -EINVAL;
+	grant = kav_grant_authorize(&h->domain->id, cmd->key.vni,
+				    "key insert");
+	if (!grant)
+		return -EACCES;
+	ret = kav_av_add_key(h->av, &h->domain->id, &cmd->key, grant, 0,
+			     &cmd->handle);
+	if (ret)
+		kav_grant_put(grant);	/* else the slot holds it */
+	/*
+	 * A handle that cannot be written back leaves the key in (no undo:
+	 * the slot may be someone else's by now); asking again says EEXIST
+	 * with the handle.
+	 */
+	if (!ret || ret == -EEXIST)
+		ret = kav_ucmd_respond(ucmd, sizeof(*cmd)) ?: ret;
+	return ret;
+}
+
+int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd)
+{
+	struct kav_av_key *cmd = ucmd->cmd;
+	struct kav_av *av = ((struct kav_av_file *)obj)->av;
+	struct kav_table *t = &av->table;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	ret = kav_table_lock(t);
+	if (ret)
+		return ret;
+	ret = kav_key_remove(t, cmd->handle);
+	if (!ret)	/* no entries left: only the slot's own charge */
+		kav_key_grants_drop(&av->key_grants, cmd->handle, 0);
+	kav_table_unlock(t);
+	return ret;
+}
+
+int kav_av_set_user_id(void *obj, struct kav_ucmd *ucmd)
+{
+	struct kav_av_user_id *cmd = ucmd->cmd;
+	struct kav_table *t = &((struct kav_av_file *)obj)->av->table;
+	int ret;
+
+	if (cmd->flags & ~KAV_USER_ID_AUTH_KEY)
+		return -EINVAL;
+	ret = kav_table_lock(t);
+	if (ret)
+		return ret;
+	if (cmd->flags & KAV_USER_ID_AUTH_KEY)
+		ret = kav_key_set_user_id(t, cmd->index, cmd->user_id);
+	else
+		ret = kav_table_set_user_id(t, cmd->index, cmd->user_id);
+	kav_table_unlock(t);
+	return ret;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kav core: the AV table and nothing else. A table is a header page (with
+ * the auth-key slots), entry pages and fi_addr pages, shared read-only
+ * with userspace, plus a kernel-only bitmap of used slots. Writers hold
+ * t->lock; readers (user mappings) never lock and follow the sequence
+ * protocol of uapi/linux/kav.h.
+ *
+ * The core stores what it is told. It knows no identities and no grants:
+ * whether a writer may bind an address to a key is decided above it
+ * (kav_policy.h) before anything here is called.
+ */
+#ifndef KAV_CORE_H
+#define KAV_CORE_H
+
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+#include <linux/kav.h>
+
+struct mem_cgroup;
+struct vm_area_struct;
+
+struct kav_table {
+	struct mutex lock;		/* serialises writers */
+	struct page *header_page;
+	struct kav_table_header *hdr;
+	/* Mapping page n + 1 -> struct page: entry pages, then fi_addr pages. */
+	struct xarray pages;
+	/* Page n: bit i set while slot n * KAV_USED_PER_PAGE + i is valid. */
+	struct xarray used;
+	struct mem_cgroup *memcg;	/* the creator's: pays for the pages */
+	u32 addr_format;
+	u32 addr_max;
+	u32 entry_size;
+	u32 entries_per_page;
+	u64 max_entries;
+	u64 entry_pages;		/* pages of entries in the mapping */
+	u64 map_pages;			/* header + entry + fi_addr pages */
+	u64 nr_slots;			/* high-water mark, mirrored in hdr */
+	u64 nr_valid;			/* written under lock, read by listings */
+	u64 nr_pages;			/* entry, fi_addr and used pages */
+	u64 first_free;			/* no free slot below this index */
+};
+
+/* Allocation flags for memory a tenant causes: charged, never OOM-kills. */
+#define KAV_TENANT_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN)
+
+/* Tenant paths give up on a fatal signal instead of waiting forever. */
+static inline int kav_table_lock(struct kav_table *t)
+{
+	return mutex_lock_killable(&t->lock);
+}
+
+static inline void kav_table_unlock(struct kav_table *t)
+{
+	mutex_unlock(&t->lock);
+}
+
+/*
+ * Sequence counters in the shared pages: odd while the protected data is
+ * being written. The odd window runs with preemption off, so a reader
+ * spinning on the same CPU (even SCHED_FIFO) waits for a few stores, not
+ * for the writer to be scheduled again.
+ */
+static inline void kav_seq_begin(struct kav_table *t, __u64 *seq)
+{
+	lockdep_assert_held(&t->lock);
+	preempt_disable();
+	WRITE_ONCE(*seq, *seq + 1);
+	/* Odd seq is visible before any of the data changes. */
+	smp_wmb();
+}
+
+static inline void kav_seq_end(struct kav_table *t, __u64 *seq)
+{
+	lockdep_assert_held(&t->lock);
+	/* The data is complete before seq turns even again. */
+	smp_wmb();
+	WRITE_ONCE(*seq, *seq + 1);
+	preempt_enable();
+}
+
+/* Entries per key slot in one batch: keys are accounted once per batch. */
+struct kav_key_counts {
+	u32 n[KAV_MAX_AUTH_KEYS];
+	u64 used;			/* bit k: n[k] != 0 */
+};
+
+static inline void kav_key_count(struct kav_key_counts *kc, u64 key)
+{
+	if (key == KAV_NONE)
+		return;
+	kc->n[key]++;
+	kc->used |= BIT_ULL(key);
+}
+
+/* Take the lowest key handle off the bitmap *@used into *@k; false: none. */
+static inline bool kav_key_next(u64 *used, u32 *k)
+{
+	if (!*used)
+		return false;
+	*k = __ffs64(*used);
+	*used &= *used - 1;
+	return true;
+}
+
+/* One validated, authorised batch for kav_table_insert(). */
+struct kav_insert_batch {
+	const u8 *addrs;		/* count * stride bytes, validated */
+	u32 stride;
+	u32 count;
+	const u32 *lens;		/* bytes of each address */
+	const u64 *keys;		/* key handle per address, or NULL */
+	u64 dflt_key;			/* without @keys: every address's */
+	const u64 *user_ids;		/* user id per address, or NULL */
+	u64 *idx;			/* out: index of each address */
+};
+
+static inline u64 kav_batch_key(const struct kav_insert_batch *b, u32 i)
+{
+	return b->keys ? b->keys[i] : b->dflt_key;
+}
+
+/* kav_table.c */
+int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
+		   u64 max_entries);
+void kav_table_destroy(struct kav_table *t);
+u32 kav_table_entry_bytes(const struct kav_table *t);
+u64 kav_table_bytes(const struct kav_table *t);
+bool kav_table_has_room(struct kav_table *t, u32 count);
+int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b,
+		     const struct kav_key_counts *kc);
+int kav_table_check_remove(struct kav_table *t, const u64 *idx, u32 count,
+			   u32 *err_index);
+void kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
+		      struct kav_key_counts *kc);
+int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id);
+const struct kav_entry *kav_table_entry_ro(struct kav_table *t, u64 idx);
+
+/* Called for each valid entry (with its key slot, or NULL). */
+struct kav_entry_visitor {
+	int (*fn)(void *arg, u64 idx, const struct kav_entry *e,
+		  const struct kav_key_slot *k);
+	void *arg;
+};
+
+int kav_table_walk_entries(struct kav_table *t, u64 *idx,
+			   const struct kav_entry_visitor *v);
+
+/* kav_table_map.c */
+int kav_table_mmap(struct kav_table *t, struct vm_area_struct *vma);
+
+/* kav_keys.c: auth-key slots in the header page; t->lock held */
+void kav_keys_init(struct kav_table *t);
+bool kav_key_valid(struct kav_table *t, u64 handle);
+const struct kav_key_slot *kav_key_slot_ro(struct kav_table *t, u64 handle);
+u64 kav_key_find(struct kav_table *t, u32 vni);
+int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
+		   u32 flags, u64 *handle);
+int kav_key_remove(struct kav_table *t, u64 handle);
+void kav_key_revoke(struct kav_table *t, u64 handle);
+void kav_key_bind_entries(struct kav_table *t, u64 handle, u32 n);
+void kav_key_unbind_entries(struct kav_table *t, u64 handle, u32 n);
+int kav_key_set_user_id(struct kav_table *t, u64 handle, u64 user_id);
+u64 kav_keys_enable(struct kav_table *t);
+void kav_keys_disable(struct kav_table *t, u64 keys);
+
+/* kav_addr.c */
+int kav_addr_check_format(u32 addr_format, u32 *addr_max);
+int kav_addr_validate(u32 addr_format, u32 addr_max, const u8 *addr,
+		      u32 stride);
+
+#endif /* KAV_CORE_H */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kav policy: identities and grants, and the one authorisation rule
+ * (Documentation/threat-model.rst):
+ *
+ *   Every binding of an address to a key is authorised against the
+ *   identity doing the binding, and every resolution by a kernel consumer
+ *   against the identity resolving; each needs a live grant of that
+ *   identity for the key, or, for an entry without a key, allow_keyless.
+ *
+ * kav_may_bind() and kav_may_resolve() are that rule; nothing else in kav
+ * decides who may use a key. This layer knows nothing of tables, AVs or
+ * files: it answers questions and keeps grant accounts.
+ */
+#ifndef KAV_POLICY_H
+#define KAV_POLICY_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/kav.h>
+
+struct cred;
+struct cgroup;
+struct file;
+struct ipc_namespace;
+
+/* Who opened a domain, captured once at open() (see kav_identity.c). */
+struct kav_identity {
+	const struct cred *cred;
+	struct cgroup *cgroup;
+	u64 cgroup_id;
+	u64 netns_cookie;
+	struct ipc_namespace *ipc_ns;	/* held; scope of AV names */
+	pid_t pid;			/* for administrators' listings */
+};
+
+/* An administrator's grant of one auth key to an identity (kav_grants.c). */
+struct kav_grant {
+	struct kref ref;		/* the grant list + each user */
+	struct list_head node;		/* in the grant list until revoked */
+	u32 id;
+	u32 vni;
+	u32 sel_type;			/* enum kav_grant_selector */
+	kuid_t uid;
+	kgid_t gid;
+	struct cgroup *cgroup;		/* held; KAV_SEL_CGROUP */
+	u64 cgroup_id;
+	u64 netns_cookie;		/* KAV_SEL_NETNS */
+	u64 limit_entries;		/* 0: none */
+	u32 limit_avs;			/* 0: none */
+	bool revoked;
+	atomic64_t nr_entries;		/* entries bound under the grant */
+	atomic_t nr_avs;		/* key slots (AVs) using the grant */
+};
+
+/* kav_identity.c */
+void kav_identity_capture(struct kav_identity *id, const struct file *file);
+void kav_identity_release(struct kav_identity *id);
+bool kav_identity_in_group(const struct kav_identity *id, kgid_t gid);
+
+/* kav_grants.c: the grant list, accounts, denials */
+enum kav_deny {
+	KAV_DENY_NO_GRANT,
+	KAV_DENY_REVOKED,
+	KAV_DENY_KEYLESS,
+	KAV_DENY_LIMIT,
+	KAV_DENY_NR,
+};
+
+struct kav_grant *kav_grant_add(struct kav_grant *spec);
+struct kav_grant *kav_grant_revoke(u32 id, void (*revoke_users)(struct kav_grant *));
+int kav_grants_walk(int (*fn)(const struct kav_grant *g, void *arg),
+		    void *arg, u32 *pos);
+u64 kav_grants_count(void);
+struct kav_grant *kav_grant_authorize(const struct kav_identity *id,
+				      u32 vni, const char *op);
+void kav_grant_get(struct kav_grant *g);
+void kav_grant_put(struct kav_grant *g);
+bool kav_grant_revoked(const struct kav_grant *g);
+bool kav_grant_matches(const struct kav_grant *g,
+		       const struct kav_identity *id);
+int kav_grant_charge(struct kav_grant *g, u64 entries, u32 avs,
+		     const struct kav_identity *id, const char *op);
+void kav_grant_uncharge(struct kav_grant *g, u64 entries, u32 avs);
+void kav_deny(enum kav_deny why, const struct kav_identity *id, u32 vni,
+	      const char *op);
+u64 kav_deny_count(enum kav_deny why);
+void kav_revoke_read_lock(void);
+void kav_revoke_read_unlock(void);
+void kav_grants_exit(void);
+
+/* kav_rule.c: the rule */
+int kav_may_bind(const struct kav_identity *id, const struct kav_grant *hint,
+		 u32 vni, const char *op);
+int kav_may_bind_keyless(const struct kav_identity *id, const char *op);
+int kav_may_resolve(const struct kav_identity *id,
+		    const struct kav_grant *hint, bool keyed, u32 vni);
+
+/*
+ * kav_key_grants.c: the grants behind an AV's key slots. Slot k was
+ * authorised by g[k] (a reference), which is charged one AV for the slot
+ * and one entry for each entry bound to it, whoever the writer (the
+ * writer itself must pass kav_may_bind()). The owner of the struct
+ * serialises calls (the table lock).
+ */
+struct kav_key_grants {
+	struct kav_grant *g[KAV_MAX_AUTH_KEYS];
+};
+
+struct kav_key_counts;
+
+void kav_key_grants_set(struct kav_key_grants *kg, u64 handle,
+			struct kav_grant *g);
+struct kav_grant *kav_key_grants_of(const struct kav_key_grants *kg,
+				    u64 handle);
+void kav_key_grants_drop(struct kav_key_grants *kg, u64 handle, u64 entries);
+int kav_key_grants_charge(struct kav_key_grants *kg,
+			  const struct kav_key_counts *kc,
+			  const struct kav_identity *id);
+void kav_key_grants_uncharge(struct kav_key_grants *kg,
+			     const struct kav_key_counts *kc);
+
+#endif /* KAV_POLICY_H */
