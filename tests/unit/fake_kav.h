@@ -11,9 +11,10 @@
  * The rules of issue 14 ("Trust") that libkav can see are the kernel's:
  *  - names are per (owner uid, name): a named AV_CREATE looks in, and
  *    creates in, the domain's own uid's names; KAV_AV_OWNER + owner_uid
- *    looks in another's and never creates (ENOENT); an existing AV's mode
- *    bits (owner, group by gid, other) and format are checked; a name
- *    lives while an fd of its AV is open (each fd a dup of one memfd);
+ *    looks in that uid's and creates only if it is the caller's own
+ *    (else ENOENT); an existing AV's mode bits (owner, group by gid,
+ *    other) and format are checked; a name lives while an fd of its AV
+ *    is open (each fd a dup of one memfd);
  *  - an fd opened KAV_AV_RDONLY only maps: INSERT, REMOVE, KEY_INSERT,
  *    KEY_REMOVE, SET_USER_ID and EP_OPEN on it fail with EPERM;
  *  - an insert without key handles binds to the slot holding the writer's

@@ -327,9 +327,14 @@ static void test_owner_scoping(void **state)
 	/* Another user's names are never created in. */
 	assert_int_equal(open_named(peer, "other", 0, &av), -FI_ENOENT);
 	assert_int_equal(req->flags, KAV_AV_NAMED | KAV_AV_OWNER);
-	/* The owner's own uid in $KAV_AV_OWNER is the default scope. */
+	/* The owner's own uid in $KAV_AV_OWNER is the default scope ... */
 	assert_int_equal(open_named(victim, "FI_NAMED_AV_7\n", 0, &av), 0);
 	assert_int_equal(req->result, 0);
+	assert_int_equal(fi_close(&av->fid), 0);
+	/* ... where it creates. */
+	assert_int_equal(open_named(victim, "fresh", 0, &av), 0);
+	assert_int_equal(req->flags, KAV_AV_NAMED | KAV_AV_OWNER);
+	assert_int_equal(req->result, KAV_AV_CREATED);
 	assert_int_equal(fi_close(&av->fid), 0);
 	unsetenv(KAV_AV_OWNER_ENV);
 

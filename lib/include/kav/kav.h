@@ -248,9 +248,9 @@ int kav_domain_open(const struct fi_info *info, struct fid_domain **domain,
  *   (a hint), FI_AV_USER_ID. Anything else: -FI_EINVAL, as is FI_READ
  *   without a name. A name opens or creates a named AV among the
  *   caller's own (kav_av(3), Documentation/design.rst "Named AVs");
- *   $KAV_AV_OWNER=<uid> opens another user's instead (never creates;
- *   -FI_ENOENT when absent; a value that is not a decimal uid:
- *   -FI_EINVAL). map_addr is ignored without a name.
+ *   $KAV_AV_OWNER=<uid> of another user opens that user's instead
+ *   (never creates; -FI_ENOENT when absent; a value that is not a
+ *   decimal uid: -FI_EINVAL). map_addr is ignored without a name.
  * fi_av_bind(): flags must be 0 and the EQ one from kav_eq_open(), else
  *   -FI_EINVAL; one EQ per AV for its lifetime (a second bind: -FI_EINVAL).
  *   An AV opened without FI_EVENT may be bound too; it posts no events.
