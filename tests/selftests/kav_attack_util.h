@@ -6,7 +6,7 @@
  * domain opened with a key, raw key and insert ioctls, the
  * key slots of a mapped table, cgroups, the allow_keyless parameter and
  * the kav_nic test module (tests/nic), which "sends" through kav's
- * in-kernel consumer API.
+ * in-kernel consumer API. Also used by kav_trust_test.
  *
  * Children report through their exit status: CK() prints the failed
  * condition with its location and makes the child function return 1.
@@ -123,6 +123,36 @@ static inline int kav_run_as(uid_t uid, int (*fn)(void *), void *arg)
 	return kav_reap(kav_spawn(kav_as_trampoline, &a));
 }
 
+/* Decode a wait status as kav_reap() does. */
+static inline int kav_wait_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+/*
+ * Reap @pid if it ends within @ms: as kav_reap(), or -ETIMEDOUT (then it
+ * is left alone: a task stuck in the kernel cannot be killed anyway).
+ */
+static inline int kav_reap_timeout(pid_t pid, int ms)
+{
+	int status, i;
+	pid_t r;
+
+	if (pid < 0)
+		return -1;
+	for (i = 0; i <= ms / 10; i++) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			return kav_wait_status(status);
+		if (r < 0 && errno != EINTR)
+			return -1;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
 /* A pair of pipes to step a child and its parent through a script. */
 struct kav_sync {
 	int to_child[2];
@@ -183,6 +213,40 @@ static inline int kav_sync_recv(int fd)
 #define kav_tell_child(s, c)	kav_sync_send((s)->to_child[1], (c))
 #define kav_wait_child(s)	kav_sync_recv((s)->to_parent[0])
 
+/*
+ * Wait up to @ms for child @pid's next step: the byte it sent, or -1 if
+ * it ended first (it is reaped, *@rc as kav_reap()) or said nothing in
+ * time (*@rc = -ETIMEDOUT, not reaped). A child that fails a CK() thus
+ * costs no KAV_SYNC_TIMEOUT_MS.
+ */
+static inline int kav_wait_child_step(struct kav_sync *s, pid_t pid, int ms,
+				      int *rc)
+{
+	struct pollfd p = { .fd = s->to_parent[0], .events = POLLIN };
+	int status, i;
+	char c;
+
+	*rc = -ETIMEDOUT;
+	for (i = 0; i <= ms / 100; i++) {
+		if (poll(&p, 1, 100) == 1) {
+			if (read(p.fd, &c, 1) == 1)
+				return c;
+			*rc = -EIO;
+			return -1;
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			/* It may have said something just before. */
+			if (poll(&p, 1, 0) == 1 && read(p.fd, &c, 1) == 1) {
+				*rc = kav_wait_status(status);
+				return c;
+			}
+			*rc = kav_wait_status(status);
+			return -1;
+		}
+	}
+	return -1;
+}
+
 /* Memory shared by a test and the children it forks. */
 static inline void *kav_shared(size_t len)
 {
@@ -217,6 +281,68 @@ static inline int kav_key_remove(int av, uint64_t handle)
 	struct kav_av_key k = { .size = sizeof(k), .handle = handle };
 
 	return ioctl(av, KAV_IOC_AV_KEY_REMOVE, &k) ? -errno : 0;
+}
+
+/*
+ * KAV_IOC_AV_CREATE of the named AV @name (flags KAV_AV_NAMED | @flags),
+ * in the names of @owner_uid when @flags has KAV_AV_OWNER: the fd or
+ * -errno; @out (may be NULL) gets the reply.
+ */
+static inline int kav_av_named(int dom, const char *name, uint32_t flags,
+			       uint32_t mode, uint32_t owner_uid,
+			       uint32_t format, struct kav_av_create *out)
+{
+	struct kav_av_create c = {
+		.size = sizeof(c),
+		.flags = KAV_AV_NAMED | flags,
+		.addr_format = format,
+		.name = (uintptr_t)name,
+		.name_len = (uint32_t)strlen(name),
+		.mode = mode,
+		.owner_uid = owner_uid,
+	};
+
+	if (ioctl(dom, KAV_IOC_AV_CREATE, &c))
+		return -errno;
+	if (out)
+		*out = c;
+	return c.fd;
+}
+
+/* KAV_IOC_AV_EP_OPEN: an endpoint fd or -errno. */
+static inline int kav_av_ep_open(int av)
+{
+	struct kav_av_ep_open e = { .size = sizeof(e), .fd = -1 };
+
+	return ioctl(av, KAV_IOC_AV_EP_OPEN, &e) ? -errno : e.fd;
+}
+
+/* KAV_IOC_EP_ENABLE; @keys (may be NULL) gets the key bitmap. */
+static inline int kav_av_ep_enable(int ep, uint64_t *keys)
+{
+	struct kav_ep_enable e = { .size = sizeof(e) };
+	int ret = ioctl(ep, KAV_IOC_EP_ENABLE, &e) ? -errno : 0;
+
+	if (keys)
+		*keys = e.keys;
+	return ret;
+}
+
+/* Insert @n addresses of any format, @stride bytes apart, no keys. */
+static inline int kav_insert_stride(int av, const void *addrs,
+				    uint32_t stride, uint32_t n,
+				    uint64_t *fi, uint32_t *err)
+{
+	struct kav_av_insert in = {
+		.size = sizeof(in), .count = n, .addr_stride = stride,
+		.addrs = (uintptr_t)addrs, .fi_addrs = (uintptr_t)fi,
+		.err_index = KAV_NO_INDEX,
+	};
+	int ret = ioctl(av, KAV_IOC_AV_INSERT, &in) ? -errno : 0;
+
+	if (err)
+		*err = in.err_index;
+	return ret;
 }
 
 /* Insert @n sockaddr_in, each bound to @keys[i] when @keys is given. */
@@ -287,6 +413,14 @@ kav_entry_at(const volatile struct kav_table_header *h, uint64_t idx)
 {
 	return (const volatile void *)((const volatile char *)h +
 				       h->header_size + idx * h->entry_size);
+}
+
+/* Element @idx of the mapped fi_addr array (idx < nr_slots). */
+static inline uint64_t
+kav_fi_addr_at(const volatile struct kav_table_header *h, uint64_t idx)
+{
+	return ((const volatile uint64_t *)((const volatile char *)h +
+					    h->fi_addrs_offset))[idx];
 }
 
 /* What a table looks like, to compare before and after an attack. */
@@ -397,6 +531,104 @@ static inline uint64_t kav_cgroup_id(const char *rel)
 
 	snprintf(path, sizeof(path), KAV_CGROUP_ROOT "/%s", rel);
 	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+/*
+ * A job: @as.fn(@as.arg) run in a child that first moves itself into
+ * cgroup @cgroup (as root), then drops to @as.uid (kav_as_trampoline).
+ */
+struct kav_job_arg {
+	const char *cgroup;
+	struct kav_as_arg as;
+};
+
+static inline int kav_job_trampoline(void *p)
+{
+	struct kav_job_arg *j = p;
+	int ret = kav_cgroup_move(j->cgroup, getpid());
+
+	if (ret) {
+		fprintf(stderr, "# cannot join cgroup %s: %s\n", j->cgroup,
+			strerror(-ret));
+		return 98;
+	}
+	return kav_as_trampoline(&j->as);
+}
+
+/* Write @text to file @file of cgroup @rel ("" is the root). */
+static inline int kav_cgroup_write(const char *rel, const char *file,
+				   const char *text)
+{
+	char path[256];
+	ssize_t len = (ssize_t)strlen(text);
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), KAV_CGROUP_ROOT "/%s%s%s", rel,
+		 *rel ? "/" : "", file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Field @key of a flat-keyed cgroup file (memory.events); -1 if none. */
+static inline int64_t kav_cgroup_read_key(const char *rel, const char *file,
+					  const char *key)
+{
+	char path[256], k[64];
+	unsigned long long v;
+	int64_t ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), KAV_CGROUP_ROOT "/%s/%s", rel, file);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %llu", k, &v) == 2) {
+		if (!strcmp(k, key)) {
+			ret = (int64_t)v;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * Give the root's children the memory controller: 0, -ENODEV if the
+ * kernel has none, or -errno. *@enabled is set if this call added it.
+ */
+static inline int kav_cgroup_memory_enable(bool *enabled)
+{
+	char buf[512] = "";
+	int fd;
+	ssize_t n;
+
+	*enabled = false;
+	fd = open(KAV_CGROUP_ROOT "/cgroup.controllers", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0 || !strstr(buf, "memory"))
+		return -ENODEV;
+	fd = open(KAV_CGROUP_ROOT "/cgroup.subtree_control",
+		  O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	if (strstr(buf, "memory"))
+		return 0;
+	fd = kav_cgroup_write("", "cgroup.subtree_control", "+memory");
+	if (fd)
+		return fd;
+	*enabled = true;
+	return 0;
 }
 
 /* ------------------------------------------------ module parameters */

@@ -4,13 +4,13 @@
 SELFTEST_DIR  := $(BUILD)/selftests
 KSFT_HDR_DIR  := $(BUILD)/kselftest
 # kav_module_test unloads and reloads kav.ko, so it runs last, and
-# kav_chaos_test (which does too) right before it. kav_netlink_test and
-# kav_attack_test load the test NIC module (tests/nic) and unload it
-# before they end, so that kav can be unloaded after them.
+# kav_chaos_test (which does too) right before it. kav_netlink_test,
+# kav_attack_test and kav_trust_test load the test NIC module (tests/nic)
+# and unload it before they end, so that kav can be unloaded after them.
 # kav_slurm_test runs tools/slurm/* with tools/kavctl/kavctl, which
 # tests/vm/check.sh installs in the guest's /tests next to it (make tools).
 SELFTEST_EARLY := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test \
-		  kav_netlink_test kav_attack_test kav_named_test \
+		  kav_netlink_test kav_attack_test kav_trust_test kav_named_test \
 		  kav_slurm_test \
 		  kav_instant_on_test \
 		  kav_concurrency_test \
