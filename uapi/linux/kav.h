@@ -323,9 +323,9 @@ struct kav_ep_enable {
  * identity (captured at open) must hold a grant for the key. Every AV the
  * domain creates then holds the key in slot 0 (KAV_KEY_DOMAIN), and
  * entries the domain inserts without an explicit key handle, into any AV,
- * are bound to the slot holding this key (EACCES if the AV holds none). Errors: EINVAL (flags, reserved),
- * EACCES (no grant for the key), EALREADY (already set), EBUSY (the
- * domain already has AVs).
+ * are bound to the slot holding this key (EACCES if the AV holds none).
+ * Errors: EINVAL (flags, reserved), EACCES (no grant for the key),
+ * EALREADY (already set), EBUSY (the domain already has AVs).
  */
 struct kav_domain_key {
 	__u32 size;
