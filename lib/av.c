@@ -217,10 +217,7 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 			kav_warn("AV create: the domain device is not a kav "
 				 "device, or its module lacks AV_CREATE");
 		else if (attr->name)
-			kav_info("named AV %s: %s%s", attr->name,
-				 kav_strerror(ret), ret == -FI_EINVAL ?
-				 " (it exists with another address format?)" :
-				 "");
+			kav_av_named_open_failed(attr, &req, ret);
 		else
 			kav_warn("AV create failed: %s", kav_strerror(ret));
 		return ret;
@@ -237,6 +234,7 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 		return -FI_ENOMEM;
 	}
 	av->fd = req.fd;
+	av->domain = d;
 	ret = kav_table_map(&av->table, av->fd, (size_t)req.map_size,
 			    kav_format);
 	if (ret)
@@ -254,13 +252,23 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 		ret = kav_av_named_attach(av, attr);
 		if (ret)
 			goto err;
+		/*
+		 * Joined another domain's AV to write: the kernel binds our
+		 * inserts without a key handle to the slot holding our own
+		 * domain key, so it must be there.
+		 */
+		if (d->has_key && !(attr->flags & FI_READ) &&
+		    !(req.result & KAV_AV_CREATED)) {
+			ret = kav_av_named_join_key(av, attr->name);
+			if (ret)
+				goto err;
+		}
 	}
 
 	av->av_fid.fid.fclass = FI_CLASS_AV;
 	av->av_fid.fid.context = context;
 	av->av_fid.fid.ops = &kav_av_fi_ops;
 	av->av_fid.ops = (struct fi_ops_av *)&kav_av_ops;
-	av->domain = d;
 	av->addr_format = d->addr_format;
 	av->slot_size = av->table.addr_max;
 	av->flags = attr->flags;

@@ -249,6 +249,13 @@ static size_t kav_ins_submit(struct kav_ins *ins, size_t n)
 				 "parameter allow_keyless); open the domain "
 				 "with an auth key, or with FI_AV_AUTH_KEY and "
 				 "insert with FI_AUTH_KEY", n);
+		else if (err == -FI_EACCES &&
+			 !(req.flags & KAV_INSERT_AUTH_KEY))
+			kav_warn("insert of %zu addresses refused: entries are "
+				 "bound to the inserting domain's key (vni %u), "
+				 "and the AV does not hold it or the domain's "
+				 "identity has no grant for it any more", n,
+				 av->domain->key.vni);
 		else
 			kav_warn("insert of %zu addresses failed: %s", n,
 				 kav_av_strerror(av, err));

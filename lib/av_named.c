@@ -9,7 +9,16 @@
  * address in rank order; each rank opens it with FI_READ and count = the
  * world size and reads ((fi_addr_t *)attr.map_addr)[rank], which is the
  * kernel's fi_addr array in the read-only mapping (no system call).
+ *
+ * Names belong to users (the kernel keeps one set of names per owner's
+ * uid in each IPC namespace), so a name opens the caller's own AV unless
+ * $KAV_AV_OWNER names the user whose AV to open (KAV_AV_OWNER). A keyed
+ * domain that joins an existing named AV to write adds its own key to it
+ * (kav_av_named_join_key()): the kernel binds the domain's handle-less
+ * inserts to the slot holding the writer's own key, never the creator's.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,11 +44,35 @@ int kav_av_mode_parse(const char *s, uint32_t *mode)
 	return 0;
 }
 
+int kav_av_owner_parse(const char *s, bool *set, uint32_t *uid)
+{
+	uint64_t v = 0;
+	const char *p;
+
+	*set = false;
+	*uid = 0;
+	if (!s || !*s)
+		return 0;
+	/* Decimal digits only: no sign, space, base prefix or name. */
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '9' || p - s >= 10)
+			return -FI_EINVAL;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	/* (uid_t)-1 is no user (setresuid()'s "unchanged"). */
+	if (v >= UINT32_MAX)
+		return -FI_EINVAL;
+	*set = true;
+	*uid = (uint32_t)v;
+	return 0;
+}
+
 int kav_av_named_request(const struct fi_av_attr *attr,
 			 struct kav_av_create *req)
 {
 	size_t len = strlen(attr->name);
 	const char *env;
+	bool owner;
 	int ret;
 
 	if (!len || len > KAV_NAME_MAX) {
@@ -50,6 +83,16 @@ int kav_av_named_request(const struct fi_av_attr *attr,
 	req->flags = KAV_AV_NAMED;
 	req->name = (uintptr_t)attr->name;
 	req->name_len = (uint32_t)len;
+	env = secure_getenv(KAV_AV_OWNER_ENV);
+	ret = kav_av_owner_parse(env, &owner, &req->owner_uid);
+	if (ret) {
+		kav_warn("%s=%s: give the numeric uid of the user whose named "
+			 "AVs to open, such as 1000 (unset: your own)",
+			 KAV_AV_OWNER_ENV, env);
+		return ret;
+	}
+	if (owner)
+		req->flags |= KAV_AV_OWNER;
 	if (attr->flags & FI_READ) {
 		req->flags |= KAV_AV_RDONLY;
 		return 0;
@@ -60,6 +103,28 @@ int kav_av_named_request(const struct fi_av_attr *attr,
 		kav_warn("%s=%s: give octal read/write bits such as 0640",
 			 KAV_AV_MODE_ENV, env);
 	return ret;
+}
+
+void kav_av_named_open_failed(const struct fi_av_attr *attr,
+			      const struct kav_av_create *req, int err)
+{
+	const char *why = "";
+	char owner[40] = "";
+
+	if (req->flags & KAV_AV_OWNER)
+		snprintf(owner, sizeof(owner), " of uid %u (%s)",
+			 req->owner_uid, KAV_AV_OWNER_ENV);
+	if (err == -FI_EINVAL)
+		why = " (it exists with another address format?)";
+	else if (err == -FI_ENOENT && (req->flags & KAV_AV_OWNER))
+		why = " (another user's named AV is opened, never created)";
+	else if (err == -FI_ENOENT)
+		why = " (FI_READ opens, never creates; another user's AV "
+		      "needs " KAV_AV_OWNER_ENV "=<uid>)";
+	else if (err == -FI_EACCES)
+		why = " (its mode bits do not let you open it so)";
+	kav_info("named AV %s%s: %s%s", attr->name, owner, kav_strerror(err),
+		 why);
 }
 
 int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr)
@@ -80,4 +145,26 @@ int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr)
 	if (!attr->map_addr)
 		attr->map_addr = (void *)kav_table_fi_addrs(&av->table);
 	return 0;
+}
+
+int kav_av_named_join_key(struct kav_av *av, const char *name)
+{
+	const struct kav_domain *d = av->domain;
+	struct kav_av_key req;
+	int ret;
+
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.key = d->key;
+	ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_KEY_INSERT, &req);
+	if (ret >= 0 || ret == -EEXIST) {
+		kav_debug("named AV %s: the domain's key vni %u is handle %llu",
+			  name, d->key.vni, (unsigned long long)req.handle);
+		return 0;
+	}
+	ret = kav_err_from_errno(-ret);
+	kav_warn("named AV %s exists: adding the domain's auth key vni %u to "
+		 "it, so that inserts are bound to that key, failed: %s", name,
+		 d->key.vni, kav_strerror(ret));
+	return ret;
 }

@@ -37,7 +37,7 @@ KAV_API int kav_ep_open(struct fid_av *av_fid, struct kav_ep **out)
 	if (ret < 0 || req.fd < 0) {
 		free(ep);
 		ret = ret < 0 ? kav_err_from_errno(-ret) : -FI_EIO;
-		kav_info("kav_ep_open: %s", kav_strerror(ret));
+		kav_info("kav_ep_open: %s", kav_av_strerror(av, ret));
 		return ret;
 	}
 	ep->av = av;

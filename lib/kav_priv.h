@@ -62,10 +62,17 @@ int kav_sys_ioctl(int fd, unsigned long req, void *arg);
 /* close() of a kernel object fd (domain, AV, endpoint); a seam like the
  * ioctl. */
 void kav_sys_close(int fd);
+/*
+ * Give the CPU away while a table writer finishes (table_read.h's bounded
+ * spinning): sched_yield(), or with @nap a KAV_READ_NAP_US sleep.
+ */
+void kav_sys_pause(bool nap);
 #ifdef KAV_TESTING
 extern int (*kav_sys_ioctl_hook)(int fd, unsigned long req, void *arg);
 /* Told about every kav_sys_close() before the fd is closed. */
 extern void (*kav_sys_close_hook)(int fd);
+/* Called instead of sched_yield() or the sleep of kav_sys_pause(). */
+extern void (*kav_sys_pause_hook)(bool nap);
 #endif
 
 /* ---------------------------------------------------------------- table.c */
@@ -288,9 +295,29 @@ int kav_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 #define KAV_AV_MODE_ENV "KAV_AV_MODE"
 /* Parse $KAV_AV_MODE: NULL or "" is 0 (the default); -FI_EINVAL if bad. */
 int kav_av_mode_parse(const char *s, uint32_t *mode);
-/* Fill @req's name, flags and mode for a named @attr. */
+/*
+ * Uid whose named AVs fi_av_open() opens (KAV_AV_OWNER); unset: the
+ * caller's own.
+ */
+#define KAV_AV_OWNER_ENV "KAV_AV_OWNER"
+/*
+ * Parse $KAV_AV_OWNER: NULL or "" leaves *@set false; a decimal uid below
+ * 2^32 - 1 sets *@set and *@uid; anything else is -FI_EINVAL.
+ */
+int kav_av_owner_parse(const char *s, bool *set, uint32_t *uid);
+/* Fill @req's name, flags, owner and mode for a named @attr. */
 int kav_av_named_request(const struct fi_av_attr *attr,
 			 struct kav_av_create *req);
+/*
+ * A keyed domain joined the existing named AV @av (called @name) to write:
+ * insert the domain's key into it (KAV_IOC_AV_KEY_INSERT; already there
+ * is fine) so that inserts without a key handle bind to it. 0 or a
+ * negative fabric errno (logged).
+ */
+int kav_av_named_join_key(struct kav_av *av, const char *name);
+/* Log why the kernel refused (@err) the named open @req of @attr. */
+void kav_av_named_open_failed(const struct fi_av_attr *attr,
+			      const struct kav_av_create *req, int err);
 /* Once mapped: FI_READ's count check and attr->map_addr. */
 int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr);
 /* kav_strerror(), saying why for a change refused on a read-only AV. */

@@ -5,7 +5,9 @@
  * production build has no hook at all.
  */
 #include <errno.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kav_priv.h"
@@ -13,7 +15,24 @@
 #ifdef KAV_TESTING
 int (*kav_sys_ioctl_hook)(int fd, unsigned long req, void *arg);
 void (*kav_sys_close_hook)(int fd);
+void (*kav_sys_pause_hook)(bool nap);
 #endif
+
+void kav_sys_pause(bool nap)
+{
+	struct timespec ts = { .tv_nsec = KAV_READ_NAP_US * 1000L };
+
+#ifdef KAV_TESTING
+	if (kav_sys_pause_hook) {
+		kav_sys_pause_hook(nap);
+		return;
+	}
+#endif
+	if (nap)
+		nanosleep(&ts, NULL);	/* an early wake-up is a retry */
+	else
+		sched_yield();
+}
 
 void kav_sys_close(int fd)
 {

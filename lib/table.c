@@ -26,6 +26,15 @@ void (*kav_table_key_read_hook)(const struct kav_key_slot *k,
 				unsigned int attempt);
 #endif
 
+/*
+ * A seq read that keeps failing after KAV_READ_SPINS attempts: yield the
+ * CPU KAV_READ_YIELDS times, then sleep between attempts (table_read.h).
+ */
+void kav_table_backoff(unsigned int attempt)
+{
+	kav_sys_pause(attempt >= KAV_READ_SPINS + KAV_READ_YIELDS);
+}
+
 static bool kav_is_pow2(uint32_t v)
 {
 	return v && !(v & (v - 1));

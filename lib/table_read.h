@@ -41,6 +41,39 @@ static inline void kav_cpu_relax(void)
 #endif
 }
 
+/*
+ * Bounded spinning. A reader that finds a seq odd (a write in progress) or
+ * changed under its copy retries at once with a CPU pause, up to
+ * KAV_READ_SPINS attempts; after that it gives the CPU away before each
+ * further attempt (kav_table_backoff(), table.c: sched_yield(), then short
+ * sleeps). A writer's odd window is short, so spinning covers the common
+ * case; giving the CPU away keeps a reader that shares the writer's CPU
+ * from spinning forever (Documentation/locking/seqlock.rst), even as a
+ * SCHED_FIFO thread above the writer: sched_yield() alone only lets
+ * threads of its own priority run, a sleep lets the writer run.
+ */
+#define KAV_READ_SPINS		64
+/* sched_yield() attempts after the spins, before sleeping between attempts. */
+#define KAV_READ_YIELDS		16
+/* Microseconds slept between attempts after the yields. */
+#define KAV_READ_NAP_US		50
+
+/* Out of line and cold (table.c): for attempt >= KAV_READ_SPINS. */
+void kav_table_backoff(unsigned int attempt) __attribute__((cold));
+
+/*
+ * Wait before retry @attempt (1, 2, ...) of a seq read. Only retries get
+ * here: the first attempt of a read never does, so none of this is on the
+ * path of a read that succeeds at once.
+ */
+static inline void kav_table_retry_wait(unsigned int attempt)
+{
+	if (__builtin_expect(attempt < KAV_READ_SPINS, 1))
+		kav_cpu_relax();
+	else
+		kav_table_backoff(attempt);
+}
+
 static inline const struct kav_table_header *
 kav_table_header(const struct kav_table *t)
 {
@@ -75,11 +108,51 @@ kav_table_entry(const struct kav_table *t, uint64_t index)
 }
 
 /*
+ * One attempt at copying entry @e (attempt number @attempt, for the test
+ * hook): true when the copy is consistent, that is taken between two equal
+ * even loads of seq. Seqcount read side, as in the vDSO: the kernel makes
+ * seq odd, writes the entry, then makes it even again (release).
+ */
+static inline bool kav_table_try_read(const struct kav_table *t,
+				      const struct kav_entry *e,
+				      unsigned int attempt,
+				      struct kav_entry_meta *m, void *addr,
+				      size_t cap, bool ids)
+{
+	uint64_t seq;
+	uint32_t len;
+
+	(void)attempt;			/* the test hook's only */
+	seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	KAV_READ_HOOK(e, attempt);
+	if (seq & 1)
+		return false;
+	m->flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+	len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
+	m->auth_key = ids ? __atomic_load_n(&e->auth_key, __ATOMIC_RELAXED) :
+			    KAV_NONE;
+	m->user_id = ids ? __atomic_load_n(&e->user_id, __ATOMIC_RELAXED) :
+			   KAV_NONE;
+	/* A torn addr_len must not make us copy past the entry. */
+	len = KAV_MIN(len, t->addr_max);
+	if (cap)
+		memcpy(addr, e->addr, KAV_MIN((size_t)len, cap));
+	/* Order the copy before the second load of seq. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq)
+		return false;
+	m->seq = seq;
+	m->addr_len = len;
+	return true;
+}
+
+/*
  * Read entry @index: its metadata into @m and up to @cap bytes of its
  * address into @addr (which may be the caller's own buffer: only the last,
  * consistent copy counts). Without @ids the key and user id are not read
  * (KAV_NONE in @m): fi_av_lookup() needs neither. -FI_EINVAL when
- * index >= nr_slots; does not look at KAV_ENTRY_VALID.
+ * index >= nr_slots; does not look at KAV_ENTRY_VALID. Retries are
+ * bounded spins, then waits (KAV_READ_SPINS).
  */
 static inline int kav_table_read(const struct kav_table *t, uint64_t index,
 				 struct kav_entry_meta *m, void *addr,
@@ -87,44 +160,20 @@ static inline int kav_table_read(const struct kav_table *t, uint64_t index,
 {
 	const struct kav_entry *e;
 	unsigned int attempt;
-	uint64_t seq;
-	uint32_t len;
 
 	/* Check before touching: a page past nr_slots may not exist. */
 	if (index >= kav_table_nr_slots(t))
 		return -FI_EINVAL;
 	e = kav_table_entry(t, index);
-
-	/*
-	 * Seqcount read side, as in the vDSO: the kernel makes seq odd, writes
-	 * the entry, then makes it even again (release). A copy taken between
-	 * two equal even loads of seq is consistent.
-	 */
-	for (attempt = 0;; attempt++) {
-		seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-		KAV_READ_HOOK(e, attempt);
-		if (seq & 1) {
-			kav_cpu_relax();
-			continue;
-		}
-		m->flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
-		len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
-		m->auth_key = ids ? __atomic_load_n(&e->auth_key,
-						    __ATOMIC_RELAXED) : KAV_NONE;
-		m->user_id = ids ? __atomic_load_n(&e->user_id,
-						   __ATOMIC_RELAXED) : KAV_NONE;
-		/* A torn addr_len must not make us copy past the entry. */
-		len = KAV_MIN(len, t->addr_max);
-		if (cap)
-			memcpy(addr, e->addr, KAV_MIN((size_t)len, cap));
-		/* Order the copy before the second load of seq. */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq)
-			break;
+	if (__builtin_expect(kav_table_try_read(t, e, 0, m, addr, cap, ids),
+			     1))
+		return 0;
+	/* The retry path: no part of a read that succeeds at once. */
+	for (attempt = 1;; attempt++) {
+		kav_table_retry_wait(attempt);
+		if (kav_table_try_read(t, e, attempt, m, addr, cap, ids))
+			return 0;
 	}
-	m->seq = seq;
-	m->addr_len = len;
-	return 0;
 }
 
 /* Copy entry @index consistently, address included (kav_table_read()). */
@@ -185,6 +234,39 @@ kav_table_key(const struct kav_table *t, uint32_t slot)
 					     slot * sizeof(struct kav_key_slot));
 }
 
+/* One attempt at copying key slot @k: as kav_table_try_read(). */
+static inline bool kav_table_try_read_key(const struct kav_key_slot *k,
+					  unsigned int attempt,
+					  struct kav_key_snap *snap,
+					  bool counts)
+{
+	uint64_t seq;
+
+	(void)attempt;			/* the test hook's only */
+	/* The same seqcount read side as entries. */
+	seq = __atomic_load_n(&k->seq, __ATOMIC_ACQUIRE);
+	KAV_KEY_READ_HOOK(k, attempt);
+	if (seq & 1)
+		return false;
+	snap->flags = __atomic_load_n(&k->flags, __ATOMIC_RELAXED);
+	snap->vni = __atomic_load_n(&k->vni, __ATOMIC_RELAXED);
+	snap->user_id = 0;
+	snap->nr_entries = 0;
+	snap->nr_endpoints = 0;
+	if (counts) {
+		snap->user_id = __atomic_load_n(&k->user_id, __ATOMIC_RELAXED);
+		snap->nr_entries = __atomic_load_n(&k->nr_entries,
+						   __ATOMIC_RELAXED);
+		snap->nr_endpoints = __atomic_load_n(&k->nr_endpoints,
+						     __ATOMIC_RELAXED);
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&k->seq, __ATOMIC_RELAXED) != seq)
+		return false;
+	snap->seq = seq;
+	return true;
+}
+
 /*
  * Copy key slot @slot consistently (seq protocol); without @counts only its
  * flags and VNI (the data path's question: valid? revoked? which VNI?),
@@ -198,38 +280,18 @@ static inline int kav_table_read_key_part(const struct kav_table *t,
 {
 	const struct kav_key_slot *k;
 	unsigned int attempt;
-	uint64_t seq;
 
 	if (slot >= t->max_keys)
 		return -FI_EINVAL;
 	k = kav_table_key(t, slot);
-	/* The same seqcount read side as entries. */
-	for (attempt = 0;; attempt++) {
-		seq = __atomic_load_n(&k->seq, __ATOMIC_ACQUIRE);
-		KAV_KEY_READ_HOOK(k, attempt);
-		if (seq & 1) {
-			kav_cpu_relax();
-			continue;
-		}
-		snap->flags = __atomic_load_n(&k->flags, __ATOMIC_RELAXED);
-		snap->vni = __atomic_load_n(&k->vni, __ATOMIC_RELAXED);
-		snap->user_id = 0;
-		snap->nr_entries = 0;
-		snap->nr_endpoints = 0;
-		if (counts) {
-			snap->user_id = __atomic_load_n(&k->user_id,
-							__ATOMIC_RELAXED);
-			snap->nr_entries = __atomic_load_n(&k->nr_entries,
-							   __ATOMIC_RELAXED);
-			snap->nr_endpoints = __atomic_load_n(&k->nr_endpoints,
-							     __ATOMIC_RELAXED);
-		}
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&k->seq, __ATOMIC_RELAXED) == seq)
-			break;
+	if (__builtin_expect(kav_table_try_read_key(k, 0, snap, counts), 1))
+		return 0;
+	/* Bounded spins, then waits, as for entries. */
+	for (attempt = 1;; attempt++) {
+		kav_table_retry_wait(attempt);
+		if (kav_table_try_read_key(k, attempt, snap, counts))
+			return 0;
 	}
-	snap->seq = seq;
-	return 0;
 }
 
 /* Copy all of key slot @slot consistently (kav_table_read_key_part()). */

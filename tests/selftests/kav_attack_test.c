@@ -40,20 +40,7 @@
 #define UID_E		1005
 #define GID_G		2001	/* a group with a grant */
 
-static pid_t main_pid;
-
-/* Whatever happens, do not leave kav_nic loaded: kav_module_test unloads
- * kav after this program. */
-static void __attribute__((constructor)) remember_main(void)
-{
-	main_pid = getpid();
-}
-
-static void __attribute__((destructor)) unload_nic(void)
-{
-	if (getpid() == main_pid)
-		kav_nic_unload();
-}
+KAV_NIC_UNLOAD_AT_EXIT();
 
 /* ----------------------------------------------------------- fixture */
 

@@ -283,32 +283,6 @@ static inline int kav_key_remove(int av, uint64_t handle)
 	return ioctl(av, KAV_IOC_AV_KEY_REMOVE, &k) ? -errno : 0;
 }
 
-/*
- * KAV_IOC_AV_CREATE of the named AV @name (flags KAV_AV_NAMED | @flags),
- * in the names of @owner_uid when @flags has KAV_AV_OWNER: the fd or
- * -errno; @out (may be NULL) gets the reply.
- */
-static inline int kav_av_named(int dom, const char *name, uint32_t flags,
-			       uint32_t mode, uint32_t owner_uid,
-			       uint32_t format, struct kav_av_create *out)
-{
-	struct kav_av_create c = {
-		.size = sizeof(c),
-		.flags = KAV_AV_NAMED | flags,
-		.addr_format = format,
-		.name = (uintptr_t)name,
-		.name_len = (uint32_t)strlen(name),
-		.mode = mode,
-		.owner_uid = owner_uid,
-	};
-
-	if (ioctl(dom, KAV_IOC_AV_CREATE, &c))
-		return -errno;
-	if (out)
-		*out = c;
-	return c.fd;
-}
-
 /* KAV_IOC_AV_EP_OPEN: an endpoint fd or -errno. */
 static inline int kav_av_ep_open(int av)
 {
@@ -750,6 +724,22 @@ static inline int kav_lib_open_keyed(uint32_t vni, struct fid_domain **dom)
 	dattr.auth_key = (uint8_t *)&key;
 	dattr.auth_key_size = sizeof(key);
 	return kav_domain_open(&info, dom, NULL);
+}
+
+/*
+ * For a program that loads kav_nic: unload it when the main process exits,
+ * whatever happens, because kav_module_test unloads kav after it.
+ */
+#define KAV_NIC_UNLOAD_AT_EXIT()					\
+static pid_t kav_nic_main_pid;						\
+static void __attribute__((constructor)) kav_nic_remember_main(void)	\
+{									\
+	kav_nic_main_pid = getpid();					\
+}									\
+static void __attribute__((destructor)) kav_nic_unload_at_exit(void)	\
+{									\
+	if (getpid() == kav_nic_main_pid)				\
+		kav_nic_unload();					\
 }
 
 #endif /* KAV_ATTACK_UTIL_H */

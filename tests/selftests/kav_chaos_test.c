@@ -373,8 +373,12 @@ static void check_table(struct __test_metadata *_metadata,
 		const volatile struct kav_entry *e = entry_at(h, i);
 
 		ASSERT_EQ(0, e->seq & 1);
-		if (!(e->flags & KAV_ENTRY_VALID))
+		if (!(e->flags & KAV_ENTRY_VALID)) {
+			/* Never used or cleared: bound to nothing. */
+			ASSERT_EQ(KAV_NONE, e->auth_key);
+			ASSERT_EQ(KAV_NONE, e->user_id);
 			continue;
+		}
 		valid++;
 		ASSERT_EQ(sizeof(struct sockaddr_in), e->addr_len);
 		if (e->auth_key != KAV_NONE) {

@@ -40,7 +40,8 @@
  *    child; the kernel serialises them with the parent's (one table lock:
  *    indices are never handed out twice, the generation counts every
  *    batch). Through an fd opened with KAV_AV_RDONLY they fail with EPERM
- *    in the child as in the parent; KAV_IOC_AV_EP_OPEN still works.
+ *    in the child as in the parent, and so does KAV_IOC_AV_EP_OPEN (a
+ *    read-only fd only maps: an endpoint would pin the owner's keys).
  *  - The table mapping stays read-only in the child: mprotect() cannot add
  *    PROT_WRITE (EACCES, VM_MAYWRITE is gone), a writable mmap() of the
  *    inherited fd is refused (EACCES), a store faults (SIGSEGV), and
@@ -56,8 +57,9 @@
  *    /dev/kav (file->f_cred), never with the caller's current credentials:
  *    a child that becomes uid 65534 after fork() still inserts through the
  *    inherited AV fd and opens the root-only (0600) AV by name through the
- *    inherited domain fd, while its own new open of /dev/kav gets EACCES
- *    for the same name.
+ *    inherited domain fd, while its own new open of /dev/kav looks among
+ *    uid 65534's names (the name is a new AV there) and gets EACCES for
+ *    root's AV (KAV_AV_OWNER 0).
  *
  * Runs as root (setuid, SIGSTOP). Every wait is bounded: worker processes
  * call alarm() and die with their parent (PR_SET_PDEATHSIG); the parent
@@ -227,9 +229,10 @@ static int entry_get(const volatile struct kav_table_header *h, uint64_t idx,
 }
 
 /*
- * NULL if @c is well formed: an empty entry (every field but seq zero), or
- * a valid IPv6 entry with no key or user id whose address carries a
- * correct checksum (decoded into @t). Else what is wrong.
+ * NULL if @c is well formed: an empty entry (never used or cleared: flags,
+ * addr_len and address zero, auth_key and user_id KAV_NONE), or a valid
+ * IPv6 entry with no key or user id whose address carries a correct
+ * checksum (decoded into @t). Else what is wrong.
  */
 static const char *entry_problem(const struct ecopy *c, struct tag *t)
 {
@@ -237,12 +240,15 @@ static const char *entry_problem(const struct ecopy *c, struct tag *t)
 	struct tag d;
 
 	if (!(c->flags & KAV_ENTRY_VALID)) {
-		static const struct ecopy zero;
+		static const struct ecopy empty = {
+			.auth_key = KAV_NONE, .user_id = KAV_NONE,
+		};
 
 		if (memcmp((const char *)c + sizeof(c->seq),
-			   (const char *)&zero + sizeof(c->seq),
+			   (const char *)&empty + sizeof(c->seq),
 			   sizeof(*c) - sizeof(c->seq)))
-			return "an invalid entry is not all zero";
+			return "an invalid entry is not empty (zero, with "
+			       "KAV_NONE key and user id)";
 		return NULL;
 	}
 	if (c->flags != KAV_ENTRY_VALID)
@@ -543,6 +549,23 @@ static int open_named(int dom, const char *name, uint32_t flags,
 	if (out)
 		*out = c;
 	return c.fd;
+}
+
+/* open_named() among @owner's names (KAV_AV_OWNER): the fd or -errno. */
+static int open_owned(int dom, const char *name, uint32_t flags,
+		      uint32_t owner)
+{
+	struct kav_av_create c = {
+		.size = sizeof(c),
+		.flags = KAV_AV_NAMED | KAV_AV_OWNER | flags,
+		.addr_format = flags & KAV_AV_RDONLY ? 0 :
+			       KAV_ADDR_SOCKADDR_IN6,
+		.name = (uintptr_t)name,
+		.name_len = strlen(name),
+		.owner_uid = owner,
+	};
+
+	return ioctl(dom, KAV_IOC_AV_CREATE, &c) ? -errno : c.fd;
 }
 
 static const volatile struct kav_table_header *
@@ -1987,7 +2010,10 @@ TEST_F_TIMEOUT(conc, fork_rw_fd_mutates_rdonly_eperm, CASE_TIMEOUT)
 		      errno == EPERM);
 		CK(b, ioctl(f.ro, KAV_IOC_AV_SET_USER_ID, &uid) == -1 &&
 		      errno == EPERM);
-		CK(b, !ioctl(f.ro, KAV_IOC_AV_EP_OPEN, &ep) && ep.fd >= 0);
+		CK(b, ioctl(f.ro, KAV_IOC_AV_EP_OPEN, &ep) == -1 &&
+		      errno == EPERM);
+		/* Endpoint fds are O_CLOEXEC (opened on the read-write fd). */
+		CK(b, !ioctl(f.a.fd, KAV_IOC_AV_EP_OPEN, &ep) && ep.fd >= 0);
 		CK(b, fcntl(ep.fd, F_GETFD) & FD_CLOEXEC);
 		close(ep.fd);
 		for (i = 0; i < ROUNDS; i++) {
@@ -2111,7 +2137,9 @@ TEST_F_TIMEOUT(conc, fork_child_close_unmap_leaves_parent, CASE_TIMEOUT)
 	ASSERT_TRUE(entry_is(f.a.h, ib, &B));
 	ASSERT_EQ(2, f.a.h->nr_valid);
 	ASSERT_EQ(-EPERM, insert6(f.ro, &B, 1, &ib));
-	ASSERT_EQ(0, ioctl(f.ro, KAV_IOC_AV_EP_OPEN, &ep));
+	ASSERT_EQ(-1, ioctl(f.ro, KAV_IOC_AV_EP_OPEN, &ep));
+	ASSERT_EQ(EPERM, errno);
+	ASSERT_EQ(0, ioctl(f.a.fd, KAV_IOC_AV_EP_OPEN, &ep));
 	close(ep.fd);
 	/* The AV, by name, is the same one. */
 	ASSERT_LE(0, (dom = kav_open_domain()));
@@ -2139,7 +2167,7 @@ TEST_F_TIMEOUT(conc, fork_exec_closes_av_fds, CASE_TIMEOUT)
 	pid_t pid;
 
 	ASSERT_EQ(0, forked_setup(&f, "fork-exec"));
-	ASSERT_EQ(0, ioctl(f.ro, KAV_IOC_AV_EP_OPEN, &ep));
+	ASSERT_EQ(0, ioctl(f.a.fd, KAV_IOC_AV_EP_OPEN, &ep));
 	ASSERT_EQ(FD_CLOEXEC, fcntl(f.a.fd, F_GETFD) & FD_CLOEXEC);
 	ASSERT_EQ(FD_CLOEXEC, fcntl(f.ro, F_GETFD) & FD_CLOEXEC);
 	ASSERT_EQ(FD_CLOEXEC, fcntl(ep.fd, F_GETFD) & FD_CLOEXEC);
@@ -2209,11 +2237,20 @@ TEST_F_TIMEOUT(conc, fork_setuid_child_acts_as_opener, CASE_TIMEOUT)
 		CK(b, fd >= 0 && c.av_id == f.a.c.av_id &&
 		      !(c.result & KAV_AV_CREATED));
 		close(fd);
-		/* ...a domain this uid opens may not. */
+		/*
+		 * ...a domain this uid opens looks among its own names, where
+		 * the name is another (new) AV, and may not open root's.
+		 */
 		fresh = kav_open_domain();
 		CK(b, fresh >= 0);
-		CK(b, open_named(fresh, f.name, 0, NULL) == -EACCES);
-		CK(b, open_named(fresh, f.name, KAV_AV_RDONLY, NULL) == -EACCES);
+		CK(b, open_named(fresh, f.name, KAV_AV_RDONLY, NULL) ==
+		      -ENOENT);
+		fd = open_named(fresh, f.name, 0, &c);
+		CK(b, fd >= 0 && c.av_id != f.a.c.av_id &&
+		      (c.result & KAV_AV_CREATED));
+		close(fd);
+		CK(b, open_owned(fresh, f.name, 0, 0) == -EACCES);
+		CK(b, open_owned(fresh, f.name, KAV_AV_RDONLY, 0) == -EACCES);
 		close(fresh);
 		_exit(0);
 	}

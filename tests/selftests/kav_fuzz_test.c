@@ -209,7 +209,10 @@ static void check_av(struct __test_metadata *_metadata,
 
 		ASSERT_EQ(0, e->seq & 1);
 		if (!e->flags) {
+			/* Never used or cleared: no address, no key, no id. */
 			ASSERT_EQ(0, e->addr_len);
+			ASSERT_EQ(KAV_NONE, e->auth_key);
+			ASSERT_EQ(KAV_NONE, e->user_id);
 			continue;
 		}
 		ASSERT_EQ(KAV_ENTRY_VALID, e->flags);
@@ -461,6 +464,8 @@ static const struct field create_fields[] = {
 	FLD(struct kav_av_create, fd), FLD(struct kav_av_create, entry_size),
 	FLD(struct kav_av_create, max_entries),
 	FLD(struct kav_av_create, map_size),
+	FLD(struct kav_av_create, owner_uid),
+	FLD(struct kav_av_create, __reserved),
 };
 static const struct field insert_fields[] = {
 	FLD(struct kav_av_insert, size), FLD(struct kav_av_insert, flags),
@@ -827,11 +832,11 @@ static void fuzz_mmap(struct __test_metadata *_metadata)
 		return;
 	}
 	F.ok++;
-	/* A writable mapping of a kav file must never exist. */
+	/* A writable or executable mapping of a kav file must never exist. */
 	if (av_of_fd(fd) || is_kav_fd(fd))
-		ASSERT_EQ(0, prot & PROT_WRITE)
-			TH_LOG("writable kav mapping: prot %#x flags %#x", prot,
-			       flags);
+		ASSERT_EQ(0, prot & (PROT_WRITE | PROT_EXEC))
+			TH_LOG("writable or executable kav mapping: prot %#x "
+			       "flags %#x", prot, flags);
 	if (F.nr_maps == MAX_MAPS) {
 		munmap(p, len);
 		return;
@@ -867,8 +872,9 @@ static void fuzz_mem(struct __test_metadata *_metadata)
 		else
 			ASSERT_TRUE(false) TH_LOG("wrote a kav table page");
 		break;
-	case 3:			/* no write, ever */
+	case 3:			/* no write or exec, ever */
 		ASSERT_NE(0, mprotect(m->addr, PAGE, PROT_READ | PROT_WRITE));
+		ASSERT_NE(0, mprotect(m->addr, PAGE, PROT_READ | PROT_EXEC));
 		if (chance(50))
 			mprotect(m->addr, PAGE, chance(50) ? PROT_NONE : PROT_READ);
 		break;

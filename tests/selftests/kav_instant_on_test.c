@@ -5,8 +5,10 @@
  * inserts every rank's address in rank order and exits (an administrator
  * pinned the AV); N rank processes open it with FI_READ and count = N and
  * read ((fi_addr_t *)attr.map_addr)[rank] and its address with no system
- * call. Also: FI_READ's errors, read-only mutations, and inserts and
- * removals of one process seen by another at once.
+ * call. Also: FI_READ's errors, read-only mutations, inserts and
+ * removals of one process seen by another at once, and ranks of another
+ * user, who name the launcher's uid in $KAV_AV_OWNER (names belong to
+ * their owner's uid).
  */
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -320,6 +322,60 @@ TEST_F(shared, changes_seen_by_other_processes_at_once)
 	ASSERT_EQ(0, kav_tell_child(&sync, 'r'));
 	EXPECT_EQ(0, kav_reap(pid));
 	kav_sync_close(&sync);
+}
+
+/* ---------------------------------------------- ranks of another user */
+
+#define OTHER_UID	1000
+
+/* As uid 1000: root's AV only through $KAV_AV_OWNER, read-only (0644). */
+static int other_user_rank(void *p)
+{
+	struct sockaddr_in got, want = rank_addr(1);
+	struct fid_domain *dom;
+	struct fi_av_attr attr;
+	const fi_addr_t *map;
+	struct fid_av *av;
+	size_t len = sizeof(got);
+
+	(void)p;
+	CK(!open_domain(&dom));
+	unsetenv("KAV_AV_OWNER");
+	/* Its own names have no such AV, and FI_READ never creates. */
+	CK_EQ(open_named(dom, "owned\n", FI_READ, 2, &av, NULL), -FI_ENOENT);
+	setenv("KAV_AV_OWNER", "0", 1);
+	CK_EQ(open_named(dom, "owned\n", FI_READ, 2, &av, &attr), 0);
+	map = attr.map_addr;
+	CK_EQ(map[1], 1);
+	CK_EQ(fi_av_lookup(av, map[1], &got, &len), 0);
+	CK(!memcmp(&got, &want, sizeof(want)));
+	CK_EQ(fi_close(&av->fid), 0);
+	/* 0644: others read, never write; nothing is created in root's. */
+	CK_EQ(open_named(dom, "owned\n", 0, 0, &av, NULL), -FI_EACCES);
+	CK_EQ(open_named(dom, "absent", 0, 0, &av, NULL), -FI_ENOENT);
+	/* A uid is a number. */
+	setenv("KAV_AV_OWNER", "root", 1);
+	CK_EQ(open_named(dom, "owned\n", FI_READ, 0, &av, NULL), -FI_EINVAL);
+	unsetenv("KAV_AV_OWNER");
+	CK_EQ(fi_close(&dom->fid), 0);
+	return 0;
+}
+
+TEST(ranks_of_another_user_name_the_owner)
+{
+	struct sockaddr_in addrs[2] = { rank_addr(0), rank_addr(1) };
+	struct fid_domain *dom;
+	fi_addr_t fi[2];
+	struct fid_av *av;
+
+	ASSERT_EQ(0, open_domain(&dom));
+	setenv("KAV_AV_MODE", "0644", 1);
+	ASSERT_EQ(0, open_named(dom, "owned\n", 0, 2, &av, NULL));
+	unsetenv("KAV_AV_MODE");
+	ASSERT_EQ(2, fi_av_insert(av, addrs, 2, fi, 0, NULL));
+	EXPECT_EQ(0, kav_run_as(OTHER_UID, other_user_rank, NULL));
+	EXPECT_EQ(0, fi_close(&av->fid));
+	EXPECT_EQ(0, fi_close(&dom->fid));
 }
 
 TEST_HARNESS_MAIN

@@ -194,6 +194,36 @@ TEST_F(keys, key_bad_arguments)
 	EXPECT_EQ(KAV_KEY_VALID, slot(self->h, h)->flags);
 }
 
+/*
+ * The handle cannot be written back (the argument is in a read-only
+ * page): the call fails with EFAULT but the key stays inserted, and
+ * asking again gives EEXIST with the handle. Nothing is undone.
+ */
+TEST_F(keys, key_insert_reply_unwritable_keeps_key)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct kav_av_key *k;
+	uint64_t h = 99;
+
+	k = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, k);
+	*k = (struct kav_av_key){ .size = sizeof(*k), .key.vni = 7,
+				  .handle = 1234 };
+	ASSERT_EQ(0, mprotect(k, page, PROT_READ));
+	EXPECT_EQ(-1, ioctl(self->av, KAV_IOC_AV_KEY_INSERT, k));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(1234, k->handle);
+	EXPECT_EQ(KAV_KEY_VALID, slot(self->h, 0)->flags);
+	EXPECT_EQ(7, slot(self->h, 0)->vni);
+	EXPECT_EQ(-EEXIST, key_insert(self->av, 7, &h));
+	EXPECT_EQ(0, h);
+	/* It is an ordinary key: removable once, then gone. */
+	EXPECT_EQ(0, key_remove(self->av, 0));
+	EXPECT_EQ(0, slot(self->h, 0)->flags);
+	munmap(k, page);
+}
+
 TEST_F(keys, insert_binds_entries_to_keys)
 {
 	struct sockaddr_in s[2] = { kav_sin(1, 1), kav_sin(2, 2) };

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Named AVs through the raw uAPI (KAV_AV_NAMED, KAV_AV_EXCL,
- * KAV_AV_RDONLY): one table shared by every opener of a name in an IPC
- * namespace, read-only opens, mode bits against the opener's identity,
- * lifetime (fds, mappings, administrators' pins), namespaces that never
- * meet, and kernel consumers holding a foreign opener to its own grants.
+ * KAV_AV_RDONLY, KAV_AV_OWNER): one table shared by every opener of a
+ * name in an IPC namespace, names per owner (each uid has its own; another
+ * user's AV is opened only with KAV_AV_OWNER, never created), read-only
+ * opens that only map, mode bits against the opener's identity, lifetime
+ * (fds, mappings, administrators' pins), namespaces that never meet, and
+ * kernel consumers holding a foreign opener to its own grants.
  */
 #include <sched.h>
 
@@ -41,6 +43,26 @@ static int named_in(int dom, const char *name, uint32_t flags,
 		    struct kav_av_create *out)
 {
 	return named(dom, name, flags, 0, KAV_ADDR_SOCKADDR_IN, out);
+}
+
+/* named_in() among @owner's names (KAV_AV_OWNER). */
+static int owned_in(int dom, const char *name, uint32_t flags, uint32_t owner,
+		    struct kav_av_create *out)
+{
+	struct kav_av_create c = {
+		.size = sizeof(c),
+		.flags = KAV_AV_NAMED | KAV_AV_OWNER | flags,
+		.addr_format = KAV_ADDR_SOCKADDR_IN,
+		.name = (uintptr_t)name,
+		.name_len = (uint32_t)strlen(name),
+		.owner_uid = owner,
+	};
+
+	if (ioctl(dom, KAV_IOC_AV_CREATE, &c))
+		return -errno;
+	if (out)
+		*out = c;
+	return c.fd;
 }
 
 static const volatile uint64_t *fi_addrs(const struct kav_map *m)
@@ -152,9 +174,25 @@ TEST(bad_requests)
 	EXPECT_EQ(-EINVAL, named_in(dom, "m", 0, NULL));
 	EXPECT_EQ(-EINVAL, named(dom, NULL, 0, 0600, KAV_ADDR_SOCKADDR_IN,
 				 NULL));
-	EXPECT_EQ(-EINVAL, named_in(dom, "m", KAV_AV_NAMED | 0x8, NULL));
+	EXPECT_EQ(-EINVAL, named_in(dom, "m", KAV_AV_NAMED | 0x10, NULL));
 	/* A bad format even for an existing name (unless read-only, 0). */
 	EXPECT_EQ(-EINVAL, named(dom, "m", KAV_AV_NAMED, 0, 99, NULL));
+	/* An owner only with KAV_AV_NAMED | KAV_AV_OWNER, and a real uid. */
+	c.name = (uintptr_t)"m";
+	c.name_len = 1;
+	c.flags = KAV_AV_OWNER;
+	EXPECT_EQ(-1, ioctl(dom, KAV_IOC_AV_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.flags = KAV_AV_NAMED;
+	c.owner_uid = OTHER_UID;
+	EXPECT_EQ(-1, ioctl(dom, KAV_IOC_AV_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.owner_uid = 0;
+	c.__reserved = 1;
+	EXPECT_EQ(-1, ioctl(dom, KAV_IOC_AV_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.__reserved = 0;
+	EXPECT_EQ(-EINVAL, owned_in(dom, "m", 0, (uint32_t)-1, NULL));
 	EXPECT_EQ(-ENOENT, probe("m"));		/* none of those created it */
 	close(dom);
 }
@@ -230,16 +268,25 @@ TEST(read_only_open_refuses_every_change)
 	/* Unknown commands still say so. */
 	EXPECT_EQ(-1, ioctl(ro, _IO(KAV_IOCTL_TYPE, 0x7f), 0));
 	EXPECT_EQ(EPERM, errno);
-	/* Reading is what it is for: map it, open endpoints on it. */
+	/* No endpoints: an enabled one would pin the owner's keys. */
+	ep.fd = -1;
+	EXPECT_EQ(-1, ioctl(ro, KAV_IOC_AV_EP_OPEN, &ep));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, ep.fd);
+	/* Mapping it is all it is for. */
 	ASSERT_EQ(0, kav_map_av(ro, c.map_size, &m));
 	EXPECT_EQ(1, m.h->nr_valid);
 	EXPECT_EQ(fi, fi_addrs(&m)[fi]);
-	EXPECT_EQ(0, ioctl(ro, KAV_IOC_AV_EP_OPEN, &ep));
-	EXPECT_LE(0, ep.fd);
-	close(ep.fd);
 	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EACCES, errno);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, ro, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EACCES, errno);
+	/* The read-write open still opens endpoints. */
+	EXPECT_EQ(0, ioctl(rw, KAV_IOC_AV_EP_OPEN, &ep));
+	EXPECT_LE(0, ep.fd);
+	close(ep.fd);
 	/* The read-write open is unaffected. */
 	EXPECT_EQ(0, kav_remove(rw, &fi, 1, NULL));
 	EXPECT_EQ(0, m.h->nr_valid);
@@ -291,18 +338,23 @@ struct mode_case {
 	int want_rw;		/* ... and for a read-write one */
 };
 
-/* In a child that already dropped its identity: open as told. */
+/*
+ * In a child that already dropped its identity: open root's AV as told
+ * (KAV_AV_OWNER 0). Its own names do not hold root's.
+ */
 static int try_modes(void *p)
 {
 	const struct mode_case *mc = p;
 	int dom = kav_open_domain(), av;
 
 	CK(dom >= 0);
-	av = named_in(dom, mc->name, KAV_AV_NAMED | KAV_AV_RDONLY, NULL);
+	CK_EQ(named_in(dom, mc->name, KAV_AV_NAMED | KAV_AV_RDONLY, NULL),
+	      -ENOENT);
+	av = owned_in(dom, mc->name, KAV_AV_RDONLY, 0, NULL);
 	CK_EQ(av < 0 ? av : 0, mc->want_ro);
 	if (av >= 0)
 		close(av);
-	av = named_in(dom, mc->name, KAV_AV_NAMED, NULL);
+	av = owned_in(dom, mc->name, 0, 0, NULL);
 	CK_EQ(av < 0 ? av : 0, mc->want_rw);
 	if (av >= 0)
 		close(av);
@@ -391,15 +443,107 @@ TEST(root_is_held_to_the_mode_too)
 	dom = kav_open_domain();
 	ASSERT_LE(0, dom);
 	/* No capability overrides the mode: kavctl is the admin's view. */
-	EXPECT_EQ(-EACCES, named_in(dom, "tenant", KAV_AV_NAMED | KAV_AV_RDONLY,
+	EXPECT_EQ(-EACCES, owned_in(dom, "tenant", KAV_AV_RDONLY, OTHER_UID,
 				    NULL));
-	EXPECT_EQ(-EACCES, named_in(dom, "tenant", KAV_AV_NAMED, NULL));
-	/* Nor can root create a second "tenant" beside it. */
-	EXPECT_EQ(-EEXIST, named_in(dom, "tenant", KAV_AV_NAMED | KAV_AV_EXCL,
+	EXPECT_EQ(-EACCES, owned_in(dom, "tenant", 0, OTHER_UID, NULL));
+	/* Nor can root create a second "tenant" among the tenant's names. */
+	EXPECT_EQ(-EEXIST, owned_in(dom, "tenant", KAV_AV_EXCL, OTHER_UID,
+				    NULL));
+	/* Root's own "tenant" is another AV, which the tenant cannot see. */
+	EXPECT_EQ(-ENOENT, named_in(dom, "tenant", KAV_AV_NAMED | KAV_AV_RDONLY,
 				    NULL));
 	ASSERT_EQ(0, kav_tell_child(&s, 'd'));
 	EXPECT_EQ(0, kav_reap(pid));
 	kav_sync_close(&s);
+	close(dom);
+}
+
+/* A tenant's 0666 AV called like the job's, kept open while root works. */
+static int squat_holds(void *p)
+{
+	struct kav_sync *s = p;
+	int dom = kav_open_domain(), av;
+	struct kav_av_create c;
+
+	CK(dom >= 0);
+	av = named(dom, "FI_NAMED_AV_7\n", KAV_AV_NAMED, 0666,
+		   KAV_ADDR_SOCKADDR_IN, &c);
+	CK(av >= 0);
+	CK_EQ(c.result, KAV_AV_CREATED);
+	CK(!kav_insert_one(av, 0x0a0000ff, 66, KAV_NONE, NULL));
+	CK(!kav_tell_parent(s, 'c'));
+	CK(kav_wait_parent(s) == 'd');
+	close(av);
+	close(dom);
+	return 0;
+}
+
+/*
+ * Names belong to their owner's uid: a name another user took first is
+ * not ours (we create our own, fresh), and another user's AV is opened
+ * only by naming that user, never created in their names.
+ */
+TEST(names_are_per_owner)
+{
+	struct kav_sync s;
+	struct kav_as_arg a = { OTHER_UID, OTHER_GID, squat_holds, &s };
+	struct kav_av_create mine, theirs, again;
+	struct kav_map m = { 0 };
+	int dom, av, other;
+	pid_t pid;
+
+	ASSERT_EQ(0, kav_sync_init(&s));
+	pid = kav_spawn(kav_as_trampoline, &a);
+	ASSERT_EQ('c', kav_wait_child(&s));
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+
+	/* Not among ours: read-only finds nothing, create makes a new one. */
+	EXPECT_EQ(-ENOENT, named_in(dom, "FI_NAMED_AV_7\n",
+				    KAV_AV_NAMED | KAV_AV_RDONLY, NULL));
+	av = named_in(dom, "FI_NAMED_AV_7\n", KAV_AV_NAMED | KAV_AV_EXCL,
+		      &mine);
+	ASSERT_LE(0, av);
+	EXPECT_EQ(KAV_AV_CREATED, mine.result);
+	ASSERT_EQ(0, kav_map_av(av, mine.map_size, &m));
+	EXPECT_EQ(0, m.h->nr_valid);		/* none of the squatter's */
+	kav_unmap_av(&m);
+
+	/* The other user's, by naming its owner: its table, not ours. */
+	other = owned_in(dom, "FI_NAMED_AV_7\n", KAV_AV_RDONLY, OTHER_UID,
+			 &theirs);
+	ASSERT_LE(0, other);
+	EXPECT_EQ(0, theirs.result);
+	EXPECT_NE(mine.av_id, theirs.av_id);
+	ASSERT_EQ(0, kav_map_av(other, theirs.map_size, &m));
+	EXPECT_EQ(1, m.h->nr_valid);
+	kav_unmap_av(&m);
+	close(other);
+	/* 0666 lets us write it too, still without creating anything. */
+	other = owned_in(dom, "FI_NAMED_AV_7\n", 0, OTHER_UID, &again);
+	ASSERT_LE(0, other);
+	EXPECT_EQ(theirs.av_id, again.av_id);
+	EXPECT_EQ(0, again.result);
+	close(other);
+	/* Nobody creates in another user's names. */
+	EXPECT_EQ(-ENOENT, owned_in(dom, "absent", 0, OTHER_UID, NULL));
+	EXPECT_EQ(-ENOENT, owned_in(dom, "absent", KAV_AV_RDONLY, OTHER_UID,
+				    NULL));
+	EXPECT_EQ(-ENOENT, probe("absent"));
+	/* Our own uid named as owner is our own names. */
+	other = owned_in(dom, "FI_NAMED_AV_7\n", 0, 0, &again);
+	ASSERT_LE(0, other);
+	EXPECT_EQ(mine.av_id, again.av_id);
+	close(other);
+
+	ASSERT_EQ(0, kav_tell_child(&s, 'd'));
+	EXPECT_EQ(0, kav_reap(pid));
+	kav_sync_close(&s);
+	/* The squatter's AV is gone with it; ours stays. */
+	EXPECT_EQ(-ENOENT, owned_in(dom, "FI_NAMED_AV_7\n", KAV_AV_RDONLY,
+				    OTHER_UID, NULL));
+	EXPECT_EQ(0, probe("FI_NAMED_AV_7\n"));
+	close(av);
 	close(dom);
 }
 
@@ -629,7 +773,7 @@ static int foreign_send(void *p)
 	struct kav_nic_send out = { 0 };
 
 	CK(dom >= 0);
-	av = named_in(dom, "keyed", KAV_AV_NAMED | KAV_AV_RDONLY, NULL);
+	av = owned_in(dom, "keyed", KAV_AV_RDONLY, 0, NULL);
 	CK(av >= 0);
 	nic = kav_nic_open();
 	CK(nic >= 0);
@@ -683,6 +827,148 @@ TEST(a_foreign_opener_sends_only_with_its_own_grant)
 	close(dom);
 	kav_nl_grant_del(&nl, mine);
 	kav_nl_close(&nl);
+	EXPECT_EQ(0, kav_nic_unload());
+}
+
+/* ------------------------------------------------ writers of a shared AV */
+
+#define VNI2	4101
+
+struct writer_arg {
+	int keyless_on;		/* allow_keyless */
+	uint64_t fi;		/* out: the writer's entry */
+	uint64_t handle;	/* out: its key's slot */
+	uint64_t keyless_fi;	/* out: the keyless writer's entry, or none */
+};
+
+static uint64_t entry_key(const struct kav_map *m, uint64_t fi)
+{
+	const volatile struct kav_entry *e = (const volatile void *)
+		((const volatile char *)m->h + m->h->header_size +
+		 fi * m->h->entry_size);
+
+	return e->auth_key;
+}
+
+/*
+ * uid 1000, granted VNI2 only, writes root's 0666 AV: every binding is
+ * authorised against it, the writer, never the AV's creator.
+ */
+static int foreign_writer(void *p)
+{
+	struct writer_arg *w = p;
+	struct kav_nic_send out = { 0 };
+	struct kav_av_create c;
+	struct kav_map m = { 0 };
+	int dom, av, nic, kl_dom, kl_av;
+	uint64_t fi;
+
+	dom = kav_open_domain();
+	CK(dom >= 0);
+	CK_EQ(kav_domain_set_key(dom, VNI2), 0);
+	av = owned_in(dom, "writers", 0, 0, &c);
+	CK(av >= 0);
+	CK_EQ(c.result, 0);
+	CK(!kav_map_av(av, c.map_size, &m));
+	/* Its own key is not in the AV yet: no default, not slot 0's. */
+	CK_EQ(kav_insert_one(av, 0x0a000101, 2, KAV_NONE, NULL), -EACCES);
+	/* The creator's key by handle: no grant for it. */
+	CK_EQ(kav_insert_one(av, 0x0a000102, 2, 0, NULL), -EACCES);
+	CK_EQ(m.h->nr_valid, 1);
+	/* With its key in, its plain inserts are bound to that slot. */
+	CK_EQ(kav_key_insert(av, VNI2, &w->handle), 0);
+	CK(w->handle != 0);
+	CK_EQ(kav_insert_one(av, 0x0a000103, 2, KAV_NONE, &fi), 0);
+	CK_EQ(entry_key(&m, fi), w->handle);
+	w->fi = fi;
+	/* Its NIC sends under its own key, and not under root's. */
+	nic = kav_nic_open();
+	CK(nic >= 0);
+	CK(!kav_nic_bind(nic, av));
+	CK_EQ(kav_nic_send(nic, fi, &out), 0);
+	CK_EQ(out.vni, VNI2);
+	CK_EQ(kav_nic_send(nic, 0, NULL), -EACCES);
+	close(nic);
+
+	/* A keyless domain of the same user gets no key, never slot 0's. */
+	kl_dom = kav_open_domain();
+	CK(kl_dom >= 0);
+	kl_av = owned_in(kl_dom, "writers", 0, 0, NULL);
+	CK(kl_av >= 0);
+	w->keyless_fi = KAV_NONE;
+	if (w->keyless_on) {
+		CK_EQ(kav_insert_one(kl_av, 0x0a000104, 2, KAV_NONE, &fi), 0);
+		CK_EQ(entry_key(&m, fi), KAV_NONE);
+		w->keyless_fi = fi;
+	} else {
+		CK_EQ(kav_insert_one(kl_av, 0x0a000104, 2, KAV_NONE, NULL),
+		      -EACCES);
+	}
+	close(kl_av);
+	close(kl_dom);
+	kav_unmap_av(&m);
+	close(av);
+	close(dom);
+	return 0;
+}
+
+TEST(a_foreign_writer_binds_only_its_own_key)
+{
+	struct writer_arg *w = kav_shared(sizeof(*w));
+	struct kav_nic_send out = { 0 };
+	uint32_t mine, theirs, extra;
+	struct kav_av_create c;
+	struct kav_map m = { 0 };
+	struct kav_nl nl;
+	int dom, av, nic;
+	uint64_t fi;
+
+	ASSERT_NE(NULL, w);
+	w->keyless_on = kav_get_allow_keyless();
+	ASSERT_LE(0, w->keyless_on);
+	ASSERT_EQ(0, kav_nic_load());
+	ASSERT_EQ(0, kav_nl_open(&nl));
+	ASSERT_EQ(0, kav_nl_grant_uid(&nl, VNI, 0, &mine));
+	ASSERT_EQ(0, kav_nl_grant_uid(&nl, VNI2, OTHER_UID, &theirs));
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	ASSERT_EQ(0, kav_domain_set_key(dom, VNI));
+	av = named(dom, "writers", KAV_AV_NAMED, 0666, KAV_ADDR_SOCKADDR_IN,
+		   &c);
+	ASSERT_LE(0, av);
+	ASSERT_EQ(0, kav_map_av(av, c.map_size, &m));
+	ASSERT_EQ(0, kav_insert_one(av, 0x0a000001, 1, KAV_NONE, &fi));
+	EXPECT_EQ(0, entry_key(&m, fi));		/* the domain key */
+
+	EXPECT_EQ(0, kav_run_as(OTHER_UID, foreign_writer, w));
+	EXPECT_EQ(w->handle, entry_key(&m, w->fi));
+	EXPECT_EQ(w->keyless_on ? 3 : 2, m.h->nr_valid);
+
+	/*
+	 * The creator's NIC resolves against the creator's grants: its own
+	 * entry, not the writer's (no creator shortcut), until it holds a
+	 * grant for that key too.
+	 */
+	nic = kav_nic_open();
+	ASSERT_LE(0, nic);
+	ASSERT_EQ(0, kav_nic_bind(nic, av));
+	EXPECT_EQ(0, kav_nic_send(nic, fi, &out));
+	EXPECT_EQ(VNI, out.vni);
+	EXPECT_EQ(-EACCES, kav_nic_send(nic, w->fi, NULL));
+	ASSERT_EQ(0, kav_nl_grant_uid(&nl, VNI2, 0, &extra));
+	EXPECT_EQ(0, kav_nic_send(nic, w->fi, &out));
+	EXPECT_EQ(VNI2, out.vni);
+	kav_nl_grant_del(&nl, extra);
+	EXPECT_EQ(-EACCES, kav_nic_send(nic, w->fi, NULL));
+
+	close(nic);
+	kav_unmap_av(&m);
+	close(av);
+	close(dom);
+	kav_nl_grant_del(&nl, theirs);
+	kav_nl_grant_del(&nl, mine);
+	kav_nl_close(&nl);
+	munmap(w, sizeof(*w));
 	EXPECT_EQ(0, kav_nic_unload());
 }
 

@@ -19,18 +19,7 @@
 #define UID_T		1003	/* the tenant whose objects are listed */
 #define GID_T		2003
 
-static pid_t main_pid;
-
-static void __attribute__((constructor)) remember_main(void)
-{
-	main_pid = getpid();
-}
-
-static void __attribute__((destructor)) unload_nic(void)
-{
-	if (getpid() == main_pid)
-		kav_nic_unload();
-}
+KAV_NIC_UNLOAD_AT_EXIT();
 
 FIXTURE(nl) {
 	struct kav_nl nl;

@@ -160,25 +160,6 @@ static int insert_raw(int av, const void *addrs, uint32_t stride,
 	return ioctl(av, KAV_IOC_AV_INSERT, &in) ? -errno : 0;
 }
 
-/* Create (or open) the named AV @name; the AV fd or -errno. */
-static int named_av(int dom, const char *name, uint32_t flags,
-		    uint32_t format, struct kav_av_create *out)
-{
-	struct kav_av_create c = {
-		.size = sizeof(c),
-		.flags = KAV_AV_NAMED | flags,
-		.addr_format = format,
-		.name = (uintptr_t)name,
-		.name_len = (uint32_t)strlen(name),
-	};
-
-	if (ioctl(dom, KAV_IOC_AV_CREATE, &c))
-		return -errno;
-	if (out)
-		*out = c;
-	return c.fd;
-}
-
 static const struct kav_table_header *map_table(int av, uint64_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, av, 0);
@@ -546,7 +527,7 @@ static int measure_open(const char *name, struct open_cost *oc)
 		close(p[0]);
 		/* Warm up every call below (lazy binding, stack, buffers). */
 		dom = kav_open_domain();
-		av = named_av(dom, name, KAV_AV_RDONLY, 0, &c);
+		av = kav_av_named(dom, name, KAV_AV_RDONLY, 0, 0, 0, &c);
 		warm = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
 			    -1, 0);
 		munmap(warm, PAGE);
@@ -560,7 +541,7 @@ static int measure_open(const char *name, struct open_cost *oc)
 		r0 = statm_resident();
 		f0 = minflt();
 		dom = kav_open_domain();
-		av = dom < 0 ? -1 : named_av(dom, name, KAV_AV_RDONLY, 0, &c);
+		av = dom < 0 ? -1 : kav_av_named(dom, name, KAV_AV_RDONLY, 0, 0, 0, &c);
 		h = av < 0 ? NULL : map_table(av, c.map_size);
 		f1 = minflt();
 		r1 = statm_resident();
@@ -679,7 +660,7 @@ static void reader(const char *name, int ready, int go)
 	int dom, av;
 
 	dom = kav_open_domain();
-	av = dom < 0 ? -1 : named_av(dom, name, KAV_AV_RDONLY, 0, &c);
+	av = dom < 0 ? -1 : kav_av_named(dom, name, KAV_AV_RDONLY, 0, 0, 0, &c);
 	h = av < 0 ? NULL : map_table(av, c.map_size);
 	if (!h) {
 		r.err = 1;
@@ -739,7 +720,7 @@ TEST_F_TIMEOUT(scale, a_16m_ipv6_entries, 290)
 	ASSERT_EQ(0, kav_set_param_max_entries(n));
 	dom = kav_open_domain();
 	ASSERT_LE(0, dom);
-	av = named_av(dom, name, KAV_AV_EXCL, KAV_ADDR_SOCKADDR_IN6, &c);
+	av = kav_av_named(dom, name, KAV_AV_EXCL, 0, 0, KAV_ADDR_SOCKADDR_IN6, &c);
 	ASSERT_LE(0, av) TH_LOG("create %s: %s", name, strerror(-av));
 	EXPECT_EQ(0, kav_set_param_max_entries(self->saved_max_entries));
 	ASSERT_EQ(n, c.max_entries);
@@ -863,7 +844,7 @@ static int make_named4(int dom, const char *name, uint64_t n,
 
 	if (kav_set_param_max_entries(n))
 		return -EIO;
-	av = named_av(dom, name, KAV_AV_EXCL, KAV_ADDR_SOCKADDR_IN, c);
+	av = kav_av_named(dom, name, KAV_AV_EXCL, 0, 0, KAV_ADDR_SOCKADDR_IN, c);
 	if (av < 0)
 		return av;
 	for (base = 0; base < n && !ret; base += KAV_BATCH_MAX) {
@@ -950,7 +931,7 @@ static void fill(const char *name, const char *cg, int go, int out)
 	dom = kav_open_domain();
 	if (dom < 0)
 		r.setup = 1;
-	else if ((av = named_av(dom, name, 0, KAV_ADDR_SOCKADDR_IN, &c)) < 0)
+	else if ((av = kav_av_named(dom, name, 0, 0, 0, KAV_ADDR_SOCKADDR_IN, &c)) < 0)
 		r.setup = 2;
 	else if (!(h = map_table(av, PAGE)))
 		r.setup = 3;
@@ -1061,7 +1042,7 @@ TEST_F_TIMEOUT(scale, c_writer_not_charged, 200)
 	ASSERT_EQ(0, kav_set_param_max_entries(PAID_ENTRIES));
 	dom = kav_open_domain();
 	ASSERT_LE(0, dom);
-	av = named_av(dom, name, KAV_AV_EXCL, KAV_ADDR_SOCKADDR_IN, &c);
+	av = kav_av_named(dom, name, KAV_AV_EXCL, 0, 0, KAV_ADDR_SOCKADDR_IN, &c);
 	ASSERT_LE(0, av) TH_LOG("%s", strerror(-av));
 	ASSERT_EQ(0, kav_set_param_max_entries(self->saved_max_entries));
 
@@ -1124,7 +1105,7 @@ static void creator(const char *name, int go, int out)
 	if (kav_set_param_max_entries(PAID_ENTRIES))
 		_exit(2);
 	dom = kav_open_domain();
-	av = dom < 0 ? dom : named_av(dom, name, KAV_AV_EXCL,
+	av = dom < 0 ? dom : kav_av_named(dom, name, KAV_AV_EXCL, 0, 0,
 				      KAV_ADDR_SOCKADDR_IN, &c);
 	kav_write_full(out, &av, sizeof(av));
 	kav_write_full(out, &c, sizeof(c));
@@ -1197,7 +1178,7 @@ TEST_F_TIMEOUT(scale, d_creator_pays, 200)
 	/* We hold it too, read-only, in the root cgroup, to look at it. */
 	dom = kav_open_domain();
 	ASSERT_LE(0, dom);
-	av = named_av(dom, name, KAV_AV_RDONLY, 0, NULL);
+	av = kav_av_named(dom, name, KAV_AV_RDONLY, 0, 0, 0, NULL);
 	ASSERT_LE(0, av);
 	h = map_table(av, c.map_size);
 	ASSERT_NE(NULL, h);

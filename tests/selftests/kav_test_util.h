@@ -93,11 +93,11 @@ static inline int kav_create_av(int dom, uint32_t format,
 		.addr_format = format,
 	};
 
-	if (ioctl(dom, KAV_IOC_AV_CREATE, &c))
-		return -errno;
-	if (out)
+	int ret = ioctl(dom, KAV_IOC_AV_CREATE, &c) ? -errno : 0;
+
+	if (out)		/* the reply, or the request on failure */
 		*out = c;
-	return c.fd;
+	return ret ? ret : c.fd;
 }
 
 static inline struct sockaddr_in kav_sin(uint32_t host, uint16_t port)
@@ -238,6 +238,32 @@ kav_table_entry_of(const struct kav_table_header *h, uint64_t idx)
 static inline const __u64 *kav_table_fi_addrs_of(const struct kav_table_header *h)
 {
 	return (const void *)((const char *)h + h->fi_addrs_offset);
+}
+
+/*
+ * KAV_IOC_AV_CREATE of the named AV @name (flags KAV_AV_NAMED | @flags),
+ * in the names of @owner_uid when @flags has KAV_AV_OWNER: the fd or
+ * -errno; @out (may be NULL) gets the reply.
+ */
+static inline int kav_av_named(int dom, const char *name, uint32_t flags,
+			       uint32_t mode, uint32_t owner_uid,
+			       uint32_t format, struct kav_av_create *out)
+{
+	struct kav_av_create c = {
+		.size = sizeof(c),
+		.flags = KAV_AV_NAMED | flags,
+		.addr_format = format,
+		.name = (uintptr_t)name,
+		.name_len = (uint32_t)strlen(name),
+		.mode = mode,
+		.owner_uid = owner_uid,
+	};
+
+	int ret = ioctl(dom, KAV_IOC_AV_CREATE, &c) ? -errno : 0;
+
+	if (out)		/* the reply, or the request on failure */
+		*out = c;
+	return ret ? ret : c.fd;
 }
 
 #endif /* KAV_TEST_UTIL_H */

@@ -31,19 +31,7 @@
 #include "kav_attack_util.h"
 #include "kav_nl_util.h"
 
-static pid_t main_pid;
-
-static void __attribute__((constructor)) remember_main(void)
-{
-	main_pid = getpid();
-}
-
-/* kav_module_test unloads kav later: kav_nic must be gone by then. */
-static void __attribute__((destructor)) unload_nic(void)
-{
-	if (getpid() == main_pid)
-		kav_nic_unload();
-}
+KAV_NIC_UNLOAD_AT_EXIT();
 
 /* ----------------------------------------------------------- fixture */
 

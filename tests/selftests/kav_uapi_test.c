@@ -523,6 +523,7 @@ TEST_F(av, insert_bad_address_rejects_whole_batch)
 TEST_F(av, insert_bad_pointers_change_nothing)
 {
 	struct sockaddr_in s[2];
+	uint64_t *ro;
 	uint32_t err;
 
 	fill_in(s, 2, 1);
@@ -531,8 +532,89 @@ TEST_F(av, insert_bad_pointers_change_nothing)
 	EXPECT_EQ(-EFAULT, kav_insert_in(self->av, s, 2, (void *)8, &err));
 	EXPECT_EQ(-EFAULT, kav_insert_in(self->av, s, 2,
 					 (void *)self->hdr, &err));
+	/*
+	 * Output memory that is mapped but not writable: the kernel pins
+	 * the fi_addrs pages before it changes the table, so the call fails
+	 * first and readers never saw a thing (no undo, no generation).
+	 */
+	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	ro[0] = 77;
+	ASSERT_EQ(0, mprotect(ro, PAGE, PROT_READ));
+	EXPECT_EQ(-EFAULT, kav_insert_in(self->av, s, 2, ro, &err));
+	EXPECT_EQ(77, ro[0]);
+	/* Straddling into it from a writable page: the same. */
+	ASSERT_EQ(0, munmap(ro, PAGE));
+	ro = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_EQ(0, mprotect((char *)ro + PAGE, PAGE, PROT_READ));
+	EXPECT_EQ(-EFAULT, kav_insert_in(self->av, s, 2,
+					 (uint64_t *)((char *)ro + PAGE) - 1,
+					 &err));
+	ASSERT_EQ(0, munmap(ro, 2 * PAGE));
 	EXPECT_EQ(0, self->hdr->nr_valid);
+	EXPECT_EQ(0, self->hdr->nr_slots);
 	EXPECT_EQ(0, self->hdr->generation);
+	/* And the next insert starts at index 0, as if none of it happened. */
+	EXPECT_EQ(0, kav_insert_in(self->av, s, 2, NULL, NULL));
+	EXPECT_EQ(2, self->hdr->generation);
+	EXPECT_EQ(KAV_ENTRY_VALID, entry_at(self->hdr, 0)->flags);
+}
+
+/* Insert @n strings of @stride bytes each: 0 or -errno, *@err_index. */
+static int insert_str(int av, const char *strs, uint32_t n, uint32_t stride,
+		      uint32_t *err_index)
+{
+	struct kav_av_insert in = {
+		.size = sizeof(in), .count = n, .addr_stride = stride,
+		.addrs = (uintptr_t)strs, .err_index = KAV_NO_INDEX,
+	};
+	int ret = ioctl(av, KAV_IOC_AV_INSERT, &in) ? -errno : 0;
+
+	*err_index = in.err_index;
+	return ret;
+}
+
+/* KAV_ADDR_STR: printable ASCII without space, 0x21..0x7e, then a NUL. */
+TEST(insert_str_is_printable_ascii)
+{
+	static const char *const bad[] = {
+		"a b", "tab\there", "del\x7f", "nbsp\xa0", "\xa1\xa2",
+		"caf\xc3\xa9", "\xff", "\x01",
+	};
+	char strs[3][16];
+	struct kav_av_create c = { 0 };
+	const volatile struct kav_table_header *h;
+	uint32_t err;
+	size_t i;
+	int dom = kav_open_domain(), av;
+
+	ASSERT_LE(0, dom);
+	av = kav_create_av(dom, KAV_ADDR_STR, &c);
+	ASSERT_LE(0, av);
+	h = mmap(NULL, c.map_size, PROT_READ, MAP_SHARED, av, 0);
+	ASSERT_NE(MAP_FAILED, h);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(strs, 0, sizeof(strs));
+		strcpy(strs[0], "!ok~");		/* 0x21 and 0x7e */
+		strcpy(strs[1], bad[i]);
+		strcpy(strs[2], "fine");
+		EXPECT_EQ(-EINVAL, insert_str(av, strs[0], 3, sizeof(strs[0]),
+					      &err)) TH_LOG("string %zu", i);
+		EXPECT_EQ(1, err) TH_LOG("string %zu", i);
+	}
+	EXPECT_EQ(0, h->nr_valid);
+	EXPECT_EQ(0, h->generation);
+	memset(strs, 0, sizeof(strs));
+	strcpy(strs[0], "!ok~");
+	strcpy(strs[1], "[fe80::1]:5000");
+	EXPECT_EQ(0, insert_str(av, strs[0], 2, sizeof(strs[0]), &err));
+	EXPECT_EQ(2, h->nr_valid);
+	munmap((void *)h, c.map_size);
+	close(av);
+	close(dom);
 }
 
 TEST_F(av, remove_bad_flags)
@@ -682,6 +764,29 @@ TEST_F(av, mmap_write_refused)
 	EXPECT_EQ(EACCES, errno);
 	p = mmap(NULL, PAGE, PROT_WRITE, MAP_SHARED, self->av, 0);
 	EXPECT_EQ(MAP_FAILED, p);
+}
+
+TEST_F(av, mmap_exec_refused)
+{
+	void *p;
+
+	p = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, self->av, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EACCES, errno);
+	p = mmap(NULL, PAGE, PROT_EXEC, MAP_SHARED, self->av, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EACCES, errno);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE, self->av, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EACCES, errno);
+}
+
+TEST_F(av, mprotect_cannot_add_exec)
+{
+	EXPECT_EQ(-1, mprotect((void *)self->hdr, PAGE, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(-1, mprotect((void *)self->hdr, PAGE, PROT_EXEC));
+	EXPECT_EQ(KAV_TABLE_MAGIC, self->hdr->magic);
 }
 
 TEST_F(av, mprotect_cannot_add_write)

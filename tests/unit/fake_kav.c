@@ -2,6 +2,7 @@
 /* Fake kav kernel for unit tests; see fake_kav.h. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,22 +153,49 @@ void fake_table_set_nr_slots(void *mem, uint64_t nr_slots)
 #define FAKE_MAX_AVS 16
 #define FAKE_MAX_EPS 16
 
-struct fake_av {
-	int fd;				/* the memfd handed out as AV fd */
+/*
+ * One kernel AV: its table and, for a named AV, its name and owner. Every
+ * AV fd opened on it is a dup() of @memfd, so libkav's mmap() of any of
+ * them shows the same pages.
+ */
+struct fake_table {
+	int memfd;			/* private: -1 when unused */
 	uint8_t *mem;			/* our writable mapping */
 	size_t size;
 	uint64_t next_free;		/* no free slot below this */
-	bool domain_key;		/* slot 0 holds its domain's key */
+	unsigned int refs;		/* fake_avs pointing here */
+	unsigned int nr_open;		/* of them, fds not closed yet */
+	bool named;
+	char name[KAV_NAME_MAX];
+	uint32_t name_len;
+	uint32_t owner_uid, owner_gid, mode;
 };
 
-/* A domain fd given a key with KAV_IOC_DOMAIN_SET_KEY. */
-struct fake_domain {
-	int fd;				/* -1: unused */
+/* One AV fd: a table, opened by one domain (the writer), maybe read-only. */
+struct fake_av {
+	int fd;				/* a dup of the table's memfd */
+	uint8_t *mem;			/* tab->mem */
+	size_t size;
+	struct fake_table *tab;
+	bool open;			/* not closed yet */
+	bool rdonly;			/* KAV_AV_RDONLY */
+	bool has_key;			/* the writer's domain key, if any */
 	uint32_t vni;
 };
 
+/* A domain fd the fake has seen: its identity and key. */
+struct fake_domain {
+	int fd;				/* -1: unused */
+	uint32_t uid, gid;
+	bool has_key;
+	uint32_t vni;
+};
+
+uint32_t fake_kav_uid, fake_kav_gid;
+
 #define FAKE_MAX_DOMAINS 16
 static struct fake_domain fake_domains[FAKE_MAX_DOMAINS];
+static struct fake_table fake_tables[FAKE_MAX_AVS];
 
 /* An endpoint fd (KAV_IOC_AV_EP_OPEN): a memfd the fake tracks. */
 struct fake_ep {
@@ -213,9 +241,21 @@ static struct fake_av *fake_av_find(int fd)
 	return NULL;
 }
 
+static void fake_table_put(struct fake_table *tab)
+{
+	if (--tab->refs)
+		return;
+	munmap(tab->mem, tab->size);
+	close(tab->memfd);
+	memset(tab, 0, sizeof(*tab));
+	tab->memfd = -1;
+}
+
 static void fake_av_forget(struct fake_av *av)
 {
-	munmap(av->mem, av->size);
+	if (av->open && av->tab->nr_open)
+		av->tab->nr_open--;
+	fake_table_put(av->tab);
 	memset(av, 0, sizeof(*av));
 }
 
@@ -240,13 +280,166 @@ static struct fake_domain *fake_domain_find(int fd)
 	return NULL;
 }
 
+/*
+ * The domain behind @fd, met for the first time if need be: the identity
+ * is fake_kav_uid and fake_kav_gid now, unless fake_kav_domain_identity()
+ * set it. NULL when the fake keeps too many domains.
+ */
+static struct fake_domain *fake_domain_get(int fd)
+{
+	struct fake_domain *dom = fake_domain_find(fd);
+	int i;
+
+	for (i = 0; i < FAKE_MAX_DOMAINS && !dom; i++) {
+		if (fake_domains[i].fd >= 0)
+			continue;
+		dom = &fake_domains[i];
+		memset(dom, 0, sizeof(*dom));
+		dom->fd = fd;
+		dom->uid = fake_kav_uid;
+		dom->gid = fake_kav_gid;
+	}
+	return dom;
+}
+
+void fake_kav_domain_identity(int fd, uint32_t uid, uint32_t gid)
+{
+	struct fake_domain *dom = fake_domain_get(fd);
+
+	if (dom) {
+		dom->uid = uid;
+		dom->gid = gid;
+	}
+}
+
+/* A new table as AV_CREATE asks; NULL with *@err set on failure. */
+static struct fake_table *fake_table_new(const struct fake_domain *dom,
+					 const struct kav_av_create *req,
+					 int *err)
+{
+	uint32_t addr_max, entry_size = KAV_ENTRY_HDR_SIZE;
+	struct fake_table *tab = NULL;
+	size_t size;
+	int i;
+
+	addr_max = req->addr_max ? req->addr_max :
+		   fake_default_addr_max(req->addr_format);
+	*err = -EINVAL;
+	if (!addr_max || !fake_default_addr_max(req->addr_format))
+		return NULL;
+	while (entry_size < KAV_ENTRY_HDR_SIZE + addr_max)
+		entry_size *= 2;
+	for (i = 0; i < FAKE_MAX_AVS && !tab; i++)
+		if (!fake_tables[i].mem)
+			tab = &fake_tables[i];
+	*err = -EMFILE;
+	if (!tab)
+		return NULL;
+	size = fake_table_size(entry_size, fake_kav_max_entries);
+	tab->memfd = memfd_create("fake-kav-av", MFD_CLOEXEC);
+	*err = -ENOMEM;
+	if (tab->memfd < 0)
+		return NULL;
+	if (ftruncate(tab->memfd, (off_t)size))
+		goto err;
+	tab->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			tab->memfd, 0);
+	if (tab->mem == MAP_FAILED)
+		goto err;
+	tab->size = size;
+	fake_table_init(tab->mem, req->addr_format, addr_max, entry_size,
+			fake_kav_max_entries);
+	((struct kav_table_header *)tab->mem)->max_keys = fake_kav_max_keys;
+	if (!fake_kav_max_keys)
+		((struct kav_table_header *)tab->mem)->keys_offset = 0;
+	if (dom->has_key && fake_kav_max_keys)
+		/* The domain's key is slot 0 of each AV it creates. */
+		fake_table_write_key(tab->mem, 0,
+				     KAV_KEY_VALID | KAV_KEY_DOMAIN, dom->vni,
+				     KAV_NONE, 0, 0);
+	if (req->flags & KAV_AV_NAMED) {
+		tab->named = true;
+		memcpy(tab->name, (const void *)(uintptr_t)req->name,
+		       req->name_len);
+		tab->name_len = req->name_len;
+		tab->owner_uid = dom->uid;
+		tab->owner_gid = dom->gid;
+		tab->mode = req->mode ? req->mode : KAV_AV_MODE_DEFAULT;
+	}
+	*err = 0;
+	return tab;
+err:
+	close(tab->memfd);
+	memset(tab, 0, sizeof(*tab));
+	tab->memfd = -1;
+	return NULL;
+}
+
+/* The named AV @req names among @owner's names that is still open. */
+static struct fake_table *fake_name_find(const struct kav_av_create *req,
+					 uint32_t owner)
+{
+	struct fake_table *tab;
+	int i;
+
+	for (i = 0; i < FAKE_MAX_AVS; i++) {
+		tab = &fake_tables[i];
+		if (tab->mem && tab->named && tab->nr_open &&
+		    tab->owner_uid == owner && tab->name_len == req->name_len &&
+		    !memcmp(tab->name, (const void *)(uintptr_t)req->name,
+			    req->name_len))
+			return tab;
+	}
+	return NULL;
+}
+
+/* The kernel's check of an existing named AV's mode bits. */
+static int fake_name_permission(const struct fake_table *tab,
+				const struct fake_domain *dom, bool write)
+{
+	uint32_t need = write ? 06 : 04, mode = tab->mode;
+
+	if (dom->uid == tab->owner_uid)
+		mode >>= 6;
+	else if (dom->gid == tab->owner_gid)
+		mode >>= 3;
+	return (mode & need) == need ? 0 : -EACCES;
+}
+
+#define FAKE_NAMED_FLAGS (KAV_AV_EXCL | KAV_AV_RDONLY | KAV_AV_OWNER)
+
+static bool fake_create_valid(const struct kav_av_create *req)
+{
+	uint32_t flags = req->flags;
+
+	if (req->size != sizeof(*req) ||
+	    (flags & ~(KAV_AV_NAMED | FAKE_NAMED_FLAGS)) ||
+	    ((flags & FAKE_NAMED_FLAGS) && !(flags & KAV_AV_NAMED)) ||
+	    ((flags & KAV_AV_EXCL) && (flags & KAV_AV_RDONLY)) ||
+	    req->__reserved || (req->owner_uid && !(flags & KAV_AV_OWNER)))
+		return false;
+	if (!(flags & KAV_AV_NAMED))
+		return !req->name && !req->name_len && !req->mode;
+	return req->name && req->name_len && req->name_len <= KAV_NAME_MAX &&
+	       !(req->mode & ~0666U) &&
+	       !memchr((const void *)(uintptr_t)req->name, '\0',
+		       req->name_len);
+}
+
+/*
+ * KAV_IOC_AV_CREATE as the kernel does it: names per (owner uid, name),
+ * created only among the caller's own, KAV_AV_OWNER opens another user's
+ * (never creates), mode bits and format checked on an existing AV.
+ */
 static int fake_create(int dom_fd, struct kav_av_create *req)
 {
-	struct fake_domain *dom = fake_domain_find(dom_fd);
-	uint32_t addr_max, entry_size = KAV_ENTRY_HDR_SIZE;
+	struct fake_domain *dom = fake_domain_get(dom_fd);
+	bool named = req->flags & KAV_AV_NAMED;
+	struct fake_table *tab = NULL;
 	struct fake_av *av = NULL, *stale;
-	size_t size;
-	int fd, i;
+	bool created = false;
+	uint32_t owner;
+	int fd, i, ret;
 
 	fake_kav_stats.creates++;
 	fake_kav_stats.last_create_count = req->count;
@@ -255,23 +448,40 @@ static int fake_create(int dom_fd, struct kav_av_create *req)
 	if (req->name && req->name_len <= KAV_NAME_MAX)
 		memcpy(fake_kav_stats.last_name,
 		       (const void *)(uintptr_t)req->name, req->name_len);
-	/* Names are the real kernel's business: here every AV is new. */
-	if (req->size != sizeof(*req) ||
-	    (req->flags & ~(KAV_AV_NAMED | KAV_AV_RDONLY)))
-		return -EINVAL;
-	addr_max = req->addr_max ? req->addr_max :
-		   fake_default_addr_max(req->addr_format);
-	if (!addr_max || !fake_default_addr_max(req->addr_format))
-		return -EINVAL;
-	while (entry_size < KAV_ENTRY_HDR_SIZE + addr_max)
-		entry_size *= 2;
-	size = fake_table_size(entry_size, fake_kav_max_entries);
-	fd = memfd_create("fake-kav-av", MFD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, (off_t)size)) {
-		close(fd);
+	if (!dom)
 		return -ENOMEM;
+	if (!fake_create_valid(req))
+		return -EINVAL;
+	owner = req->flags & KAV_AV_OWNER ? req->owner_uid : dom->uid;
+	if (named)
+		tab = fake_name_find(req, owner);
+	if (tab) {
+		if (req->flags & KAV_AV_EXCL)
+			return -EEXIST;
+		if (req->addr_format &&
+		    (req->addr_format !=
+		     ((struct kav_table_header *)tab->mem)->addr_format ||
+		     (req->addr_max ? req->addr_max :
+		      fake_default_addr_max(req->addr_format)) !=
+		     ((struct kav_table_header *)tab->mem)->addr_max))
+			return -EINVAL;
+		ret = fake_name_permission(tab, dom,
+					   !(req->flags & KAV_AV_RDONLY));
+		if (ret)
+			return ret;
+	} else if ((req->flags & KAV_AV_RDONLY) || owner != dom->uid) {
+		/* Nobody creates in another user's names. */
+		return -ENOENT;
+	} else {
+		tab = fake_table_new(dom, req, &ret);
+		if (!tab)
+			return ret;
+		created = true;
+	}
+	fd = fcntl(tab->memfd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = -errno;
+		goto err;
 	}
 	/* A closed fd number can come back: drop the AV that had it. */
 	stale = fake_av_find(fd);
@@ -282,32 +492,31 @@ static int fake_create(int dom_fd, struct kav_av_create *req)
 			av = &fake_avs[i];
 	if (!av) {
 		close(fd);
-		return -EMFILE;
+		ret = -EMFILE;
+		goto err;
 	}
-	av->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (av->mem == MAP_FAILED) {
-		av->mem = NULL;
-		close(fd);
-		return -ENOMEM;
-	}
+	tab->refs++;
+	tab->nr_open++;
 	av->fd = fd;
-	av->size = size;
-	fake_table_init(av->mem, req->addr_format, addr_max, entry_size,
-			fake_kav_max_entries);
-	fake_hdr(av)->max_keys = fake_kav_max_keys;
-	if (!fake_kav_max_keys)
-		fake_hdr(av)->keys_offset = 0;
-	if (dom && fake_kav_max_keys) {
-		/* The domain's key is slot 0 of each of its AVs. */
-		fake_table_write_key(av->mem, 0, KAV_KEY_VALID | KAV_KEY_DOMAIN,
-				     dom->vni, KAV_NONE, 0, 0);
-		av->domain_key = true;
-	}
+	av->tab = tab;
+	av->mem = tab->mem;
+	av->size = tab->size;
+	av->open = true;
+	av->rdonly = req->flags & KAV_AV_RDONLY;
+	av->has_key = dom->has_key;
+	av->vni = dom->vni;
 	req->fd = fd;
-	req->entry_size = entry_size;
-	req->max_entries = fake_kav_max_entries;
-	req->map_size = size;
+	req->entry_size = ((struct kav_table_header *)tab->mem)->entry_size;
+	req->max_entries = ((struct kav_table_header *)tab->mem)->max_entries;
+	req->map_size = tab->size;
+	req->result = created ? KAV_AV_CREATED : 0;
 	return 0;
+err:
+	if (created) {
+		tab->refs = 1;
+		fake_table_put(tab);
+	}
+	return ret;
 }
 
 /* The kernel's per-address check: length of a valid address, else 0. */
@@ -338,11 +547,34 @@ static uint64_t fake_find_free(struct fake_av *av)
 {
 	struct kav_table_header *h = (void *)av->mem;
 
-	while (av->next_free < h->max_entries &&
-	       (fake_table_entry(av->mem, av->next_free)->flags &
+	while (av->tab->next_free < h->max_entries &&
+	       (fake_table_entry(av->mem, av->tab->next_free)->flags &
 		KAV_ENTRY_VALID))
-		av->next_free++;
-	return av->next_free;
+		av->tab->next_free++;
+	return av->tab->next_free;
+}
+
+/*
+ * The slot an address without a key handle is bound to: the one holding
+ * the writer's own domain key (-EACCES if none), never the creator's; a
+ * writer without a key inserts keyless entries (allow_keyless).
+ */
+static int fake_writer_slot(struct fake_av *av, uint64_t *slot)
+{
+	struct kav_key_slot *k;
+	uint32_t i;
+
+	*slot = KAV_NONE;
+	if (!av->has_key)
+		return fake_kav_allow_keyless ? 0 : -EACCES;
+	for (i = 0; i < fake_hdr(av)->max_keys; i++) {
+		k = fake_table_key(av->mem, i);
+		if ((k->flags & KAV_KEY_VALID) && k->vni == av->vni) {
+			*slot = i;
+			return 0;
+		}
+	}
+	return -EACCES;
 }
 
 static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
@@ -358,10 +590,13 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 		fake_kav_stats.max_batch = req->count;
 	const uint64_t *keys = (const uint64_t *)(uintptr_t)req->auth_keys;
 	const uint64_t *uids = (const uint64_t *)(uintptr_t)req->user_ids;
-	uint64_t key, uid;
+	uint64_t key, uid, own_slot;
+	int ret;
 
 	fake_kav_stats.last_insert_flags = req->flags;
 	req->err_index = KAV_NO_INDEX;
+	if (av->rdonly)
+		return -EPERM;
 	if (req->size != sizeof(*req) ||
 	    (req->flags & ~(KAV_INSERT_AUTH_KEY | KAV_INSERT_USER_ID)) ||
 	    req->__reserved ||
@@ -370,6 +605,9 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 	    !(req->flags & KAV_INSERT_AUTH_KEY) != !keys ||
 	    !(req->flags & KAV_INSERT_USER_ID) != !uids)
 		return -EINVAL;
+	ret = keys || !req->count ? 0 : fake_writer_slot(av, &own_slot);
+	if (ret)
+		return ret;
 	/* Validate everything first: the batch is all or nothing. */
 	for (i = 0; i < req->count; i++) {
 		if (!fake_addr_len(h, addrs + (size_t)i * req->addr_stride,
@@ -378,13 +616,18 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 			req->err_index = i;
 			return -EINVAL;
 		}
-		key = keys ? keys[i] : av->domain_key ? 0 : KAV_NONE;
-		if (key == KAV_NONE && !fake_kav_allow_keyless)
-			return -EACCES;
+		key = keys ? keys[i] : own_slot;
 		if (key != KAV_NONE &&
 		    (fake_table_key(av->mem, (uint32_t)key)->flags &
 		     KAV_KEY_REVOKED))
 			return -EKEYREVOKED;
+		/* An explicit key needs the writer's grant. */
+		if (keys && fake_kav_grant_check &&
+		    fake_kav_grant_check(fake_table_key(av->mem,
+						(uint32_t)key)->vni)) {
+			req->err_index = i;
+			return -EACCES;
+		}
 	}
 	if (req->count > h->max_entries - h->nr_valid)
 		return -ENOSPC;
@@ -400,7 +643,7 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 			fake_table_set_nr_slots(av->mem, n < h->max_entries ?
 						n : h->max_entries);
 		}
-		key = keys ? keys[i] : av->domain_key ? 0 : KAV_NONE;
+		key = keys ? keys[i] : own_slot;
 		uid = uids ? uids[i] : KAV_NONE;
 		fake_table_write_full(av->mem, idx, KAV_ENTRY_VALID, a, len,
 				      key, uid);
@@ -421,6 +664,8 @@ static int fake_remove(struct fake_av *av, struct kav_av_remove *req)
 	uint32_t i, j;
 
 	fake_kav_stats.removes++;
+	if (av->rdonly)
+		return -EPERM;
 	req->err_index = KAV_NO_INDEX;
 	if (req->size != sizeof(*req) || req->flags ||
 	    req->count > KAV_BATCH_MAX)
@@ -446,8 +691,8 @@ static int fake_remove(struct fake_av *av, struct kav_av_remove *req)
 		fake_table_write_full(av->mem, idx[i], 0, NULL, 0, KAV_NONE,
 				      KAV_NONE);
 		h->nr_valid--;
-		if (idx[i] < av->next_free)
-			av->next_free = idx[i];
+		if (idx[i] < av->tab->next_free)
+			av->tab->next_free = idx[i];
 	}
 	h->generation++;
 	return 0;
@@ -459,6 +704,8 @@ static int fake_key_insert(struct fake_av *av, struct kav_av_key *req)
 	uint32_t slot, free_slot = UINT32_MAX;
 
 	fake_kav_stats.key_inserts++;
+	if (av->rdonly)
+		return -EPERM;
 	if (req->size != sizeof(*req) || req->flags || req->key.__reserved)
 		return -EINVAL;
 	if (fake_kav_grant_check) {
@@ -491,6 +738,8 @@ static int fake_key_remove(struct fake_av *av, struct kav_av_key *req)
 	struct kav_key_slot *k;
 
 	fake_kav_stats.key_removes++;
+	if (av->rdonly)
+		return -EPERM;
 	if (req->size != sizeof(*req) || req->flags ||
 	    !fake_key_valid(av, req->handle))
 		return -EINVAL;
@@ -509,6 +758,8 @@ static int fake_set_user_id(struct fake_av *av, struct kav_av_user_id *req)
 	struct kav_entry *e;
 
 	fake_kav_stats.set_user_ids++;
+	if (av->rdonly)
+		return -EPERM;
 	if (req->size != sizeof(*req) || (req->flags & ~KAV_USER_ID_AUTH_KEY))
 		return -EINVAL;
 	if (req->flags & KAV_USER_ID_AUTH_KEY) {
@@ -547,6 +798,8 @@ static int fake_ep_open(struct fake_av *av, struct kav_av_ep_open *req)
 	int fd, i;
 
 	fake_kav_stats.ep_opens++;
+	if (av->rdonly)
+		return -EPERM;
 	if (req->size != sizeof(*req) || req->flags || req->__reserved)
 		return -EINVAL;
 	for (i = 0; i < FAKE_MAX_EPS && !ep; i++)
@@ -599,25 +852,23 @@ static void fake_ep_release(struct fake_ep *ep)
 /* KAV_IOC_DOMAIN_SET_KEY on any fd that is not an AV or endpoint. */
 static int fake_set_key(int fd, struct kav_domain_key *req)
 {
-	struct fake_domain *dom = NULL;
-	int i, ret;
+	struct fake_domain *dom;
+	int ret;
 
 	fake_kav_stats.set_keys++;
 	if (req->size != sizeof(*req) || req->flags || req->key.__reserved)
 		return -EINVAL;
-	if (fake_domain_find(fd))
+	dom = fake_domain_get(fd);
+	if (!dom)
+		return -ENOMEM;
+	if (dom->has_key)
 		return -EALREADY;
 	if (fake_kav_grant_check) {
 		ret = fake_kav_grant_check(req->key.vni);
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < FAKE_MAX_DOMAINS && !dom; i++)
-		if (fake_domains[i].fd < 0)
-			dom = &fake_domains[i];
-	if (!dom)
-		return -ENOMEM;
-	dom->fd = fd;
+	dom->has_key = true;
 	dom->vni = req->key.vni;
 	return 0;
 }
@@ -629,12 +880,16 @@ void fake_kav_revoke(uint32_t vni)
 	int i;
 
 	for (i = 0; i < FAKE_MAX_AVS; i++) {
-		if (!fake_avs[i].mem)
+		uint8_t *mem = fake_tables[i].mem;
+
+		if (!mem)
 			continue;
-		for (slot = 0; slot < fake_hdr(&fake_avs[i])->max_keys; slot++) {
-			k = fake_table_key(fake_avs[i].mem, slot);
+		for (slot = 0;
+		     slot < ((struct kav_table_header *)mem)->max_keys;
+		     slot++) {
+			k = fake_table_key(mem, slot);
 			if ((k->flags & KAV_KEY_VALID) && k->vni == vni)
-				fake_table_write_key(fake_avs[i].mem, slot,
+				fake_table_write_key(mem, slot,
 						     k->flags | KAV_KEY_REVOKED,
 						     k->vni, k->user_id,
 						     k->nr_entries,
@@ -656,14 +911,19 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	struct fake_ep *ep;
 	struct fake_av *av;
 
-	if (req == KAV_IOC_AV_CREATE)
-		return fake_create(fd, arg);
+	if (req == KAV_IOC_AV_CREATE) {
+		int ret = fake_create(fd, arg);
+
+		/* With what the kernel wrote back (fd, result, ...). */
+		fake_kav_stats.last_create = *(struct kav_av_create *)arg;
+		return ret;
+	}
 	ep = fake_ep_find(fd);
 	if (ep)
 		return req == KAV_IOC_EP_ENABLE ? fake_ep_enable(ep, arg) :
 						  -ENOTTY;
 	av = fake_av_find(fd);
-	if (!av)
+	if (!av || !av->open)
 		return req == KAV_IOC_DOMAIN_SET_KEY ? fake_set_key(fd, arg) :
 						       -ENOTTY;
 	switch (req) {
@@ -687,12 +947,20 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 static void fake_close(int fd)
 {
 	struct fake_ep *ep = fake_ep_find(fd);
+	struct fake_av *av = fake_av_find(fd);
 
 	fake_kav_stats.closes++;
 	if (ep)
 		fake_ep_release(ep);
 	fake_kav_forget_domain(fd);
-	/* A closed AV's table stays until its fd number comes back. */
+	/*
+	 * A closed AV's table stays until its fd number comes back, but a
+	 * named AV with no fd open any more has lost its name.
+	 */
+	if (av && av->open) {
+		av->open = false;
+		av->tab->nr_open--;
+	}
 }
 
 void *fake_kav_table(int av_fd)
@@ -717,8 +985,12 @@ void fake_kav_reset(void)
 	for (i = 0; i < FAKE_MAX_AVS; i++)
 		if (fake_avs[i].mem)
 			fake_av_forget(&fake_avs[i]);
+	for (i = 0; i < FAKE_MAX_AVS; i++)
+		fake_tables[i].memfd = -1;
 	for (i = 0; i < FAKE_MAX_DOMAINS; i++)
 		fake_domains[i].fd = -1;
+	fake_kav_uid = (uint32_t)geteuid();
+	fake_kav_gid = (uint32_t)getegid();
 	memset(&fake_kav_stats, 0, sizeof(fake_kav_stats));
 	fake_kav_allow_keyless = true;
 	fake_kav_grant_check = NULL;

@@ -7,6 +7,20 @@
  *    memfd holding a table, so libkav's real mmap() and lookup code run
  *    unchanged; INSERT/REMOVE validate and apply batches atomically the
  *    way the uAPI comments specify.
+ *
+ * The rules of issue 14 ("Trust") that libkav can see are the kernel's:
+ *  - names are per (owner uid, name): a named AV_CREATE looks in, and
+ *    creates in, the domain's own uid's names; KAV_AV_OWNER + owner_uid
+ *    looks in that uid's and creates only if it is the caller's own
+ *    (else ENOENT); an existing AV's mode bits (owner, group by gid,
+ *    other) and format are checked; a name lives while an fd of its AV
+ *    is open (each fd a dup of one memfd);
+ *  - an fd opened KAV_AV_RDONLY only maps: INSERT, REMOVE, KEY_INSERT,
+ *    KEY_REMOVE, SET_USER_ID and EP_OPEN on it fail with EPERM;
+ *  - an insert without key handles binds to the slot holding the writer's
+ *    own domain key (the domain that opened the AV fd), EACCES when the
+ *    AV holds none; a writer without a domain key inserts keyless
+ *    entries; an explicit handle needs the grant (fake_kav_grant_check).
  */
 #ifndef FAKE_KAV_H
 #define FAKE_KAV_H
@@ -44,7 +58,8 @@ void fake_table_write_key(void *mem, uint32_t slot, uint32_t flags,
 struct fake_kav_stats {
 	unsigned int creates;
 	uint64_t last_create_count;	/* count hint of the last AV_CREATE */
-	struct kav_av_create last_create;	/* the last AV_CREATE as sent */
+	struct kav_av_create last_create;	/* the last AV_CREATE, with
+						 * what the fake wrote back */
 	char last_name[KAV_NAME_MAX + 1];	/* its name, NUL-terminated */
 	unsigned int inserts;		/* INSERT ioctls, failed ones too */
 	unsigned int removes;
@@ -83,11 +98,19 @@ extern uint32_t fake_kav_max_keys;
 extern bool fake_kav_allow_keyless;
 extern int (*fake_kav_grant_check)(uint32_t vni);
 /*
- * A domain fd given a key with DOMAIN_SET_KEY: its AVs get the key in slot
- * 0 (KAV_KEY_DOMAIN) and keyless inserts are bound to it. Domains are
- * keyed by fd number: forget one before its number is reused.
+ * A domain fd given a key with DOMAIN_SET_KEY: AVs it creates get the key
+ * in slot 0 (KAV_KEY_DOMAIN) and its inserts without key handles are bound
+ * to the slot holding it. Domains are keyed by fd number: forget one
+ * before its number is reused (closing it through libkav does).
  */
 void fake_kav_forget_domain(int fd);
+/*
+ * Identity of domains: the fake meets a domain at its first ioctl and
+ * gives it fake_kav_uid and fake_kav_gid (reset to the process's euid and
+ * egid), or what fake_kav_domain_identity() sets for its fd.
+ */
+extern uint32_t fake_kav_uid, fake_kav_gid;
+void fake_kav_domain_identity(int fd, uint32_t uid, uint32_t gid);
 /* Revoke @vni: mark its slot KAV_KEY_REVOKED in every AV; inserts under
  * it then fail with EKEYREVOKED. */
 void fake_kav_revoke(uint32_t vni);

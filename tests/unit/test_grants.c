@@ -24,6 +24,12 @@ static int grant_only_a(uint32_t vni)
 	return vni == VNI_A ? 0 : -EACCES;
 }
 
+/* VNI_A and VNI_B. */
+static int grant_a_and_b(uint32_t vni)
+{
+	return vni == VNI_A || vni == VNI_B ? 0 : -EACCES;
+}
+
 struct open_call {
 	struct fi_domain_attr dattr;
 	struct fi_info info;
@@ -288,6 +294,159 @@ static void test_keyless_refused(void **state)
 	assert_int_equal(fi_close(&dom->fid), 0);
 }
 
+/* ------------------------------------------------ joining a named AV */
+
+static struct fid_av *open_named(struct fid_domain *dom, uint64_t flags,
+				 int expect)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE, .name = "job",
+				   .flags = flags };
+	struct fid_av *av = NULL;
+
+	assert_int_equal(fi_av_open(dom, &attr, &av, NULL), expect);
+	return av;
+}
+
+static fi_addr_t insert_one(struct fid_av *av, uint16_t port)
+{
+	struct sockaddr_in in = test_sin("10.0.1.1", port);
+	fi_addr_t fa = FI_ADDR_NOTAVAIL;
+
+	assert_int_equal(fi_av_insert(av, &in, 1, &fa, 0, NULL), 1);
+	return fa;
+}
+
+/*
+ * A keyed domain that joins an existing named AV to write adds its own
+ * key, so that its inserts are bound to it (the kernel binds an insert
+ * without a handle to the writer's key, never the creator's).
+ */
+static void test_join_adds_key(void **state)
+{
+	struct open_call a, b, c;
+	struct fid_av *av_a, *av_b, *av_c, *ro, *kl_av;
+	const struct kav_key_slot *k;
+	struct fid_domain *keyless;
+	struct kav_av_key req;
+	struct kav_resolved r;
+	fi_addr_t fa;
+	int err[1];
+
+	(void)state;
+	fake_kav_grant_check = grant_a_and_b;
+	open_call_init(&a, VNI_A);
+	do_open(&a);
+	open_call_init(&b, VNI_B);
+	do_open(&b);
+	open_call_init(&c, VNI_A);
+	do_open(&c);
+	assert_int_equal(a.ret | b.ret | c.ret, 0);
+
+	/* The creator adds nothing: its key is slot 0 already. */
+	av_a = open_named(a.dom, 0, 0);
+	assert_int_equal(fake_kav_stats.last_create.result, KAV_AV_CREATED);
+	assert_int_equal(fake_kav_stats.key_inserts, 0);
+	/* Another domain joins to write: its key goes in. */
+	av_b = open_named(b.dom, 0, 0);
+	assert_int_equal(fake_kav_stats.last_create.result, 0);
+	assert_int_equal(fake_kav_stats.key_inserts, 1);
+	k = fake_table_key(fake_kav_table(kav_av_fd(av_b)), 1);
+	assert_int_equal(k->flags, KAV_KEY_VALID);
+	assert_int_equal(k->vni, VNI_B);
+
+	/* Each writer's plain inserts are bound to its own key. */
+	fa = insert_one(av_b, 1);
+	assert_int_equal(lookup_vni(av_b, fa, 0), VNI_B);
+	assert_int_equal(kav_av_resolve(av_a, fa, &r), 0);
+	assert_int_equal(r.key, kav_key_fi_addr(1));
+	fa = insert_one(av_a, 2);
+	assert_int_equal(lookup_vni(av_b, fa, 0), VNI_A);
+
+	/* A joiner whose key is there already (EEXIST) is fine. */
+	av_c = open_named(c.dom, 0, 0);
+	assert_int_equal(fake_kav_stats.key_inserts, 2);
+	fa = insert_one(av_c, 3);
+	assert_int_equal(kav_av_resolve(av_c, fa, &r), 0);
+	assert_int_equal(r.key, kav_key_fi_addr(0));
+
+	/* Readers and keyless domains add no key. */
+	ro = open_named(b.dom, FI_READ, 0);
+	keyless = test_open_domain(FI_SOCKADDR_IN, 0);
+	kl_av = open_named(keyless, 0, 0);
+	assert_int_equal(fake_kav_stats.key_inserts, 2);
+
+	/* Without its key in the AV a writer's plain insert is refused. */
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.handle = 1;
+	assert_int_equal(kav_sys_ioctl(kav_av_fd(av_b), KAV_IOC_AV_KEY_REMOVE,
+				       &req), -EBUSY);
+	assert_int_equal(fi_av_remove(av_b, &(fi_addr_t){ 0 }, 1, 0), 0);
+	assert_int_equal(kav_sys_ioctl(kav_av_fd(av_b), KAV_IOC_AV_KEY_REMOVE,
+				       &req), 0);
+	fa = 0;
+	assert_int_equal(fi_av_insert(av_b, &(struct sockaddr_in){
+					.sin_family = AF_INET }, 1, &fa,
+				      FI_SYNC_ERR, err), 0);
+	assert_int_equal(fa, FI_ADDR_NOTAVAIL);
+	assert_int_equal(err[0], FI_EACCES);
+
+	assert_int_equal(fi_close(&kl_av->fid), 0);
+	assert_int_equal(fi_close(&keyless->fid), 0);
+	assert_int_equal(fi_close(&ro->fid), 0);
+	assert_int_equal(fi_close(&av_c->fid), 0);
+	assert_int_equal(fi_close(&av_b->fid), 0);
+	assert_int_equal(fi_close(&av_a->fid), 0);
+	assert_int_equal(fi_close(&a.dom->fid), 0);
+	assert_int_equal(fi_close(&b.dom->fid), 0);
+	assert_int_equal(fi_close(&c.dom->fid), 0);
+}
+
+static struct fid_domain *join_dom;
+static int join_ret;
+
+static void do_join(void *arg)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE, .name = "job" };
+	struct fid_av **av = arg;
+
+	join_ret = fi_av_open(join_dom, &attr, av, NULL);
+}
+
+/* The key cannot go in (its grant went since the domain opened): the
+ * join fails, says why, and leaks nothing. */
+static void test_join_key_refused(void **state)
+{
+	struct fid_av *av_a, *av_b = NULL;
+	struct open_call a, b;
+	unsigned int closes;
+	char log[2048];
+
+	(void)state;
+	fake_kav_grant_check = grant_a_and_b;
+	open_call_init(&a, VNI_A);
+	do_open(&a);
+	open_call_init(&b, VNI_B);
+	do_open(&b);
+	assert_int_equal(a.ret | b.ret, 0);
+	av_a = open_named(a.dom, 0, 0);
+	fake_kav_grant_check = grant_only_a;
+	closes = fake_kav_stats.closes;
+	join_dom = b.dom;
+	test_capture_stderr(do_join, &av_b, log, sizeof(log));
+	assert_int_equal(join_ret, -FI_EACCES);
+	assert_null(av_b);
+	assert_int_equal(fake_kav_stats.closes, closes + 1);
+	assert_non_null(strstr(log, "named AV job"));
+	assert_non_null(strstr(log, "vni 4098"));
+	/* Read-only, it needs no key. */
+	av_b = open_named(b.dom, FI_READ, 0);
+	assert_int_equal(fi_close(&av_b->fid), 0);
+	assert_int_equal(fi_close(&av_a->fid), 0);
+	assert_int_equal(fi_close(&a.dom->fid), 0);
+	assert_int_equal(fi_close(&b.dom->fid), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +461,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_revoked_av_key, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_keyless_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_join_adds_key, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_join_key_refused, setup,
 						teardown),
 	};
 

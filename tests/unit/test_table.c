@@ -41,6 +41,7 @@ static int teardown(void **state)
 
 	kav_table_read_hook = NULL;
 	kav_table_key_read_hook = NULL;
+	kav_sys_pause_hook = NULL;
 	free(f->mem);
 	free(f);
 	return 0;
@@ -363,6 +364,206 @@ static void test_key_seq(void **state)
 	assert_true(k.seq == seq0 + 2);
 }
 
+/*
+ * --- bounded spinning: a reader that keeps failing gives the CPU away ---
+ *
+ * The read hooks record each attempt; kav_sys_pause_hook stands for
+ * sched_yield() and the sleep, and records which attempt each pause came
+ * before.
+ */
+struct spin_log {
+	unsigned int attempts;		/* read-hook calls */
+	unsigned int last_attempt;	/* attempt of the last hook call */
+	unsigned int yields, naps;
+	unsigned int first_pause_after;	/* attempt before the first pause */
+	unsigned int finish_at;		/* the writer finishes at this attempt */
+	bool finish_on_nap;		/* or only when the reader sleeps */
+	bool change;			/* seq even but changing, not odd */
+	__u64 *seq;			/* the seq the writer holds */
+	uint32_t *vni;			/* a key's vni, written on finish */
+};
+
+static struct spin_log spin;
+
+static void spin_writer_step(unsigned int attempt)
+{
+	bool done = *spin.seq % 2 == 0 && !spin.change;
+
+	spin.attempts++;
+	spin.last_attempt = attempt;
+	if (done)
+		return;
+	if (!spin.finish_on_nap && attempt + 1 == spin.finish_at) {
+		/* Finish after this look: the next attempt succeeds. */
+		if (spin.vni)
+			*spin.vni = 77;
+		*spin.seq += spin.change ? 2 : 1;
+		spin.change = false;
+		return;
+	}
+	if (spin.change)
+		*spin.seq += 2;		/* another completed write */
+}
+
+static void spin_entry_hook(const struct kav_entry *e, unsigned int attempt)
+{
+	(void)e;
+	spin_writer_step(attempt);
+}
+
+static void spin_key_hook(const struct kav_key_slot *k, unsigned int attempt)
+{
+	(void)k;
+	spin_writer_step(attempt);
+}
+
+static void spin_pause_hook(bool nap)
+{
+	if (!spin.yields && !spin.naps)
+		spin.first_pause_after = spin.last_attempt;
+	if (nap) {
+		spin.naps++;
+		/* A writer below a SCHED_FIFO reader runs only now. */
+		if (spin.finish_on_nap && *spin.seq % 2) {
+			if (spin.vni)
+				*spin.vni = 77;
+			*spin.seq += 1;
+		}
+	} else {
+		spin.yields++;
+	}
+}
+
+static void spin_start(__u64 *seq, unsigned int finish_at)
+{
+	memset(&spin, 0, sizeof(spin));
+	spin.seq = seq;
+	spin.finish_at = finish_at;
+	spin.first_pause_after = UINT32_MAX;
+	kav_sys_pause_hook = spin_pause_hook;
+}
+
+/* Attempts 1..n are each preceded by a wait: which kinds, how many. */
+static void assert_waits(unsigned int n)
+{
+	unsigned int spins = KAV_READ_SPINS, yields = KAV_READ_YIELDS;
+
+	assert_int_equal(spin.attempts, n + 1);
+	assert_int_equal(spin.yields, n < spins ? 0 :
+			 KAV_MIN(n - spins + 1, yields));
+	assert_int_equal(spin.naps, n < spins + yields ? 0 :
+			 n - spins - yields + 1);
+	if (n >= spins)		/* attempts 1..spins-1 only spun */
+		assert_int_equal(spin.first_pause_after, spins - 1);
+}
+
+/* A short odd window is waited out by spinning alone: no system call. */
+static void test_spin_short(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_entry *e = fake_table_entry(f->mem, 0);
+	struct kav_entry_snap snap;
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	e->seq += 1;
+	spin_start(&e->seq, KAV_READ_SPINS - 1);
+	kav_table_read_hook = spin_entry_hook;
+	assert_int_equal(kav_table_read_entry(&f->t, 0, &snap), 0);
+	assert_waits(KAV_READ_SPINS - 1);
+	assert_int_equal(spin.yields + spin.naps, 0);
+	assert_memory_equal(snap.addr, &f->a, sizeof(f->a));
+}
+
+/* An odd seq that stays: yields, then sleeps, until the writer is done. */
+static void test_spin_odd_yields(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_entry *e = fake_table_entry(f->mem, 2);
+	unsigned int n = KAV_READ_SPINS + KAV_READ_YIELDS + 3;
+	struct kav_entry_snap snap;
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	e->seq += 1;
+	spin_start(&e->seq, n);
+	kav_table_read_hook = spin_entry_hook;
+	assert_int_equal(kav_table_read_entry(&f->t, 2, &snap), 0);
+	assert_waits(n);
+	assert_int_equal(spin.yields, KAV_READ_YIELDS);
+	assert_int_equal(spin.naps, 4);
+	assert_true(snap.seq == e->seq);
+	assert_memory_equal(snap.addr, &f->b, sizeof(f->b));
+}
+
+/* A seq that changes under every copy backs off the same way. */
+static void test_spin_change_yields(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_entry *e = fake_table_entry(f->mem, 0);
+	unsigned int n = KAV_READ_SPINS + 5;
+	struct sockaddr_in out;
+	size_t len = sizeof(out);
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	spin_start(&e->seq, n);
+	spin.change = true;
+	kav_table_read_hook = spin_entry_hook;
+	assert_int_equal(kav_table_lookup(&f->t, 0, &out, &len), 0);
+	assert_waits(n);
+	assert_int_equal(spin.yields, 6);
+	assert_int_equal(spin.naps, 0);
+	assert_memory_equal(&out, &f->a, sizeof(f->a));
+}
+
+/*
+ * The livelock the bound is for: the writer shares the reader's CPU below
+ * it (a SCHED_FIFO reader) and makes progress only while the reader
+ * sleeps. Spinning and yielding never end the write; the read still ends.
+ */
+static void test_spin_writer_needs_cpu(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_entry *e = fake_table_entry(f->mem, 2);
+	struct kav_entry_meta m;
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	e->seq += 1;
+	spin_start(&e->seq, 0);
+	spin.finish_on_nap = true;
+	kav_table_read_hook = spin_entry_hook;
+	assert_int_equal(kav_table_read_meta(&f->t, 2, &m), 0);
+	assert_waits(KAV_READ_SPINS + KAV_READ_YIELDS);
+	assert_int_equal(spin.naps, 1);
+	assert_int_equal(m.flags, KAV_ENTRY_VALID);
+	assert_true(m.seq == e->seq);
+}
+
+/* Key slots: the same bound, odd and changing. */
+static void test_spin_key(void **state)
+{
+	struct fixture *f = *state;
+	struct kav_key_slot *slot = fake_table_key(f->mem, 3);
+	unsigned int n = KAV_READ_SPINS + KAV_READ_YIELDS + 1;
+	struct kav_key_snap k;
+
+	fake_table_write_key(f->mem, 3, KAV_KEY_VALID, 5, KAV_NONE, 0, 0);
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	slot->seq += 1;
+	spin_start(&slot->seq, n);
+	spin.vni = &slot->vni;
+	kav_table_key_read_hook = spin_key_hook;
+	assert_int_equal(kav_table_read_key(&f->t, 3, &k), 0);
+	assert_waits(n);
+	assert_int_equal(spin.naps, 2);
+	assert_int_equal(k.vni, 77);
+
+	spin_start(&slot->seq, KAV_READ_SPINS);
+	spin.change = true;
+	assert_int_equal(kav_table_read_key_part(&f->t, 3, &k, false), 0);
+	assert_waits(KAV_READ_SPINS);
+	assert_int_equal(spin.yields, 1);
+	assert_int_equal(k.vni, 77);
+}
+
 /* kav_table_map() on a real shared mapping (a memfd stands in). */
 static void test_map_memfd(void **state)
 {
@@ -412,6 +613,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_meta, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_key_seq, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spin_short, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_spin_odd_yields, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_spin_change_yields, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_spin_writer_needs_cpu,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spin_key, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("table", tests, NULL, NULL);

@@ -92,9 +92,10 @@ enum kav_addr_format {
  * has its own names, so nobody can take (squat) a name another user's job
  * will use. A named call without KAV_AV_OWNER looks in, and creates in,
  * the caller's own names (the domain opener's euid). To open another
- * user's AV, name that user with KAV_AV_OWNER and @owner_uid; such a call
- * never creates (ENOENT when there is no such AV) and the AV's mode bits
- * decide (group or other bits).
+ * user's AV, name that user with KAV_AV_OWNER and @owner_uid; a call that
+ * names another user never creates (ENOENT when there is no such AV) and
+ * the AV's mode bits decide (group or other bits). Naming oneself is the
+ * same as not using the flag.
  *
  * Without KAV_AV_NAMED each call creates a private AV. With it, the call
  * opens the AV called @name if one exists in the namespace and creates it
@@ -319,11 +320,12 @@ struct kav_ep_enable {
  * @key: the domain's auth key (libfabric's domain_attr->auth_key)
  *
  * Binds the domain to @key, once, before any AV is created. The opener's
- * identity (captured at open) must hold a grant for the key. Every AV of
- * the domain then holds the key in slot 0, and entries inserted without an
- * explicit key handle are bound to it. Errors: EINVAL (flags, reserved),
- * EACCES (no grant for the key), EALREADY (already set), EBUSY (the
- * domain already has AVs).
+ * identity (captured at open) must hold a grant for the key. Every AV the
+ * domain creates then holds the key in slot 0 (KAV_KEY_DOMAIN), and
+ * entries the domain inserts without an explicit key handle, into any AV,
+ * are bound to the slot holding this key (EACCES if the AV holds none).
+ * Errors: EINVAL (flags, reserved), EACCES (no grant for the key),
+ * EALREADY (already set), EBUSY (the domain already has AVs).
  */
 struct kav_domain_key {
 	__u32 size;

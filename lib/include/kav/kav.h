@@ -201,9 +201,13 @@ static inline fi_addr_t fi_group_addr(fi_addr_t fi_addr, uint32_t group_id)
  *  - one domain-wide key: auth_key points to a struct kav_auth_key and
  *    auth_key_size is sizeof(struct kav_auth_key) (8). The kernel checks
  *    it against the grants of the caller's identity (KAV_IOC_DOMAIN_SET_KEY):
- *    without a grant the open fails with -FI_EACCES. Every AV of the
- *    domain then holds the key in slot 0 and every entry is bound to it;
- *    fi_av_insert_auth_key() and FI_AUTH_KEY are -FI_EINVAL;
+ *    without a grant the open fails with -FI_EACCES. Every AV the
+ *    domain creates then holds the key in slot 0, and every entry the
+ *    domain inserts is bound to the slot holding its key (the kernel
+ *    binds an insert to the writer's key, never the AV creator's). A
+ *    named AV that already exists and is opened to write gets the key
+ *    added by fi_av_open() (another slot; an error there fails the
+ *    open). fi_av_insert_auth_key() and FI_AUTH_KEY are -FI_EINVAL;
  *  - per AV: auth_key_size FI_AV_AUTH_KEY (auth_key must then be NULL,
  *    else -FI_EINVAL): keys are inserted per AV with
  *    fi_av_insert_auth_key(), each checked against the caller's grants
@@ -242,9 +246,11 @@ int kav_domain_open(const struct fi_info *info, struct fid_domain **domain,
  *   FI_AV_MAP (behaves as FI_AV_TABLE); rx_ctx_bits 0..KAV_RX_CTX_BITS_MAX;
  *   count and ep_per_node are hints; flags FI_EVENT, FI_READ, FI_SYMMETRIC
  *   (a hint), FI_AV_USER_ID. Anything else: -FI_EINVAL, as is FI_READ
- *   without a name. A name opens or creates a named AV (kav_av(3),
- *   Documentation/design.rst "Named AVs"); map_addr is ignored without a
- *   name.
+ *   without a name. A name opens or creates a named AV among the
+ *   caller's own (kav_av(3), Documentation/design.rst "Named AVs");
+ *   $KAV_AV_OWNER=<uid> of another user opens that user's instead
+ *   (never creates; -FI_ENOENT when absent; a value that is not a
+ *   decimal uid: -FI_EINVAL). map_addr is ignored without a name.
  * fi_av_bind(): flags must be 0 and the EQ one from kav_eq_open(), else
  *   -FI_EINVAL; one EQ per AV for its lifetime (a second bind: -FI_EINVAL).
  *   An AV opened without FI_EVENT may be bound too; it posts no events.
@@ -377,8 +383,9 @@ struct kav_ep;
 
 /**
  * kav_ep_open() - bind a new endpoint object to @av (KAV_IOC_AV_EP_OPEN)
- * Return: 0, -FI_EINVAL (not a kav AV, NULL @ep), -FI_ENOMEM, or the
- * kernel's error.
+ * Return: 0, -FI_EINVAL (not a kav AV, NULL @ep), -FI_EPERM (@av was
+ * opened with FI_READ: a reader cannot pin the owner's keys), -FI_ENOMEM,
+ * or the kernel's error.
  */
 int kav_ep_open(struct fid_av *av, struct kav_ep **ep);
 
