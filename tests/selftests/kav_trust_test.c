@@ -522,6 +522,34 @@ struct squat {
 	struct rank_report ranks[NR_RANKS];
 };
 
+/* The squatter through libkav, naming the victim with $KAV_AV_OWNER. */
+static int squatter_lib_open(void)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE, .name = SQ_NAME,
+				   .flags = FI_READ };
+	struct fi_domain_attr dattr = { 0 };
+	struct fi_info info = { 0 };
+	struct fid_domain *dom;
+	struct fid_av *av;
+	char uid[16];
+	int ret;
+
+	setenv("KAV_LOG", "none", 1);
+	snprintf(uid, sizeof(uid), "%d", UID_VICTIM);
+	setenv("KAV_AV_OWNER", uid, 1);
+	info.addr_format = FI_SOCKADDR_IN;
+	info.domain_attr = &dattr;
+	ret = kav_domain_open(&info, &dom, NULL);
+	if (ret)
+		return ret;
+	ret = fi_av_open(dom, &attr, &av, NULL);
+	if (!ret)
+		fi_close(&av->fid);
+	fi_close(&dom->fid);
+	unsetenv("KAV_AV_OWNER");
+	return ret;
+}
+
 /* uid 2000, no grant: takes the name first, mode 0666, and waits. */
 static int squatter(void *arg)
 {
@@ -545,7 +573,13 @@ static int squatter(void *arg)
 	CK_EQ(0, kav_tell_parent(&s->sq, 's'));
 
 	/* 'v': the victim is in. Bind its own addresses to any key. */
-	while ((step = kav_wait_parent(&s->sq)) == 'v') {
+	while ((step = kav_wait_parent(&s->sq)) == 'v' || step == 'o') {
+		if (step == 'o') {
+			/* The launcher's AV is up: libkav cannot reach it. */
+			CK_EQ(-FI_EACCES, squatter_lib_open());
+			CK_EQ(0, kav_tell_parent(&s->sq, 'a'));
+			continue;
+		}
 		for (k = 0; k < KAV_MAX_AUTH_KEYS; k++)
 			if (!kav_insert_one(av, SQUAT_HOST + k, 6666, k, &fi))
 				s->squat_inserts++;
@@ -781,6 +815,11 @@ TEST_F_TIMEOUT(trust, name_squatting, 240)
 	pv = kav_spawn(kav_as_trampoline, &la);
 	c = kav_wait_child_step(&s->vi, pv, STEP_MS, &rc);
 	EXPECT_EQ('f', c) TH_LOG("launcher ended with %d", rc);
+	if (c == 'f') {
+		kav_tell_child(&s->sq, 'o');
+		EXPECT_EQ('a', kav_wait_child_step(&s->sq, ps, STEP_MS, &rc))
+			TH_LOG("squatter ended with %d", rc);
+	}
 	for (i = 0; c == 'f' && i < NR_RANKS; i++) {
 		ra[i] = (struct rank_arg){ s, i };
 		ras[i] = (struct kav_as_arg){ UID_VICTIM, UID_VICTIM,
