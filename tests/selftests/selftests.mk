@@ -11,7 +11,7 @@ KSFT_HDR_DIR  := $(BUILD)/kselftest
 # tests/vm/check.sh installs in the guest's /tests next to it (make tools).
 SELFTEST_EARLY := kav_uapi_test kav_keys_test kav_lib_test kav_conformance_test \
 		  kav_netlink_test kav_attack_test kav_trust_test kav_named_test \
-		  kav_slurm_test \
+		  kav_uffd_test kav_slurm_test \
 		  kav_instant_on_test \
 		  kav_concurrency_test \
 		  kav_scale_test kav_memory_test
