@@ -57,9 +57,19 @@ enum slot_kind { S_DOM, S_AV, S_EP, S_ANY };
 /* Setup puts domains in slots 0-1, AVs in 2-3, endpoints in 4-5. */
 static uint64_t gen_slot(struct fz_rng *r, enum slot_kind k)
 {
-	if (k != S_ANY && fz_chance(r, 80))
-		return 2 * k + fz_below(r, 2);
+	/*
+	 * Races need two calls on the same object: prefer the first slot
+	 * of each kind, which the setup always fills.
+	 */
+	if (k != S_ANY && fz_chance(r, 85))
+		return 2 * k + (fz_chance(r, 70) ? 0 : 1);
 	return fz_below(r, NR_SLOTS);
+}
+
+/* A fi_addrs buffer: the first one mostly, for the same reason. */
+static uint64_t gen_buf(struct fz_rng *r)
+{
+	return fz_chance(r, 60) ? 0 : fz_below(r, NR_BUFS);
 }
 
 /* Keys: 10-13 are granted to root, 20 to uid 65534, 30 to nobody. */
@@ -150,8 +160,7 @@ static void gen_args(struct fz_rng *r, struct fz_call *c)
 		a[0] = gen_slot(r, S_AV);
 		a[1] = gen_count(r);
 		/* fi_addrs: buffers 0-2, 3 none, 4 bad, 5 read-only, 6 tail */
-		a[2] = fz_chance(r, 80) ? fz_below(r, NR_BUFS) :
-					  fz_below(r, 7);
+		a[2] = fz_chance(r, 80) ? gen_buf(r) : fz_below(r, 7);
 		/* flags, key handle, address offset */
 		a[3] = (fz_chance(r, 20) ? 1 + fz_below(r, 3) : 0) |
 		       (fz_chance(r, 90) ? fz_below(r, 4) : fz_below(r, 256))
@@ -163,7 +172,7 @@ static void gen_args(struct fz_rng *r, struct fz_call *c)
 		a[1] = fz_chance(r, 60) ? 1 : gen_count(r);
 		/* indices: 0-2 what an insert wrote to buffer n, 3 a run
 		 * from a[3], 4 a[3] repeated, 5 a bad pointer */
-		a[2] = fz_below(r, 6);
+		a[2] = fz_chance(r, 50) ? gen_buf(r) : fz_below(r, 6);
 		a[3] = gen_index(r);
 		a[4] = gen_corrupt(r);
 		break;
@@ -208,11 +217,11 @@ static void gen_args(struct fz_rng *r, struct fz_call *c)
 		a[4] = fz_chance(r, 30);	/* keep it mapped */
 		break;
 	case OP_MPROTECT:
-		a[0] = fz_below(r, NR_BUFS);
+		a[0] = gen_buf(r);
 		a[1] = fz_below(r, 2);
 		break;
 	case OP_MUNMAP:
-		a[0] = fz_below(r, NR_BUFS);
+		a[0] = gen_buf(r);
 		break;
 	case OP_FORK:
 		a[0] = gen_slot(r, S_AV);
@@ -307,9 +316,9 @@ static void gen_setup(struct fz_rng *r, struct fz_prog *p)
 	for (i = 0; i < nr_avs; i++) {
 		add_call(r, p, SETUP_THREAD, OP_AV_CREATE);
 		c = &p->c[p->nr_calls - 1];
-		c->a[0] = fz_chance(r, 70) ? 0 : 1;
+		c->a[0] = (i == 0 || fz_chance(r, 70)) ? 0 : 1;
 		c->a[1] = 2 + i;
-		if (fz_chance(r, 60)) {
+		if (i == 0 || fz_chance(r, 60)) {
 			/* a valid create: sockaddr_in, maybe named */
 			c->a[2] = 2;
 			c->a[3] &= ~0x1fULL;

@@ -37,7 +37,9 @@
  * "# @@KAV-FUZZ-REPRO-END" lines; --replay=FILE runs one.
  *
  * Usage: kav_fuzzer [--time=S] [--seed=N] [--pcs] [--no-seeds]
- *                   [--prog-ms=MS] [--replay=FILE] [--runs=N]
+ *                   [--prog-ms=MS] [--keep-going] [--replay=FILE] [--runs=N]
+ * --keep-going: after an invariant violation, go on looking for other
+ * kinds (a kernel report or a hang still ends the campaign).
  * Output: KTAP, one test (the campaign or the replay).
  */
 #include <errno.h>
@@ -778,7 +780,7 @@ static void check_table(unsigned int s)
 {
 	const volatile struct kav_table_header *h;
 	uint64_t ms, i, slots_n, valid = 0, bound[KAV_MAX_AUTH_KEYS] = { 0 };
-	const char *what = NULL;
+	const char *what = NULL, *first_bad = NULL;
 	uint64_t bad_idx = 0;
 	void *p;
 
@@ -830,15 +832,13 @@ static void check_table(unsigned int s)
 					bound[e->auth_key]++;
 			}
 		}
-		if (what) {
+		if (what && !first_bad) {
+			first_bad = what;
 			bad_idx = i;
-			break;
 		}
+		what = NULL;
 	}
-	if (what) {
-		violation("slot %u: entry %" PRIu64 ": %s", s, bad_idx, what);
-		goto out;
-	}
+	/* The counters first: they are what a double erase breaks. */
 	if (h->nr_slots <= CHECK_ENTRIES && h->nr_valid != valid) {
 		violation("slot %u: nr_valid %" PRIu64 " but %" PRIu64
 			  " valid entries", s, (uint64_t)h->nr_valid, valid);
@@ -863,6 +863,9 @@ static void check_table(unsigned int s)
 			break;
 		}
 	}
+	if (first_bad)
+		violation("slot %u: entry %" PRIu64 ": %s", s, bad_idx,
+			  first_bad);
 out:
 	munmap(p, ms);
 }
@@ -1398,24 +1401,55 @@ static void print_pcs(void)
 		printf("\n");
 }
 
-static int fail_out(enum verdict v, struct fz_prog *p, bool min)
+static int fail_out(enum verdict v, struct fz_prog *p, double budget)
 {
 	const char *why = v == V_VIOLATION ? SH->viol : report;
 
 	printf("# fuzz: %s: %s\n", verdict_names[v], why);
 	print_prog(verdict_names[v], p);
-	if (min && v == V_VIOLATION) {
-		minimise(p, v, 90);
+	if (budget > 0 && v == V_VIOLATION) {
+		minimise(p, v, budget);
 		printf("# fuzz: minimised to %u calls\n", p->nr_calls);
 		print_prog("minimised", p);
 	}
 	return 1;
 }
 
-static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs)
+/* A violation's kind: its message without numbers. */
+static void kind_of(const char *msg, char *kind, size_t len)
+{
+	size_t n = 0;
+
+	for (; *msg && n + 1 < len; msg++)
+		if (*msg < '0' || *msg > '9')
+			kind[n++] = *msg;
+	kind[n] = 0;
+}
+
+#define MAX_KINDS	8
+static char kinds[MAX_KINDS][VIOL_LEN];
+static unsigned int nr_kinds;
+
+/* With --keep-going: is this violation's kind new (then remember it)? */
+static bool new_kind(const char *msg)
+{
+	char k[VIOL_LEN];
+	unsigned int i;
+
+	kind_of(msg, k, sizeof(k));
+	for (i = 0; i < nr_kinds; i++)
+		if (!strcmp(kinds[i], k))
+			return false;
+	if (nr_kinds < MAX_KINDS)
+		strcpy(kinds[nr_kinds++], k);
+	return true;
+}
+
+static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
+		    bool keep_going)
 {
 	struct fz_rng rng = { seed };
-	unsigned long programs = 0, calls = 0;
+	unsigned long programs = 0, calls = 0, nr_failed = 0;
 	double start = kav_now(), el;
 	enum verdict v = V_OK;
 	struct fz_prog p;
@@ -1446,7 +1480,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs)
 		merge_cover();
 		corpus_add(&p);
 		if (v != V_OK) {
-			failed = fail_out(v, &p, true);
+			failed = fail_out(v, &p, 90);
 			break;
 		}
 	}
@@ -1463,12 +1497,19 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs)
 		atomic_store(&SH->calls, 0);
 		if (merge_cover() && have_kcov)
 			corpus_add(&p);
-		if (v != V_OK) {
-			printf("# fuzz: found after %.1f s, %lu programs, %lu calls\n",
-			       kav_now() - start, programs, calls);
-			failed = fail_out(v, &p, true);
-		}
+		if (v == V_OK || (keep_going && v == V_VIOLATION &&
+				  !new_kind(SH->viol)))
+			continue;
+		printf("# fuzz: found after %.1f s, %lu programs, %lu calls: "
+		       "%s: %s\n", kav_now() - start, programs, calls,
+		       verdict_names[v], v == V_VIOLATION ? SH->viol : report);
+		fail_out(v, &p, keep_going ? 20 : 90);
+		if (!keep_going || v != V_VIOLATION || nr_kinds >= MAX_KINDS)
+			failed = 1;
+		else
+			nr_failed++;
 	}
+	failed |= nr_failed > 0;
 	el = kav_now() - start;
 	printf("# fuzz: %lu programs, %lu calls in %.1f s: %.0f calls/s, "
 	       "corpus %u, kav PCs %" PRIu64 "%s\n", programs, calls, el,
@@ -1504,7 +1545,7 @@ static int replay(const char *file, int runs)
 int main(int argc, char **argv)
 {
 	const char *replay_file = NULL;
-	bool use_seeds = true, pcs = false;
+	bool use_seeds = true, pcs = false, keep_going = false;
 	uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	double seconds = 40;
 	int i, runs = 50, ret;
@@ -1526,9 +1567,11 @@ int main(int argc, char **argv)
 			use_seeds = false;
 		else if (!strcmp(a, "--pcs"))
 			pcs = true;
+		else if (!strcmp(a, "--keep-going"))
+			keep_going = true;
 		else {
 			fprintf(stderr, "usage: kav_fuzzer [--time=S] [--seed=N] "
-				"[--prog-ms=MS] [--no-seeds] [--pcs] "
+				"[--prog-ms=MS] [--no-seeds] [--pcs] [--keep-going] "
 				"[--replay=FILE [--runs=N]]\n");
 			return 2;
 		}
@@ -1542,7 +1585,7 @@ int main(int argc, char **argv)
 	if (replay_file)
 		ret = replay(replay_file, runs);
 	else
-		ret = campaign(seconds, seed, use_seeds, pcs);
+		ret = campaign(seconds, seed, use_seeds, pcs, keep_going);
 	campaign_end();
 	printf("%s 1 kav_fuzzer %s\n", ret ? "not ok" : "ok",
 	       replay_file ? "replay" : "campaign");
