@@ -9,8 +9,9 @@
  * (sizes, flags, reserved fields, pointers).
  *
  * Reproducer file:
- *   kav-fuzz-prog 1 threads T split S drop D keyless K
+ *   kav-fuzz-prog 1 threads T split S drop D keyless K [ms MS]
  *   <thread|S> <op> r<repeat> <a0> <a1> <a2> <a3> <a4>
+ * (r65535: the call loops until the program's deadline, MS ms.)
  *   ...
  */
 #include <inttypes.h>
@@ -113,16 +114,41 @@ static uint64_t gen_corrupt(struct fz_rng *r)
 	return fz_chance(r, 85) ? 0 : 1 + fz_below(r, NR_CORRUPT - 1);
 }
 
-static uint64_t gen_repeat(struct fz_rng *r)
+/* Calls cheap enough to hammer for a whole program. */
+static bool cheap_op(uint8_t op)
 {
-	switch (fz_below(r, 10)) {
-	case 0: case 1: case 2: case 3:
-		return 1;
-	case 4: case 5: case 6:
-		return 2 + fz_below(r, 15);
+	switch (op) {
+	case OP_INSERT: case OP_REMOVE: case OP_KEY_INSERT:
+	case OP_KEY_REMOVE: case OP_USER_ID: case OP_EP_ENABLE:
+	case OP_DUP: case OP_MAP: case OP_MPROTECT: case OP_MUNMAP:
+	case OP_NL_DUMP: case OP_RAW:
+		return true;
 	default:
-		return 64 + fz_below(r, 4000);
+		return false;
 	}
+}
+
+/*
+ * How many times in a row: a race needs both sides running for a while,
+ * so cheap calls often loop for the whole program (REPEAT_LOOP).
+ */
+static uint16_t gen_repeat(struct fz_rng *r, uint8_t op)
+{
+	unsigned int x = (unsigned int)fz_below(r, 10);
+
+	if (cheap_op(op) && x >= 6)
+		return REPEAT_LOOP;
+	if (x < 3)
+		return 1;
+	if (x < 6)
+		return (uint16_t)(2 + fz_below(r, 15));
+	return (uint16_t)(64 + fz_below(r, 4000));
+}
+
+/* A program's time budget: the default (short), or 1-3 s. */
+static uint16_t gen_ms(struct fz_rng *r)
+{
+	return fz_chance(r, 50) ? 0 : (uint16_t)(1000 + fz_below(r, 2001));
 }
 
 /* Fill @c's arguments for its op. */
@@ -292,8 +318,79 @@ static void add_call(struct fz_rng *r, struct fz_prog *p, uint8_t thread,
 	c = &p->c[p->nr_calls++];
 	c->thread = thread;
 	c->op = op;
-	c->repeat = thread == SETUP_THREAD ? 1 : (uint16_t)gen_repeat(r);
+	c->repeat = thread == SETUP_THREAD ? 1 : gen_repeat(r, op);
 	gen_args(r, c);
+}
+
+/* The user buffer (0..NR_BUFS-1) that @c passes to the kernel, or -1. */
+static int call_buf(const struct fz_call *c)
+{
+	if ((c->op == OP_INSERT || c->op == OP_REMOVE) && c->a[2] < NR_BUFS)
+		return (int)c->a[2];
+	return -1;
+}
+
+/*
+ * Make @c use the AV in slot @av and the fi_addrs buffer @buf: races
+ * need several threads on one object and one buffer.
+ */
+static void focus_call(struct fz_call *c, uint64_t av, uint64_t buf)
+{
+	if (c->thread == SETUP_THREAD)
+		return;
+	switch (c->op) {
+	case OP_INSERT: case OP_REMOVE:
+		if (c->a[2] < NR_BUFS)
+			c->a[2] = buf;
+		/* fall through */
+	case OP_KEY_INSERT: case OP_KEY_REMOVE: case OP_USER_ID:
+	case OP_EP_OPEN: case OP_FORK: case OP_PIN: case OP_UNPIN:
+		c->a[0] = av;
+		break;
+	case OP_MAP:
+		if (c->a[0] % NR_SLOTS / 2 == S_AV)
+			c->a[0] = av;
+		break;
+	case OP_MPROTECT: case OP_MUNMAP:
+		c->a[0] = buf;
+		break;
+	}
+}
+
+static void focus_prog(struct fz_rng *r, struct fz_prog *p)
+{
+	uint64_t av = gen_slot(r, S_AV), buf = gen_buf(r);
+	uint32_t i;
+
+	for (i = 0; i < p->nr_calls; i++)
+		focus_call(&p->c[i], av, buf);
+}
+
+/*
+ * Loopers: each thread runs one call for the whole program; a thread
+ * may be an interferer that takes away (mprotect, munmap) the buffer an
+ * earlier thread's call writes to or reads from.
+ */
+static void gen_loopers(struct fz_rng *r, struct fz_prog *p)
+{
+	uint32_t t, i;
+	int buf;
+
+	for (t = 0; t < p->nr_threads; t++) {
+		buf = -1;
+		for (i = 0; i < p->nr_calls; i++)
+			if (p->c[i].thread != SETUP_THREAD &&
+			    call_buf(&p->c[i]) >= 0)
+				buf = call_buf(&p->c[i]);
+		if (buf >= 0 && fz_chance(r, 40)) {
+			add_call(r, p, (uint8_t)t, fz_chance(r, 75) ?
+				 OP_MPROTECT : OP_MUNMAP);
+			p->c[p->nr_calls - 1].a[0] = (uint64_t)buf;
+		} else {
+			add_call(r, p, (uint8_t)t, gen_op(r));
+		}
+		p->c[p->nr_calls - 1].repeat = REPEAT_LOOP;
+	}
 }
 
 /* Setup: domains in slots 0-1, AVs in 2-3 (often the same named one). */
@@ -345,10 +442,17 @@ void fz_generate(struct fz_rng *r, struct fz_prog *p)
 		p->drop = fz_chance(r, 40);
 	}
 	p->keyless = fz_chance(r, 75);
+	p->ms = gen_ms(r);
 	gen_setup(r, p);
-	for (t = 0; t < p->nr_threads; t++)
-		for (n = 1 + fz_below(r, 3); n; n--)
-			add_call(r, p, (uint8_t)t, gen_op(r));
+	if (fz_chance(r, 40)) {
+		gen_loopers(r, p);
+	} else {
+		for (t = 0; t < p->nr_threads; t++)
+			for (n = 1 + fz_below(r, 3); n; n--)
+				add_call(r, p, (uint8_t)t, gen_op(r));
+	}
+	if (fz_chance(r, 50))
+		focus_prog(r, p);
 }
 
 void fz_drop_call(struct fz_prog *p, uint32_t i)
@@ -366,7 +470,7 @@ void fz_mutate(struct fz_rng *r, struct fz_prog *p, const struct fz_prog *other)
 
 	while (n--) {
 		c = p->nr_calls ? &p->c[fz_below(r, p->nr_calls)] : NULL;
-		switch (fz_below(r, 8)) {
+		switch (fz_below(r, 10)) {
 		case 0:		/* new arguments */
 			if (c)
 				gen_args(r, c);
@@ -386,8 +490,16 @@ void fz_mutate(struct fz_rng *r, struct fz_prog *p, const struct fz_prog *other)
 		case 4:		/* another thread, repeat count */
 			if (c && c->thread != SETUP_THREAD) {
 				c->thread = (uint8_t)fz_below(r, p->nr_threads);
-				c->repeat = (uint16_t)gen_repeat(r);
+				c->repeat = gen_repeat(r, c->op);
 			}
+			break;
+		case 8:		/* time budget; loop the call */
+			p->ms = gen_ms(r);
+			if (c && c->thread != SETUP_THREAD && cheap_op(c->op))
+				c->repeat = REPEAT_LOOP;
+			break;
+		case 9:		/* one AV, one buffer */
+			focus_prog(r, p);
 			break;
 		case 5:		/* a call from another program */
 			if (other && other->nr_calls &&
@@ -421,8 +533,11 @@ int fz_prog_write(FILE *f, const struct fz_prog *p)
 {
 	uint32_t i;
 
-	fprintf(f, "kav-fuzz-prog 1 threads %u split %u drop %u keyless %u\n",
+	fprintf(f, "kav-fuzz-prog 1 threads %u split %u drop %u keyless %u",
 		p->nr_threads, p->split, p->drop, p->keyless);
+	if (p->ms)
+		fprintf(f, " ms %u", p->ms);
+	fprintf(f, "\n");
 	for (i = 0; i < p->nr_calls; i++) {
 		const struct fz_call *c = &p->c[i];
 
@@ -439,8 +554,8 @@ int fz_prog_write(FILE *f, const struct fz_prog *p)
 
 int fz_prog_read(FILE *f, struct fz_prog *p)
 {
-	unsigned int t, s, d, k, rep, op;
-	char line[512], th[8], name[32];
+	unsigned int t, s, d, k, rep, op, ms = 0;
+	char line[512], th[8], name[32], *msp;
 	uint64_t a[NR_ARGS];
 
 	memset(p, 0, sizeof(*p));
@@ -453,6 +568,9 @@ int fz_prog_read(FILE *f, struct fz_prog *p)
 	p->split = (uint8_t)s;
 	p->drop = !!d;
 	p->keyless = !!k;
+	msp = strstr(line, " ms ");
+	if (msp && sscanf(msp, " ms %u", &ms) == 1 && ms <= 60000)
+		p->ms = (uint16_t)ms;
 	while (fgets(line, sizeof(line), f)) {
 		struct fz_call *c;
 

@@ -40,6 +40,13 @@
  *                   [--prog-ms=MS] [--keep-going] [--replay=FILE] [--runs=N]
  * --keep-going: after an invariant violation, go on looking for other
  * kinds (a kernel report or a hang still ends the campaign).
+ * --ignore=TEXT: a violation whose message holds TEXT ('.': any
+ * character, as arguments cannot hold spaces) is counted apart,
+ * not as a failure (the canary: 15fc615's cleared entries keep key 0).
+ * --stop-on=TEXT: with --keep-going, a violation holding TEXT ends it.
+ * Programs carry their own time budget (1-3 s often) and calls that loop
+ * for all of it; without kcov, new (op, errno, log2 count) outcomes are
+ * the feedback that keeps a program in the corpus.
  * Output: KTAP, one test (the campaign or the replay).
  */
 #include <errno.h>
@@ -74,14 +81,20 @@
 #define CORPUS_MAX	512
 #define VIOL_LEN	1024
 #define NR_BASE_GRANTS	6
+/* Outcomes: (op, errno) pairs, errno clipped; hit counts in log2 buckets. */
+#define NR_ERRS		64
+#define NR_BUCKETS	24
 
 /* --- state shared between the campaign and a program's processes --------- */
 
 struct shared {
 	atomic_ulong calls;
 	atomic_int nr_viol;
+	atomic_int nr_ignored;		/* violations --ignore'd */
 	char viol[VIOL_LEN];		/* the first violation */
 	atomic_uint pgrant[NR_PGRANTS];	/* grants the program added */
+	/* how often each (op, errno) happened in the program */
+	atomic_uint outcome[NR_OPS][NR_ERRS];
 	/* kav's .text PCs reached, one bit per byte offset */
 	atomic_uchar cover[TEXT_MAX / 8];
 };
@@ -112,6 +125,17 @@ static uint8_t *junk;			/* random bytes for corruptions */
 static struct kav_nl proc_nl;
 static pthread_mutex_t nl_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t deadline_ns;
+static __thread uint8_t cur_op;		/* the op exec_call() runs */
+
+/* Count an outcome of the current op: 0 or a negative errno. */
+static int outcome(int ret)
+{
+	unsigned int e = ret < 0 ? (unsigned int)-ret : 0;
+
+	atomic_fetch_add_explicit(&SH->outcome[cur_op][e < NR_ERRS ? e :
+				  NR_ERRS - 1], 1, memory_order_relaxed);
+	return ret;
+}
 
 static uint64_t now_ns(void)
 {
@@ -121,15 +145,44 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* --ignore=TEXT: violations whose message holds TEXT do not count. */
+#define MAX_PATS	8
+static const char *ignore_pat[MAX_PATS];
+static unsigned int nr_ignore;
+
+/* Does @msg hold @pat, where a '.' in @pat stands for any character? */
+static bool holds(const char *msg, const char *pat)
+{
+	size_t i, n = strlen(pat);
+
+	for (; *msg; msg++) {
+		for (i = 0; i < n && msg[i]; i++)
+			if (pat[i] != '.' && pat[i] != msg[i])
+				break;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
 static void violation(const char *fmt, ...)
 {
+	char msg[VIOL_LEN];
+	unsigned int i;
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < nr_ignore; i++) {
+		if (holds(msg, ignore_pat[i])) {
+			atomic_fetch_add(&SH->nr_ignored, 1);
+			return;
+		}
+	}
 	if (atomic_fetch_add(&SH->nr_viol, 1))
 		return;
-	va_start(ap, fmt);
-	vsnprintf(SH->viol, sizeof(SH->viol), fmt, ap);
-	va_end(ap);
+	memcpy(SH->viol, msg, sizeof(msg));
 }
 
 static int slot_fd(uint64_t s)
@@ -192,7 +245,7 @@ static int do_ioctl(int fd, unsigned long cmd, void *arg, size_t size,
 		break;
 	}
 	atomic_fetch_add(&SH->calls, 1);
-	return ioctl(fd, cmd, p) ? -errno : 0;
+	return outcome(ioctl(fd, cmd, p) ? -errno : 0);
 }
 
 /* Addresses for an AV of @fmt: stride and a base pointer. */
@@ -359,6 +412,7 @@ static void op_map(const uint64_t *a)
 	atomic_fetch_add(&SH->calls, 1);
 	p = mmap(NULL, len, prots[a[2] & 3], MAP_SHARED, slot_fd(a[0]),
 		 (off_t)offs[a[3] & 3]);
+	outcome(p == MAP_FAILED ? -errno : 0);
 	if (p == MAP_FAILED)
 		return;
 	if (!a[4])
@@ -527,6 +581,7 @@ static void exec_call(const struct fz_call *c)
 	const uint64_t *a = c->a;
 	int fd;
 
+	cur_op = c->op < NR_OPS ? c->op : OP_RAW;
 	switch (c->op) {
 	case OP_DOM_OPEN:
 		atomic_fetch_add(&SH->calls, 1);
@@ -805,6 +860,13 @@ static void check_table(unsigned int s)
 			  slots_n);
 		goto out;
 	}
+	/* Underflow ("negative" counters) shows at any table size. */
+	if (h->nr_valid > h->nr_slots) {
+		violation("slot %u: nr_valid %" PRIu64 " but %" PRIu64
+			  " slots (negative)", s, (uint64_t)h->nr_valid,
+			  slots_n);
+		goto out;
+	}
 	if (slots_n > CHECK_ENTRIES)
 		slots_n = CHECK_ENTRIES;
 	for (i = 0; i < slots_n; i++) {
@@ -849,6 +911,12 @@ static void check_table(unsigned int s)
 			((const volatile char *)h + h->keys_offset +
 			 i * sizeof(struct kav_key_slot));
 
+		if (k->nr_entries > h->nr_slots) {
+			violation("slot %u: key %" PRIu64 " counts %u entries "
+				  "of %" PRIu64 " slots (negative)", s, i,
+				  k->nr_entries, (uint64_t)h->nr_slots);
+			break;
+		}
 		if (h->nr_slots > CHECK_ENTRIES)
 			break;
 		if (k->nr_entries != bound[i]) {
@@ -1020,14 +1088,20 @@ static int kmsg_scan(void)
 		if (n <= 0)
 			break;
 		rec[n] = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		msg[strcspn(msg, "\n")] = 0;
+		/* A report's trace lines that name kav's functions. */
+		if (strstr(msg, "[kav]") || !strncmp(msg, "RIP:", 4) ||
+		    strstr(msg, " RIP:")) {
+			printf("# kmsg: %s\n", msg);
+			continue;
+		}
 		for (i = 0; report_pat[i]; i++)
 			if (strstr(rec, report_pat[i]))
 				break;
 		if (!report_pat[i])
 			continue;
-		msg = strchr(rec, ';');
-		msg = msg ? msg + 1 : rec;
-		msg[strcspn(msg, "\n")] = 0;
 		if (!found++)
 			snprintf(report, sizeof(report), "%.1000s", msg);
 		printf("# kmsg: %s\n", msg);
@@ -1113,15 +1187,17 @@ static unsigned int prog_ms = 300;
 /* Run @p once: the verdict; SH->viol or report say why. */
 static enum verdict run_prog(const struct fz_prog *p)
 {
+	unsigned long polls;
 	uint64_t limit;
 	int status;
 	pid_t pid;
 
 	atomic_store(&SH->nr_viol, 0);
 	SH->viol[0] = 0;
+	memset((void *)SH->outcome, 0, sizeof(SH->outcome));
 	memset((void *)SH->cover, 0, text_size / 8 + 1);
 	set_keyless(p->keyless);
-	deadline_ns = now_ns() + prog_ms * 1000000ULL;
+	deadline_ns = now_ns() + (p->ms ? p->ms : prog_ms) * 1000000ULL;
 	limit = deadline_ns + 30ULL * 1000000000ULL;
 	fflush(stdout);
 	pid = fork();
@@ -1129,11 +1205,18 @@ static enum verdict run_prog(const struct fz_prog *p)
 		return V_OK;
 	if (pid == 0)
 		run_first(p);
-	for (;;) {
+	for (polls = 0;; polls++) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
 
 		if (w == pid)
 			break;
+		/* An oops can leave the program stuck on a lock: say so now. */
+		if (polls % 100 == 99 && kmsg_scan()) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			reap_all();
+			return V_KERNEL;
+		}
 		if (now_ns() > limit) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
@@ -1142,7 +1225,7 @@ static enum verdict run_prog(const struct fz_prog *p)
 			kmsg_scan();
 			snprintf(report, sizeof(report),
 				 "the program did not end in %u ms + 30 s",
-				 prog_ms);
+				 p->ms ? p->ms : prog_ms);
 			return V_HANG;
 		}
 		usleep(1000);
@@ -1156,6 +1239,38 @@ static enum verdict run_prog(const struct fz_prog *p)
 	if (kmsg_scan())
 		return V_KERNEL;
 	return atomic_load(&SH->nr_viol) ? V_VIOLATION : V_OK;
+}
+
+/*
+ * Merge the program's outcomes: how many (op, errno, log2 of the count)
+ * are new. Without kcov, the feedback: a program where, say, an insert
+ * first got EFAULT, or got it a thousand times, joins the corpus.
+ */
+static uint32_t seen_outcome[NR_OPS][NR_ERRS];
+static uint64_t nr_outcomes;
+
+static uint64_t merge_outcomes(void)
+{
+	uint64_t fresh = 0;
+	unsigned int op, e, hits, b;
+
+	for (op = 0; op < NR_OPS; op++) {
+		for (e = 0; e < NR_ERRS; e++) {
+			hits = atomic_load_explicit(&SH->outcome[op][e],
+						    memory_order_relaxed);
+			if (!hits)
+				continue;
+			b = 32 - (unsigned int)__builtin_clz(hits);
+			if (b >= NR_BUCKETS)
+				b = NR_BUCKETS - 1;
+			if (!(seen_outcome[op][e] & (1U << b))) {
+				seen_outcome[op][e] |= 1U << b;
+				fresh++;
+			}
+		}
+	}
+	nr_outcomes += fresh;
+	return fresh;
 }
 
 /* Merge the program's PCs: how many are new. */
@@ -1445,9 +1560,25 @@ static bool new_kind(const char *msg)
 	return true;
 }
 
+/* --stop-on=TEXT: with --keep-going, a violation holding TEXT ends it. */
+static const char *stop_pat[MAX_PATS];
+static unsigned int nr_stop;
+
+static bool stops(const char *msg)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_stop; i++)
+		if (holds(msg, stop_pat[i]))
+			return true;
+	return false;
+}
+
 static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 		    bool keep_going)
 {
+	unsigned long ignored = 0;
+	uint64_t fresh;
 	struct fz_rng rng = { seed };
 	unsigned long programs = 0, calls = 0, nr_failed = 0;
 	double start = kav_now(), el;
@@ -1478,6 +1609,8 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 		calls += atomic_load(&SH->calls);
 		atomic_store(&SH->calls, 0);
 		merge_cover();
+		merge_outcomes();
+		ignored += (unsigned long)atomic_exchange(&SH->nr_ignored, 0);
 		corpus_add(&p);
 		if (v != V_OK) {
 			failed = fail_out(v, &p, 90);
@@ -1485,7 +1618,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 		}
 	}
 	while (!failed && kav_now() - start < seconds) {
-		if (corpus_n && fz_chance(&rng, have_kcov ? 75 : 30)) {
+		if (corpus_n && fz_chance(&rng, have_kcov ? 75 : 50)) {
 			p = corpus[fz_below(&rng, corpus_n)];
 			fz_mutate(&rng, &p, &corpus[fz_below(&rng, corpus_n)]);
 		} else {
@@ -1495,7 +1628,9 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 		programs++;
 		calls += atomic_load(&SH->calls);
 		atomic_store(&SH->calls, 0);
-		if (merge_cover() && have_kcov)
+		ignored += (unsigned long)atomic_exchange(&SH->nr_ignored, 0);
+		fresh = merge_outcomes();
+		if (merge_cover() || fresh)
 			corpus_add(&p);
 		if (v == V_OK || (keep_going && v == V_VIOLATION &&
 				  !new_kind(SH->viol)))
@@ -1504,7 +1639,8 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 		       "%s: %s\n", kav_now() - start, programs, calls,
 		       verdict_names[v], v == V_VIOLATION ? SH->viol : report);
 		fail_out(v, &p, keep_going ? 20 : 90);
-		if (!keep_going || v != V_VIOLATION || nr_kinds >= MAX_KINDS)
+		if (!keep_going || v != V_VIOLATION || nr_kinds >= MAX_KINDS ||
+		    stops(SH->viol))
 			failed = 1;
 		else
 			nr_failed++;
@@ -1512,9 +1648,11 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	failed |= nr_failed > 0;
 	el = kav_now() - start;
 	printf("# fuzz: %lu programs, %lu calls in %.1f s: %.0f calls/s, "
-	       "corpus %u, kav PCs %" PRIu64 "%s\n", programs, calls, el,
-	       calls / (el > 0 ? el : 1), corpus_n, nr_seen,
-	       have_kcov ? "" : " (no kcov)");
+	       "corpus %u, outcomes %" PRIu64 ", kav PCs %" PRIu64 "%s\n",
+	       programs, calls, el, calls / (el > 0 ? el : 1), corpus_n,
+	       nr_outcomes, nr_seen, have_kcov ? "" : " (no kcov)");
+	if (nr_ignore)
+		printf("# fuzz: %lu violations ignored (--ignore)\n", ignored);
 	if (pcs && have_kcov)
 		print_pcs();
 	return failed;
@@ -1569,9 +1707,14 @@ int main(int argc, char **argv)
 			pcs = true;
 		else if (!strcmp(a, "--keep-going"))
 			keep_going = true;
+		else if (!strncmp(a, "--ignore=", 9) && nr_ignore < MAX_PATS)
+			ignore_pat[nr_ignore++] = a + 9;
+		else if (!strncmp(a, "--stop-on=", 10) && nr_stop < MAX_PATS)
+			stop_pat[nr_stop++] = a + 10;
 		else {
 			fprintf(stderr, "usage: kav_fuzzer [--time=S] [--seed=N] "
 				"[--prog-ms=MS] [--no-seeds] [--pcs] [--keep-going] "
+				"[--ignore=TEXT] [--stop-on=TEXT] "
 				"[--replay=FILE [--runs=N]]\n");
 			return 2;
 		}

@@ -14,6 +14,8 @@
 #define MAX_THREADS	4
 #define NR_ARGS		5
 #define SETUP_THREAD	0xff	/* runs first, alone, before any fork */
+/* A repeat count that means "until the program's deadline". */
+#define REPEAT_LOOP	0xffff
 
 /* fd slots: slot n is fd SLOT_FD0 + n in every process of a program. */
 #define NR_SLOTS	8
@@ -52,7 +54,7 @@ enum fz_op {
 
 /*
  * One call: @thread runs @op with @a, @repeat times in a row (or until
- * the program's deadline).
+ * the program's deadline; REPEAT_LOOP: the whole program long).
  */
 struct fz_call {
 	uint8_t thread;
@@ -67,9 +69,11 @@ struct fz_call {
  * @split > 0, threads @split.. run in a second process forked after the
  * setup (sharing its fds and named AVs), as uid 65534 if @drop.
  * @keyless is the allow_keyless module parameter during the program.
+ * @ms is its time budget (0: the campaign's --prog-ms).
  */
 struct fz_prog {
 	uint8_t nr_threads, split, drop, keyless;
+	uint16_t ms;
 	uint32_t nr_calls;
 	struct fz_call c[MAX_CALLS];
 };
