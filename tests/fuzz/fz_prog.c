@@ -293,19 +293,30 @@ static const uint8_t op_weight[NR_OPS] = {
 	[OP_RAW] = 3,
 };
 
-static uint8_t gen_op(struct fz_rng *r)
+static bool cheap_op(uint8_t op);
+
+/* An op by weight; @cheap: only among the calls cheap enough to loop. */
+static uint8_t gen_op_among(struct fz_rng *r, bool cheap)
 {
 	unsigned int total = 0, x, i;
 
 	for (i = 0; i < NR_OPS; i++)
-		total += op_weight[i];
+		if (!cheap || cheap_op((uint8_t)i))
+			total += op_weight[i];
 	x = (unsigned int)fz_below(r, total);
 	for (i = 0; i < NR_OPS; i++) {
+		if (cheap && !cheap_op((uint8_t)i))
+			continue;
 		if (x < op_weight[i])
 			return (uint8_t)i;
 		x -= op_weight[i];
 	}
 	return OP_INSERT;
+}
+
+static uint8_t gen_op(struct fz_rng *r)
+{
+	return gen_op_among(r, false);
 }
 
 static void add_call(struct fz_rng *r, struct fz_prog *p, uint8_t thread,
@@ -367,12 +378,14 @@ static void focus_prog(struct fz_rng *r, struct fz_prog *p)
 }
 
 /*
- * Loopers: each thread runs one call for the whole program; a thread
+ * Loopers: each thread runs one call (a cheap one for the whole program,
+ * others a random number of times); a thread
  * may be an interferer that takes away (mprotect, munmap) the buffer an
  * earlier thread's call writes to or reads from.
  */
 static void gen_loopers(struct fz_rng *r, struct fz_prog *p)
 {
+	struct fz_call *c;
 	uint32_t t, i;
 	int buf;
 
@@ -382,14 +395,17 @@ static void gen_loopers(struct fz_rng *r, struct fz_prog *p)
 			if (p->c[i].thread != SETUP_THREAD &&
 			    call_buf(&p->c[i]) >= 0)
 				buf = call_buf(&p->c[i]);
-		if (buf >= 0 && fz_chance(r, 40)) {
+		if (buf >= 0 && fz_chance(r, 50)) {
 			add_call(r, p, (uint8_t)t, fz_chance(r, 75) ?
 				 OP_MPROTECT : OP_MUNMAP);
 			p->c[p->nr_calls - 1].a[0] = (uint64_t)buf;
 		} else {
-			add_call(r, p, (uint8_t)t, gen_op(r));
+			add_call(r, p, (uint8_t)t,
+				 gen_op_among(r, fz_chance(r, 80)));
 		}
-		p->c[p->nr_calls - 1].repeat = REPEAT_LOOP;
+		c = &p->c[p->nr_calls - 1];
+		if (cheap_op(c->op))
+			c->repeat = REPEAT_LOOP;
 	}
 }
 
@@ -444,15 +460,17 @@ void fz_generate(struct fz_rng *r, struct fz_prog *p)
 	p->keyless = fz_chance(r, 75);
 	p->ms = gen_ms(r);
 	gen_setup(r, p);
-	if (fz_chance(r, 40)) {
+	if (fz_chance(r, 50)) {
 		gen_loopers(r, p);
+		if (fz_chance(r, 85))
+			focus_prog(r, p);
 	} else {
 		for (t = 0; t < p->nr_threads; t++)
 			for (n = 1 + fz_below(r, 3); n; n--)
 				add_call(r, p, (uint8_t)t, gen_op(r));
+		if (fz_chance(r, 40))
+			focus_prog(r, p);
 	}
-	if (fz_chance(r, 50))
-		focus_prog(r, p);
 }
 
 void fz_drop_call(struct fz_prog *p, uint32_t i)

@@ -1590,7 +1590,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	printf("# fuzz: seed %" PRIu64 ", %.0f s, programs of %u ms, %s\n",
 	       seed, seconds, prog_ms,
 	       have_kcov ? "kcov coverage of kav.ko" :
-	       "no kcov: random concurrent fuzzing");
+	       "no kcov: (call, errno) outcomes as feedback");
 	if (have_kcov)
 		printf("# fuzz: kav .text at 0x%" PRIx64 ", < %" PRIu64 " bytes\n",
 		       text_start, text_size);
