@@ -38,6 +38,7 @@
 #      KAV_KERNELS       default for --kernels ("6.1 6.12 debug")
 #      KAV_DEBUG_KERNEL  0: skip the debug kernel ("debug" in the kernels)
 #      KAV_BUILD         build directory (<repo>/build)
+#      KAV_EXTRA_FILES   more files for the guest's /tests (not run)
 set -euo pipefail
 export LC_ALL=C
 
@@ -329,6 +330,7 @@ main() {
 	for f in "$REPO"/tools/slurm/kav-slurm-*; do
 		[[ ! -f $f ]] || EXTRAS+=" $f"
 	done
+	EXTRAS+=" ${KAV_EXTRA_FILES:-}"
 	if [[ -x $REPO/tools/kavctl/kavctl ]]; then
 		EXTRAS+=" $REPO/tools/kavctl/kavctl"
 	else
