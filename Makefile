@@ -47,7 +47,8 @@ deps:
 
 # The README's test command: static analysis, unit tests and packaging on
 # the host, then the kselftest suite in a VM on each of Debian's 6.1 and
-# 6.12 kernels and on the debug kernel (KAV_DEBUG_KERNEL=0 skips that one).
+# 6.12 kernels and on the debug kernel, and the race-sensitive programs on
+# the KCSAN kernel (KAV_DEBUG_KERNEL=0 skips both debug kernels).
 check: deps
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory unit
@@ -72,7 +73,8 @@ VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(BENCH_BIN) $(FUZZ_BIN) \
 	       $(SELFTEST_LATE_BINS)
 
 vmtest: selftests tools $(BENCH_BIN) $(FUZZ_BIN)
-	tests/vm/check.sh --selftests "$(VMTEST_BINS)"
+	tests/vm/check.sh --selftests "$(VMTEST_BINS)" \
+		--race-tests "$(SELFTEST_RACE) $(notdir $(FUZZ_BIN))"
 
 demo: deps selftests
 	tests/vm/check.sh --demo --kernels 6.12 --selftests "$(DEMO_BINS)"

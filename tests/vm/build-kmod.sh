@@ -42,9 +42,17 @@ main() {
 	copy_sources kmod "$out"
 	copy_sources uapi "$out"
 
+	# Debian's kernels build modules with debug info; the debug kernels
+	# have none (a shorter build): add it for kav, so that addr2line maps
+	# the PCs of a KASAN or KCSAN report, or of kcov, to lines.
+	KCFLAGS_G=''
+	if grep -qs '^CONFIG_DEBUG_INFO_NONE=y' "$kdir/.config"; then
+		KCFLAGS_G=-g
+	fi
 	log=$out/build-kmod.log
 	echo "  KBUILD  kav.ko for $kver" >&2
-	if ! make -C "$kdir" M="$out/kmod" W=1 modules >"$log" 2>&1; then
+	if ! make -C "$kdir" M="$out/kmod" W=1 ${KCFLAGS_G:+KCFLAGS=-g} \
+		modules >"$log" 2>&1; then
 		cat "$log" >&2
 		die "build failed for $kver (log: $log)"
 	fi
@@ -64,7 +72,7 @@ build_nic() {
 	[[ -d $SRC/tests/nic ]] || return 0
 	copy_sources tests/nic "$out"
 	echo "  KBUILD  kav_nic.ko for $kver" >&2
-	if ! make -C "$kdir" M="$out/tests/nic" W=1 \
+	if ! make -C "$kdir" M="$out/tests/nic" W=1 ${KCFLAGS_G:+KCFLAGS=-g} \
 		KBUILD_EXTRA_SYMBOLS="$out/kmod/Module.symvers" \
 		modules >"$log" 2>&1; then
 		cat "$log" >&2

@@ -2,22 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh --selftests "path/to/bin1 path/to/bin2 ..."
-#          [--kernels "6.1 6.12 debug"] [--demo] [--args "ARGS"]
+#          [--kernels "6.1 6.12 debug kcsan"] [--race-tests "NAME..."]
+#          [--demo] [--args "ARGS"]
 #
 # Run the kselftest programs inside a QEMU guest on each kernel, one after
 # the other: build kav.ko for it (build-kmod.sh), pack an initramfs
 # (mkinitramfs.sh), boot it (run-vm.sh), then read the results. "debug" is
 # the debug kernel (KASAN, lockdep, kmemleak, UBSAN, KFENCE, fault
-# injection) built once per machine by debug-kernel.sh; its run adds a
-# "kmemleak" case (guest-init.sh). Then:
+# injection, KCOV) built once per machine by debug-kernel.sh; its run adds
+# a "kmemleak" case (guest-init.sh). "kcsan" is the data-race detector's
+# kernel (debug-kernel.sh --flavour kcsan), also built once per machine;
+# it runs only the race-sensitive programs: those of --selftests named in
+# --race-tests (make vmtest passes SELFTEST_RACE), or all of them when
+# --race-tests is not given. Then:
 #
 # - each program's top-level TAP lines ("ok N", "not ok N", "# SKIP") are
 #   the test cases; a program without a TAP plan is one case (rc 0 passes);
 #   a program that ends with rc != 0 without reporting a failure, gives
 #   fewer results than its plan, or never ends, adds one failure
 #   "<prog>: crashed/timeout"; a program never started is "<prog>: not run";
-# - each kernel report on the console (BUG:, WARNING:, Oops, KFENCE, ...)
-#   is a failure "<kver>: kernel report", shown with its console excerpt;
+# - each kernel report on the console (BUG:, WARNING:, Oops, KFENCE, ...;
+#   on kcsan every "BUG: KCSAN: data-race") is a failure "<kver>: kernel
+#   report", shown with its console excerpt;
 # - a guest that never prints @@KAV-DONE is a failure.
 #
 # Every line a program prints is echoed prefixed with "[<kver>] ". The last
@@ -35,8 +41,8 @@
 #
 # Env: KAV_TEST_TIMEOUT  per-program timeout in the guest, s (300)
 #      KAV_VM_TIMEOUT    whole-guest timeout on the host, s (1500)
-#      KAV_KERNELS       default for --kernels ("6.1 6.12 debug")
-#      KAV_DEBUG_KERNEL  0: skip the debug kernel ("debug" in the kernels)
+#      KAV_KERNELS       default for --kernels ("6.1 6.12 debug kcsan")
+#      KAV_DEBUG_KERNEL  0: skip both debug kernels ("debug" and "kcsan")
 #      KAV_BUILD         build directory (<repo>/build)
 #      KAV_EXTRA_FILES   more files for the guest's /tests (not run)
 set -euo pipefail
@@ -50,8 +56,10 @@ VMDIR=${KAV_BUILD:-$REPO/build}/vm
 # headlines: "kernel BUG at" (BUG_ON) and slub_debug's "BUG <cache>
 # (Tainted|Not tainted): ..." have no "BUG:"; "Call Trace" alone (e.g. a
 # hung-task or RCU-stall dump) counts too. Lines of one report are grouped
-# below. Taint notices ("module verification failed", "loading
-# out-of-tree module") match none of these.
+# below, except that each KCSAN report ("BUG: KCSAN: data-race in a / b",
+# whose other lines match nothing) counts on its own even when the next
+# one follows within 40 lines. Taint notices ("module verification
+# failed", "loading out-of-tree module") match none of these.
 REPORT_RE='BUG:|kernel BUG at|BUG [^ ]+ \((Not t|T)ainted|WARNING:|Oops|general protection|KFENCE|KASAN|UBSAN|possible recursive locking|circular locking|INFO: task .* blocked|detected stalls|Kernel panic|Call Trace'
 
 DEMO=0
@@ -185,13 +193,23 @@ parse_results() {
 
 # Print each report on the console as an excerpt headed "@@REPORT":
 # matching lines less than 40 lines apart (and not separated by an
-# "---[ end trace" line) are one report.
+# "---[ end trace" line) are one report. A KCSAN report ("BUG: KCSAN:")
+# always starts a new one and runs to its closing "=====" line (its
+# stack lines match nothing).
 console_reports() {
 	# The regex goes through the environment: awk -v would eat its "\(".
 	tr -d '\r' <"$1" | RE=$REPORT_RE awk '
 		{ line[NR] = $0 }
+		kcsan && /(^|\] )==========+$/ {
+			kcsan = 0; ended = 1; lastof[n] = NR; next
+		}
+		kcsan { lastof[n] = NR; next }
 		$0 ~ ENVIRON["RE"] {
-			if (!n || NR - last >= 40 || ended) { n++; first[n] = NR }
+			if (!n || NR - last >= 40 || ended || /BUG: KCSAN:/) {
+				n++; first[n] = NR
+			}
+			kcsan = /BUG: KCSAN:/
+			if (kcsan) kc[n] = 1
 			last = NR; lastof[n] = NR; ended = 0
 		}
 		/---\[ end trace/ { ended = 1; if (n) lastof[n] = NR }
@@ -200,23 +218,75 @@ console_reports() {
 				print "@@REPORT"
 				from = first[i] > 3 ? first[i] - 3 : 1
 				to = lastof[i] + 3 > NR ? NR : lastof[i] + 3
+				# A KCSAN report: exactly its "=====" lines.
+				if (kc[i]) { from = first[i] - 1; to = lastof[i] }
 				if (to - from > 80) to = from + 80
 				for (j = from; j <= to; j++) print line[j]
 			}
 		}'
 }
 
+# KCSAN reports (the KCSAN kernel) count only when kav's code is one of
+# the two racing accesses: the first frame of one access's stack is in
+# [kav]. Races between two places of the core kernel (mm, xarray
+# internals...; that kernel reports same-value and READ_ONCE-vs-plain
+# races, which upstream's defaults hide) are shown, not counted. Nor are
+# these benign ones, whose kav frame is an inlined core helper:
+#   kav_identity_capture  get_cred(file->f_cred) stores cred->non_rcu = 0,
+#                         as every get_cred() of that cred does
+#                         (include/linux/cred.h): same value, core idiom.
+KCSAN_BENIGN='kav_identity_capture'
+
+# kcsan_verdict EXCERPT: "count", or why the report is not counted.
+kcsan_verdict() {
+	local frames f kav=0
+	# The line after "read/write ... by task|interrupt ..." is the top
+	# frame of that access.
+	frames=$(awk '/(read|write).* by (task|interrupt)/ {
+		getline; sub(/^\[[^]]*\] +/, ""); print }' <<<"$1")
+	while read -r f; do
+		[[ $f == *'[kav]'* ]] || continue
+		kav=1
+		f=${f%%+*}
+		[[ " $KCSAN_BENIGN " == *" $f "* ]] || { echo count; return; }
+	done <<<"$frames"
+	if [[ $kav == 1 ]]; then
+		echo "benign, see KCSAN_BENIGN in check.sh"
+	else
+		echo "neither access is in kav"
+	fi
+}
+
+# show_report KVER EXCERPT: print one report; count it unless it is a
+# KCSAN report that kcsan_verdict clears.
+show_report() {
+	local kver=$1 r=$2 verdict=count line
+	[[ $r != *'BUG: KCSAN:'* ]] || verdict=$(kcsan_verdict "$r")
+	if [[ $verdict == count ]]; then
+		echo "[$kver] ----" >&2
+		fail "$kver: kernel report"
+	else
+		echo "[$kver] ---- not counted: KCSAN report, $verdict" >&2
+	fi
+	while IFS= read -r line; do
+		printf '[%s] | %s\n' "$kver" "$line"
+	done <<<"$r" >&2
+}
+
 check_console() {
-	local kver=$1 dir=$2 excerpt count
+	local kver=$1 dir=$2 excerpt line r=''
 	excerpt=$(console_reports "$dir/console.log")
 	[[ -n $excerpt ]] || return 0
-	count=$(grep -c '^@@REPORT$' <<<"$excerpt")
 	echo "[$kver] kernel report(s) on the console ($dir/console.log):" >&2
-	sed "s/^@@REPORT\$/[$kver] ----/; t; s/^/[$kver] | /" <<<"$excerpt" >&2
-	local i
-	for ((i = 0; i < count; i++)); do
-		fail "$kver: kernel report"
-	done
+	while IFS= read -r line; do
+		if [[ $line == @@REPORT ]]; then
+			[[ -z $r ]] || show_report "$kver" "${r%$'\n'}"
+			r=''
+		else
+			r+=$line$'\n'
+		fi
+	done <<<"$excerpt"
+	[[ -z $r ]] || show_report "$kver" "${r%$'\n'}"
 }
 
 # --- one kernel -------------------------------------------------------------
@@ -284,37 +354,53 @@ summary() {
 	echo "$line"
 }
 
-# The debug kernel: build it if this machine has none yet (cached), then
-# run the programs on it.
+# run_debug_kernel FLAVOUR PROG...: a debug kernel (kasan: "debug";
+# kcsan): build it if this machine has none yet (cached), then run the
+# programs on it.
 run_debug_kernel() {
-	local start=$SECONDS kver
-	if ! K_TREE=$("$HERE/debug-kernel.sh"); then
-		fail "debug kernel: build failed"
+	local flavour=$1 start=$SECONDS kver
+	shift
+	if ! K_TREE=$("$HERE/debug-kernel.sh" --flavour "$flavour"); then
+		fail "$flavour debug kernel: build failed"
 		return
 	fi
-	note "debug kernel ready in $((SECONDS - start))s: $K_TREE"
+	note "$flavour debug kernel ready in $((SECONDS - start))s: $K_TREE"
 	kver=$(cat "$K_TREE/.kav-debug-built")
 	run_kernel "$kver" "$@"
 	K_TREE=''
 }
 
+# race_bins "NAME..." BIN...: the BINs whose file name is one of NAMEs, in
+# the BINs' order (which keeps the module-reloading programs last); all of
+# them if NAMEs is empty.
+race_bins() {
+	local names=" $1 " f
+	shift
+	for f in "$@"; do
+		[[ $names == "  " || $names == *" ${f##*/} "* ]] && echo "$f"
+	done
+	return 0
+}
+
 main() {
-	local selftests='' kernels=${KAV_KERNELS:-6.1 6.12 debug} kver k
+	local selftests='' kernels=${KAV_KERNELS:-6.1 6.12 debug kcsan} kver k
+	local race=''
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--selftests) selftests=${2?}; shift 2 ;;
 		--kernels) kernels=${2:?}; shift 2 ;;
+		--race-tests) race=${2?}; shift 2 ;;
 		--demo) DEMO=1; shift ;;
 		--args) PROG_ARGS=${2?}; shift 2 ;;
-		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 debug\"] [--demo] [--args \"ARGS\"]" ;;
+		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 debug kcsan\"] [--race-tests \"name...\"] [--demo] [--args \"ARGS\"]" ;;
 		esac
 	done
-	local -a kvers=() bins
-	local list debian='' debug=0 f
+	local -a kvers=() bins race_list=()
+	local list debian='' debug=0 kcsan=0 f
 	read -r -a bins <<<"$selftests"
 	for k in $kernels; do
-		if [[ $k == debug ]]; then
-			[[ ${KAV_DEBUG_KERNEL:-1} == 0 ]] || debug=1
+		if [[ $k == debug || $k == kcsan ]]; then
+			[[ ${KAV_DEBUG_KERNEL:-1} == 0 ]] || printf -v "$k" 1
 		else
 			debian+=" $k"
 		fi
@@ -341,7 +427,15 @@ main() {
 	for kver in "${kvers[@]}"; do
 		run_kernel "$kver" "${bins[@]}"
 	done
-	[[ $debug == 0 ]] || run_debug_kernel "${bins[@]}"
+	[[ $debug == 0 ]] || run_debug_kernel kasan "${bins[@]}"
+	if [[ $kcsan == 1 ]]; then
+		mapfile -t race_list < <(race_bins "$race" "${bins[@]}")
+		if [[ ${#race_list[@]} == 0 ]]; then
+			note "kcsan: none of the programs is in --race-tests ($race)"
+		else
+			run_debug_kernel kcsan "${race_list[@]}"
+		fi
+	fi
 
 	if [[ $DEMO == 1 ]]; then
 		if [[ $FAILED -gt 0 ]]; then

@@ -1,31 +1,39 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# debug-kernel.sh [--print-key]
+# debug-kernel.sh [--flavour kasan|kcsan] [--print-key]
 #
-# Build (once per machine) the small debug kernel the selftests also run
-# on, and print its build tree's path. The tree is cached outside the
-# clone, in $KAV_DEBUG_CACHE/debug-kernel/linux-<version>-<hash>/, where
-# <version> is the linux-source-6.12 package's and <hash> covers the
-# configuration fragment (debug-kernel.config), this recipe and the
-# compiler. A tree is used only once its build finished
-# (.kav-debug-built); a cut-short build is started over.
+# Build (once per machine) one of the small debug kernels the selftests
+# also run on, and print its build tree's path. Two flavours, because
+# KCSAN cannot be combined with KASAN:
+#
+#   kasan  (default; check.sh's kernel "debug") KASAN, lockdep, kmemleak,
+#          UBSAN, KFENCE, fault injection, KCOV: debug-kernel.config
+#   kcsan  (check.sh's kernel "kcsan") the data-race detector:
+#          debug-kcsan.config
+#
+# Both start from debug-common.config (a bootable guest, what the tests
+# use, cheap checks). The tree is cached outside the clone, in
+# $KAV_DEBUG_CACHE/debug-kernel/linux-<version>-<flavour>-<hash>/, where
+# <version> is the linux-source-6.12 package's and <hash> covers both
+# fragments, this recipe and the compiler. A tree is used only once its
+# build finished (.kav-debug-built); a cut-short build is started over.
 #
 # Recipe, from Debian's /usr/src/linux-source-6.12.tar.xz:
 #   make ARCH=x86_64 tinyconfig
-#   make ARCH=x86_64 kvm_guest.config kav_debug.config   (the fragment)
-#   check that every option of the fragment made it into .config
-#   nice -n 10 make ARCH=x86_64 LOCALVERSION=-kavdebug -j$(nproc)
+#   make ARCH=x86_64 kvm_guest.config kav_common.config kav_<flavour>.config
+#   check that every option of both fragments made it into .config
+#   nice -n 10 make ARCH=x86_64 LOCALVERSION=-kav<debug|kcsan> -j$(nproc)
 #
 # The tree then holds vmlinux (booted through its PVH entry point),
 # arch/x86/boot/bzImage, .config and Module.symvers: modules build with
-# "make -C <tree> M=<dir>". About 20 CPU-minutes (10-20 minutes on 2 cores,
-# depending on what else runs), under nice so
-# other builds on the machine keep their share; ~2 GB of disk.
+# "make -C <tree> M=<dir>". About 7-8 minutes on 2 idle cores for either
+# flavour (more while other builds run), under nice so other builds on
+# the machine keep their share; ~2 GB of disk each.
 #
-# Concurrent callers (several clones running make check) wait on a lock
-# instead of building twice. Trees of other keys unused for 14 days are
-# removed after a successful build.
+# Concurrent callers (several clones running make check, or both flavours)
+# wait on one lock instead of building at the same time. Trees of other
+# keys unused for 14 days are removed after a successful build.
 #
 # --print-key: print the cache key (the tree's directory name) and exit.
 #
@@ -38,11 +46,12 @@ export LC_ALL=C
 HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${KAV_DEBUG_CACHE:-/var/cache/kav}/debug-kernel
 TARBALL=${KAV_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
-FRAGMENT=$HERE/debug-kernel.config
+COMMON=$HERE/debug-common.config
 JOBS=${KAV_JOBS:-$(nproc)}
-LOCALVERSION=-kavdebug
+# Set by main() from --flavour: the flavour's fragment and release suffix.
+FLAVOUR=kasan FRAGMENT='' LOCALVERSION=''
 # Bump when the build steps below change in a way that changes the result.
-RECIPE=1
+RECIPE=2
 STAMP=.kav-debug-built
 
 die() { echo "debug-kernel.sh: $*" >&2; exit 1; }
@@ -61,15 +70,16 @@ cache_key() {
 	hash=$({
 		echo "recipe $RECIPE arch x86_64 localversion $LOCALVERSION"
 		cc --version | head -n 1
-		cat "$FRAGMENT"
+		cat "$COMMON" "$FRAGMENT"
 	} | sha256sum | cut -c1-16)
-	echo "linux-$(source_version)-$hash"
+	echo "linux-$(source_version)-$FLAVOUR-$hash"
 }
 
-# Every "CONFIG_X=v" and "# CONFIG_X is not set" of the fragment must be
-# in the final .config, or Kconfig dropped it (a missing dependency).
+# verify_config TREE FRAGMENT: every "CONFIG_X=v" and "# CONFIG_X is not
+# set" of the fragment must be in the final .config, or Kconfig dropped
+# it (a missing dependency, or the other fragment overrode it).
 verify_config() {
-	local tree=$1 line bad=0 opt
+	local tree=$1 fragment=$2 line bad=0 opt
 	while IFS= read -r line; do
 		if [[ $line =~ ^CONFIG_[A-Z0-9_]+= ]]; then
 			grep -qxF "$line" "$tree/.config" || {
@@ -83,7 +93,7 @@ verify_config() {
 				bad=1
 			fi
 		fi
-	done <"$FRAGMENT"
+	done <"$fragment"
 	return "$bad"
 }
 
@@ -95,19 +105,24 @@ kmake() {
 
 build() {
 	local tree=$1 log=$1.log start=$SECONDS
-	note "building the debug kernel in $tree (nice, -j$JOBS, 10-20 min on 2 cores; log: $log)"
+	note "building the $FLAVOUR debug kernel in $tree (nice, -j$JOBS, 7-20 min on 2 cores; log: $log)"
 	rm -rf "$tree"
 	mkdir -p "$tree"
 	: >"$log"
 	nice -n 10 tar -xJf "$TARBALL" -C "$tree" --strip-components=1 ||
 		die "cannot extract $TARBALL"
-	cp "$FRAGMENT" "$tree/kernel/configs/kav_debug.config"
+	cp "$COMMON" "$tree/kernel/configs/kav_common.config"
+	cp "$FRAGMENT" "$tree/kernel/configs/kav_$FLAVOUR.config"
 	if ! { kmake "$tree" tinyconfig &&
-	       kmake "$tree" kvm_guest.config kav_debug.config; } >>"$log" 2>&1; then
+	       kmake "$tree" kvm_guest.config kav_common.config \
+			"kav_$FLAVOUR.config"; } >>"$log" 2>&1; then
 		tail -n 30 "$log" >&2
 		die "configuration failed (log: $log)"
 	fi
-	verify_config "$tree" || die "the fragment does not apply (see above)"
+	local ok=1
+	verify_config "$tree" "$COMMON" || ok=0
+	verify_config "$tree" "$FRAGMENT" || ok=0
+	[[ $ok == 1 ]] || die "the fragments do not apply (see above)"
 	if ! kmake "$tree" -j"$JOBS" all >>"$log" 2>&1; then
 		grep -E -A5 'error|Error' "$log" | head -n 60 >&2
 		die "kernel build failed (log: $log)"
@@ -133,12 +148,20 @@ prune() {
 
 main() {
 	local key tree print_key=0
-	case ${1:-} in
-	--print-key) print_key=1 ;;
-	'') ;;
-	*) die "usage: debug-kernel.sh [--print-key]" ;;
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--print-key) print_key=1; shift ;;
+		--flavour) FLAVOUR=${2:-}; shift 2 || shift ;;
+		*) die "usage: debug-kernel.sh [--flavour kasan|kcsan] [--print-key]" ;;
+		esac
+	done
+	case $FLAVOUR in
+	kasan) FRAGMENT=$HERE/debug-kernel.config LOCALVERSION=-kavdebug ;;
+	kcsan) FRAGMENT=$HERE/debug-kcsan.config LOCALVERSION=-kavkcsan ;;
+	*) die "unknown flavour '$FLAVOUR' (kasan or kcsan)" ;;
 	esac
 	[[ -r $TARBALL ]] || die "$TARBALL missing: run scripts/deps.sh (linux-source-6.12)"
+	[[ -r $COMMON ]] || die "$COMMON missing"
 	[[ -r $FRAGMENT ]] || die "$FRAGMENT missing"
 	key=$(cache_key)
 	if [[ $print_key == 1 ]]; then
@@ -150,7 +173,7 @@ main() {
 		mkdir -p "$CACHE" || die "cannot create $CACHE (run as root or set KAV_DEBUG_CACHE)"
 		exec 9>"$CACHE/.lock"
 		if ! flock -n 9; then
-			note "waiting for another build of the debug kernel"
+			note "waiting for another build of a debug kernel"
 			flock 9
 		fi
 		if [[ ! -e $tree/$STAMP ]]; then

@@ -45,14 +45,16 @@ usage() {
 # slub_debug=FZPU (sanity checks, red zones, poisoning, user tracking):
 # under TCG it costs 2-3 s of boot and up to 1.7x on allocation-heavy work
 # against FZ, not enough to give up poisoning and alloc/free traces.
-# A KASAN kernel (the debug kernel) finds all that and more without it.
+# A KASAN kernel (the debug kernel) finds all that and more without it;
+# the KCSAN kernel, which looks for races, runs its allocator as Debian's
+# do rather than slowed down and serialised by slub_debug.
 cmdline() {
 	local config=$1 extra=$2 args
 	args="console=ttyS0 panic=-1 quiet loglevel=4"
 	# Allocator checks for the tests; a benchmark runs the kernel as a
 	# node would (KAV_VM_CHECKS=0).
 	if [[ ${KAV_VM_CHECKS:-1} != 0 ]]; then
-		if ! grep -qs '^CONFIG_KASAN=y' "$config"; then
+		if ! grep -qsE '^CONFIG_K(A|CS)AN=y' "$config"; then
 			args+=" slub_debug=FZPU"
 		fi
 		# KFENCE (Debian's 6.12, the debug kernel; not 6.1) is off
@@ -147,10 +149,14 @@ main() {
 	mkdir -p "$out"
 	rm -f "$out/console.log" "$out/results.log"
 
-	local rc=0
+	local rc=0 smp=2
 	[[ -n $image ]] || image=$(boot_image "$kver")
+	# Two CPUs. A kernel without ACPI (the debug kernels) finds them in
+	# SeaBIOS's MP table, which lists only the first CPU of each package:
+	# make them two packages, or that kernel runs on one CPU.
+	grep -qs '^CONFIG_ACPI=y' "$config" || smp=2,sockets=2,cores=1,threads=1
 	timeout -k 10 "$timeout" "$QEMU" \
-		-accel tcg -m "${KAV_VM_MEM:-3G}" -smp 2 \
+		-accel tcg -m "${KAV_VM_MEM:-3G}" -smp "$smp" \
 		-nographic -no-reboot -display none -monitor none -nic none \
 		-kernel "$image" -initrd "$initrd" \
 		-append "$(cmdline "$config" "$append")" \
