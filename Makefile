@@ -40,6 +40,7 @@ include tools/tools.mk
 include tests/unit/unit.mk
 include tests/selftests/selftests.mk
 include bench/bench.mk
+include tests/fuzz/fuzz.mk
 
 deps:
 	scripts/deps.sh
@@ -66,12 +67,14 @@ lint:
 	tests/lint/lint.sh
 
 # kav_bench's smoke run keeps the benchmark harness working; it goes
-# before the programs that reload kav.ko.
-VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(BENCH_BIN) $(SELFTEST_LATE_BINS)
+# before the programs that reload kav.ko, and so does kav_fuzzer's short
+# campaign (40 s per kernel, tests/fuzz).
+VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(BENCH_BIN) $(FUZZ_BIN) \
+	       $(SELFTEST_LATE_BINS)
 
-vmtest: selftests tools $(BENCH_BIN)
+vmtest: selftests tools $(BENCH_BIN) $(FUZZ_BIN)
 	tests/vm/check.sh --selftests "$(VMTEST_BINS)" \
-		--race-tests "$(SELFTEST_RACE)"
+		--race-tests "$(SELFTEST_RACE) $(notdir $(FUZZ_BIN))"
 
 demo: deps selftests
 	tests/vm/check.sh --demo --kernels 6.12 --selftests "$(DEMO_BINS)"
@@ -120,6 +123,6 @@ dkms-src:
 deb:
 	scripts/make-deb.sh $(BUILD)/deb
 
-clean: lib-clean tools-clean unit-clean selftests-clean bench-clean
+clean: lib-clean tools-clean unit-clean selftests-clean bench-clean fuzz-clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
 	rm -rf $(BUILD)

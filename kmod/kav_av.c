@@ -227,7 +227,7 @@ static struct kav_av *kav_av_new(struct kav_domain *domain,
 	kref_get(&domain->ref);
 	av->domain = domain;
 	mutex_lock(&domain->lock);
-	domain->nr_avs++;
+	WRITE_ONCE(domain->nr_avs, domain->nr_avs + 1);	/* listings read it */
 	mutex_unlock(&domain->lock);
 
 	ret = kav_av_add_domain_key(av);

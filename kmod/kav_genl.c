@@ -85,8 +85,8 @@ static int kav_put_owner(struct sk_buff *skb, const struct kav_domain *d)
 
 static int kav_put_domain(struct sk_buff *skb, const struct kav_domain *d)
 {
-	/* Read without d->lock: a listing is a snapshot anyway. */
-	const struct kav_grant *g = READ_ONCE(d->key_grant);
+	/* Without d->lock: a listing is a snapshot; the key is set first. */
+	const struct kav_grant *g = kav_domain_key_grant(d);
 
 	return kav_put_owner(skb, d) ?:
 	       nla_put_u32(skb, KAV_A_NR_AVS, READ_ONCE(d->nr_avs)) ?:

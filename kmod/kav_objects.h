@@ -93,7 +93,8 @@ void kav_objects_set_hooks(const struct kav_object_hooks *hooks);
 extern const struct kav_object_hooks *kav_hooks;
 
 /* The domain's key grant (then d->key is set), or NULL; no lock needed. */
-static inline struct kav_grant *kav_domain_key_grant(struct kav_domain *d)
+static inline struct kav_grant *
+kav_domain_key_grant(const struct kav_domain *d)
 {
 	/* Pairs with the release in kav_domain_set_key(): d->key is set. */
 	return smp_load_acquire(&d->key_grant);

@@ -44,6 +44,7 @@
 #      KAV_KERNELS       default for --kernels ("6.1 6.12 debug kcsan")
 #      KAV_DEBUG_KERNEL  0: skip both debug kernels ("debug" and "kcsan")
 #      KAV_BUILD         build directory (<repo>/build)
+#      KAV_EXTRA_FILES   more files for the guest's /tests (not run)
 set -euo pipefail
 export LC_ALL=C
 
@@ -415,6 +416,7 @@ main() {
 	for f in "$REPO"/tools/slurm/kav-slurm-*; do
 		[[ ! -f $f ]] || EXTRAS+=" $f"
 	done
+	EXTRAS+=" ${KAV_EXTRA_FILES:-}"
 	if [[ -x $REPO/tools/kavctl/kavctl ]]; then
 		EXTRAS+=" $REPO/tools/kavctl/kavctl"
 	else

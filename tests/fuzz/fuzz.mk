@@ -1,0 +1,33 @@
+# kav_fuzzer (tests/fuzz): the concurrent, coverage-guided fuzzer that runs
+# inside the test VM. `make fuzz` runs a campaign of FUZZ_TIME seconds on
+# each of FUZZ_KERNELS; `make fuzz-canary` shows it finds the double erase
+# of 15fc615's module by itself; `make fuzz-replay REPRO=file` replays a
+# reproducer; make check runs a short campaign (VMTEST_BINS).
+
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_BIN     := $(FUZZ_DIR)/kav_fuzzer
+FUZZ_TIME    ?= 300
+FUZZ_KERNELS ?= debug 6.12
+FUZZ_SRCS    := tests/fuzz/kav_fuzzer.c tests/fuzz/fz_prog.c
+FUZZ_DEPS    := $(FUZZ_SRCS) tests/fuzz/kav_fuzzer.h uapi/linux/kav.h \
+		tests/selftests/kav_test_util.h tests/selftests/kav_nl_util.h
+
+.PHONY: fuzz fuzz-canary fuzz-replay fuzz-clean
+
+$(FUZZ_BIN): $(FUZZ_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KAV_CFLAGS) -I$(CURDIR)/tests/selftests \
+		-I$(CURDIR)/tests/fuzz $(FUZZ_SRCS) -o $@ -lpthread
+
+fuzz: $(FUZZ_BIN)
+	tests/fuzz/run.sh --time $(FUZZ_TIME) --kernels "$(FUZZ_KERNELS)" $(FUZZ_BIN)
+
+fuzz-canary: $(FUZZ_BIN)
+	tests/fuzz/canary.sh $(FUZZ_BIN)
+
+fuzz-replay: $(FUZZ_BIN)
+	@test -n "$(REPRO)" || { echo "usage: make fuzz-replay REPRO=file" >&2; exit 2; }
+	tests/fuzz/run.sh --replay $(REPRO) --kernels "$(FUZZ_KERNELS)" $(FUZZ_BIN)
+
+fuzz-clean:
+	rm -rf $(FUZZ_DIR)

@@ -1,0 +1,1736 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kav_fuzzer: a concurrent, coverage-guided fuzzer for /dev/kav and the
+ * "kav" generic netlink family. Runs as root in the test VM.
+ *
+ * A program (kav_fuzzer.h, fz_prog.c) is a few setup calls, then 2-4
+ * threads (in one process, or two: the second forked after the setup,
+ * sharing the fds and named AVs, maybe as uid 65534) that each run a few
+ * calls, each call repeated up to thousands of times, against the same
+ * small pool of fds (slot n is fd 400 + n), fi_addrs buffers that other
+ * calls mprotect() and munmap() mid-flight, named AVs and grants.
+ *
+ * Every program runs in a fresh child process (its own process group),
+ * so that whatever it leaves open is closed when it ends. Oracles:
+ *   - kernel reports: /dev/kmsg is read after each program; any BUG,
+ *     WARNING, Oops, KASAN, UBSAN, KFENCE, lockdep, hung-task or stall
+ *     line is blamed on it (the host's check.sh also scans the console);
+ *   - a program that does not end (a task stuck in kav);
+ *   - invariants, when every thread is done, through each AV's mapped
+ *     table: generation even, nr_valid == the valid entries (never
+ *     "negative"), each key slot's nr_entries == the entries bound to it,
+ *     entries bound only to valid keys, cleared entries with KAV_NONE
+ *     keys, the fi_addr array matches; through netlink: no grant counts
+ *     a "negative" (huge) number of entries or AVs;
+ *   - after the program: with its objects gone (and its pins dropped),
+ *     STATS_GET counts no domain, AV or entry, and every grant counts
+ *     0 entries and 0 AVs.
+ * Coverage: with /sys/kernel/debug/kcov (the debug kernel built with
+ * CONFIG_KCOV), each thread traces its calls' PCs (KCOV_TRACE_PC); PCs
+ * inside kav.ko's .text count, and a program that reaches a new one
+ * joins the corpus, which later programs are mutated from. Without kcov
+ * (Debian's kernels) it is a random concurrent fuzzer.
+ *
+ * A failing program is minimised (calls dropped while it still fails, for
+ * invariant failures; a kernel report is saved as it is, the kernel is
+ * no longer trusted) and printed between "# @@KAV-FUZZ-REPRO-BEGIN" and
+ * "# @@KAV-FUZZ-REPRO-END" lines; --replay=FILE runs one.
+ *
+ * Usage: kav_fuzzer [--time=S] [--seed=N] [--pcs] [--no-seeds]
+ *                   [--prog-ms=MS] [--keep-going] [--replay=FILE] [--runs=N]
+ * --keep-going: after an invariant violation, go on looking for other
+ * kinds (a kernel report or a hang still ends the campaign).
+ * --ignore=TEXT: a violation whose message holds TEXT ('.': any
+ * character, as arguments cannot hold spaces) is counted apart,
+ * not as a failure (the canary: 15fc615's cleared entries keep key 0).
+ * --stop-on=TEXT: with --keep-going, a violation holding TEXT ends it.
+ * Programs carry their own time budget (1-3 s often) and calls that loop
+ * for all of it; without kcov, new (op, errno, log2 count) outcomes are
+ * the feedback that keeps a program in the corpus.
+ * Output: KTAP, one test (the campaign or the replay).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <grp.h>
+#include <linux/kcov.h>
+#include "kav_test_util.h"
+#include "kav_nl_util.h"
+#include "kav_fuzzer.h"
+
+#define PAGE		4096UL
+#define UID_TENANT	65534
+#define ADDRS_MAX	KAV_BATCH_MAX
+#define CHECK_ENTRIES	(1U << 18)
+#define COVER_WORDS	(1U << 16)
+#define TEXT_MAX	(1U << 20)	/* kav.ko's .text is far smaller */
+#define CORPUS_MAX	512
+#define VIOL_LEN	1024
+#define NR_BASE_GRANTS	6
+/* Outcomes: (op, errno) pairs, errno clipped; hit counts in log2 buckets. */
+#define NR_ERRS		64
+#define NR_BUCKETS	24
+
+/* --- state shared between the campaign and a program's processes --------- */
+
+struct shared {
+	atomic_ulong calls;
+	atomic_int nr_viol;
+	atomic_int nr_ignored;		/* violations --ignore'd */
+	char viol[VIOL_LEN];		/* the first violation */
+	atomic_uint pgrant[NR_PGRANTS];	/* grants the program added */
+	/* how often each (op, errno) happened in the program */
+	atomic_uint outcome[NR_OPS][NR_ERRS];
+	/* kav's .text PCs reached, one bit per byte offset */
+	atomic_uchar cover[TEXT_MAX / 8];
+};
+
+static struct shared *SH;
+
+/* kav.ko's .text, for kcov; 0 when there is no kcov. */
+static uint64_t text_start, text_size;
+static bool have_kcov;
+
+static uint64_t baseline_grant[NR_BASE_GRANTS];
+
+/* --- a program's process ----------------------------------------------------- */
+
+enum slot_kind { K_NONE, K_DOM, K_AV, K_EP };
+
+struct slot {
+	atomic_int kind;
+	_Atomic uint64_t map_size;
+	atomic_uint av_id;
+};
+
+/* Per process (fork copies them with the fds). */
+static struct slot slots[NR_SLOTS];
+static uint64_t *bufs[NR_BUFS];		/* fi_addrs buffers */
+static uint8_t *addrs_in, *addrs_in6, *addrs_str, *ro_page, *tail_page;
+static uint8_t *junk;			/* random bytes for corruptions */
+static struct kav_nl proc_nl;
+static pthread_mutex_t nl_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t deadline_ns;
+static __thread uint8_t cur_op;		/* the op exec_call() runs */
+
+/* Count an outcome of the current op: 0 or a negative errno. */
+static int outcome(int ret)
+{
+	unsigned int e = ret < 0 ? (unsigned int)-ret : 0;
+
+	atomic_fetch_add_explicit(&SH->outcome[cur_op][e < NR_ERRS ? e :
+				  NR_ERRS - 1], 1, memory_order_relaxed);
+	return ret;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* --ignore=TEXT: violations whose message holds TEXT do not count. */
+#define MAX_PATS	8
+static const char *ignore_pat[MAX_PATS];
+static unsigned int nr_ignore;
+
+/* Does @msg hold @pat, where a '.' in @pat stands for any character? */
+static bool holds(const char *msg, const char *pat)
+{
+	size_t i, n = strlen(pat);
+
+	for (; *msg; msg++) {
+		for (i = 0; i < n && msg[i]; i++)
+			if (pat[i] != '.' && pat[i] != msg[i])
+				break;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+static void violation(const char *fmt, ...)
+{
+	char msg[VIOL_LEN];
+	unsigned int i;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < nr_ignore; i++) {
+		if (holds(msg, ignore_pat[i])) {
+			atomic_fetch_add(&SH->nr_ignored, 1);
+			return;
+		}
+	}
+	if (atomic_fetch_add(&SH->nr_viol, 1))
+		return;
+	memcpy(SH->viol, msg, sizeof(msg));
+}
+
+static int slot_fd(uint64_t s)
+{
+	return SLOT_FD0 + (int)(s % NR_SLOTS);
+}
+
+/* Move a new fd to slot @s (closing what was there). */
+static void slot_set(uint64_t s, int fd, int kind, uint64_t map_size,
+		     uint32_t av_id)
+{
+	struct slot *sl = &slots[s % NR_SLOTS];
+
+	if (fd < 0)
+		return;
+	if (dup3(fd, slot_fd(s), O_CLOEXEC) < 0) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	atomic_store(&sl->map_size, map_size);
+	atomic_store(&sl->av_id, av_id);
+	atomic_store(&sl->kind, kind);
+}
+
+/* Corruption of an argument structure (the generator's a[4]-like code). */
+static int do_ioctl(int fd, unsigned long cmd, void *arg, size_t size,
+		    uint64_t corrupt)
+{
+	static const uint32_t sizes[] = { 0, 4, 8, 4096 + 8, 1U << 20 };
+	__u32 *sz = arg;
+	char big[4096 + 64];
+	void *p = arg;
+
+	switch (corrupt) {
+	case 1: case 2:
+		*sz = sizes[corrupt - 1];
+		break;
+	case 3:			/* larger, with a non-zero tail */
+		memset(big, 0, sizeof(big));
+		memcpy(big, arg, size);
+		big[size + 3] = 1;
+		((__u32 *)big)[0] = (__u32)size + 8;
+		p = big;
+		break;
+	case 4:			/* flags */
+		sz[1] ^= 1U << (junk[0] % 32);
+		break;
+	case 5:			/* the last word, often reserved */
+		((uint8_t *)arg)[size - 1] ^= 0x80;
+		break;
+	case 6:
+		p = NULL;
+		break;
+	case 7:
+		p = (void *)0xffffffffff600000UL;
+		break;
+	case 8:			/* the structure ends on an unmapped page */
+		p = ro_page + PAGE - size / 2;
+		break;
+	}
+	atomic_fetch_add(&SH->calls, 1);
+	return outcome(ioctl(fd, cmd, p) ? -errno : 0);
+}
+
+/* Addresses for an AV of @fmt: stride and a base pointer. */
+static const uint8_t *addrs_for(uint32_t fmt, uint32_t *stride)
+{
+	switch (fmt) {
+	case KAV_ADDR_SOCKADDR_IN6:
+		*stride = sizeof(struct sockaddr_in6);
+		return addrs_in6;
+	case KAV_ADDR_STR:
+		*stride = 32;
+		return addrs_str;
+	case KAV_ADDR_SOCKADDR:
+	case KAV_ADDR_SOCKADDR_IN:
+	default:
+		*stride = sizeof(struct sockaddr_in);
+		return addrs_in;
+	}
+}
+
+static const char *const names[] = { "fz0", "fz1", "FI_NAMED_AV_0", "fz3" };
+static const uint32_t modes[] = { 0, 0600, 0666, 0644, 0640, 0604 };
+static const uint64_t hints[] = { 0, 1, 1024, 1ULL << 20, ~0ULL };
+
+static void op_av_create(const uint64_t *a)
+{
+	struct kav_av_create c = {
+		.size = sizeof(c),
+		.addr_format = (uint32_t)a[2],
+	};
+	uint32_t fl = a[3] & 0x1f;
+	const char *name = names[(a[3] >> 8) & 3];
+	int dom = slot_fd(a[0]);
+
+	if (fl & 16)
+		fl |= 1U << (a[3] >> 24 & 31);
+	c.flags = fl & ~16U;
+	if (c.flags & KAV_AV_NAMED) {
+		c.name = (uintptr_t)name;
+		c.name_len = (uint32_t)strlen(name);
+	}
+	c.mode = modes[((a[3] >> 12) & 0xf) % 6];
+	c.count = hints[((a[3] >> 16) & 0xf) % 5];
+	if (c.flags & KAV_AV_OWNER)
+		c.owner_uid = (a[3] >> 20 & 1) ? UID_TENANT : 0;
+	if (do_ioctl(dom, KAV_IOC_AV_CREATE, &c, sizeof(c), a[4]) == 0 &&
+	    !a[4])
+		slot_set(a[1], c.fd, K_AV, c.map_size, c.av_id);
+	else if (a[4] && c.fd > 2 && c.fd < SLOT_FD0)
+		close(c.fd);	/* a corrupted call may still succeed */
+}
+
+static void op_insert(const uint64_t *a)
+{
+	struct slot *sl = &slots[a[0] % NR_SLOTS];
+	uint32_t fmt = 0, stride, count = (uint32_t)a[1];
+	uint64_t off = (a[3] >> 16) % 2048;
+	const uint8_t *base;
+	uint64_t handles[64], *hp = NULL, *fi = NULL;
+	uint32_t flags = a[3] & 3, i;
+	struct kav_av_insert in;
+
+	if (atomic_load(&sl->kind) == K_AV)
+		fmt = KAV_ADDR_SOCKADDR_IN;	/* the setup's usual format */
+	base = addrs_for(fmt, &stride);
+	if ((uint64_t)count + off > ADDRS_MAX)
+		off = 0;
+	switch (a[2]) {
+	case 0: case 1: case 2:
+		fi = bufs[a[2]];
+		if (count > BUF_WORDS)
+			fi = NULL;
+		break;
+	case 4:
+		fi = (uint64_t *)0x10;
+		break;
+	case 5:
+		fi = (uint64_t *)ro_page;
+		break;
+	case 6:			/* the output runs into a guard page */
+		fi = (uint64_t *)(tail_page + PAGE - 8);
+		break;
+	}
+	if (flags & KAV_INSERT_AUTH_KEY) {
+		for (i = 0; i < 64; i++)
+			handles[i] = (a[3] >> 8) & 0xff;
+		hp = count <= 64 ? handles : NULL;
+	}
+	in = (struct kav_av_insert){
+		.size = sizeof(in),
+		.flags = flags,
+		.count = count,
+		.addr_stride = stride,
+		.addrs = (uintptr_t)(base + off * stride),
+		.fi_addrs = (uintptr_t)fi,
+		.err_index = KAV_NO_INDEX,
+		.auth_keys = (uintptr_t)hp,
+		.user_ids = (flags & KAV_INSERT_USER_ID) ?
+			    (uintptr_t)addrs_in : 0,
+	};
+	do_ioctl(slot_fd(a[0]), KAV_IOC_AV_INSERT, &in, sizeof(in), a[4]);
+}
+
+static void op_remove(const uint64_t *a)
+{
+	uint32_t count = (uint32_t)a[1], i;
+	uint64_t local[64], *idx = local;
+	struct kav_av_remove rm;
+
+	switch (a[2]) {
+	case 0: case 1: case 2:
+		idx = bufs[a[2]];	/* what an insert wrote, or garbage */
+		if (count > BUF_WORDS)
+			count = BUF_WORDS;
+		break;
+	case 3: case 4:
+		if (count > 64)
+			count = 64;
+		for (i = 0; i < count; i++)
+			local[i] = a[2] == 3 ? a[3] + i : a[3];
+		break;
+	default:
+		idx = (uint64_t *)(ro_page + PAGE - 8);
+		break;
+	}
+	rm = (struct kav_av_remove){
+		.size = sizeof(rm),
+		.count = count,
+		.fi_addrs = (uintptr_t)idx,
+		.err_index = KAV_NO_INDEX,
+	};
+	do_ioctl(slot_fd(a[0]), KAV_IOC_AV_REMOVE, &rm, sizeof(rm), a[4]);
+}
+
+static void op_key(const uint64_t *a, bool insert)
+{
+	struct kav_av_key k = {
+		.size = sizeof(k),
+		.key.vni = (uint32_t)a[1],
+		.handle = a[1],
+	};
+
+	do_ioctl(slot_fd(a[0]), insert ? KAV_IOC_AV_KEY_INSERT :
+		 KAV_IOC_AV_KEY_REMOVE, &k, sizeof(k), a[2]);
+}
+
+static void op_map(const uint64_t *a)
+{
+	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE,
+				     PROT_READ | PROT_EXEC, PROT_NONE };
+	static const uint64_t offs[] = { 0, PAGE, 1ULL << 40, 123 };
+	struct slot *sl = &slots[a[0] % NR_SLOTS];
+	uint64_t ms = atomic_load(&sl->map_size);
+	size_t len;
+	void *p;
+
+	switch (a[1]) {
+	case 0: len = PAGE; break;
+	case 1: len = ms ? ms : PAGE; break;
+	case 2: len = (ms ? ms : PAGE) + PAGE; break;
+	case 3: len = 2 * PAGE; break;
+	default: len = 0; break;
+	}
+	atomic_fetch_add(&SH->calls, 1);
+	p = mmap(NULL, len, prots[a[2] & 3], MAP_SHARED, slot_fd(a[0]),
+		 (off_t)offs[a[3] & 3]);
+	outcome(p == MAP_FAILED ? -errno : 0);
+	if (p == MAP_FAILED)
+		return;
+	if (!a[4])
+		munmap(p, len);
+	/* else: left for the process's exit, after the fds are closed */
+}
+
+static void op_mprotect(const uint64_t *a)
+{
+	void *b = bufs[a[0] % NR_BUFS];
+
+	atomic_fetch_add(&SH->calls, 2);
+	mprotect(b, BUF_WORDS * 8, a[1] ? PROT_NONE : PROT_READ);
+	sched_yield();
+	mprotect(b, BUF_WORDS * 8, PROT_READ | PROT_WRITE);
+}
+
+static void op_munmap(const uint64_t *a)
+{
+	void *b = bufs[a[0] % NR_BUFS];
+
+	atomic_fetch_add(&SH->calls, 2);
+	munmap(b, BUF_WORDS * 8);
+	sched_yield();
+	/* Back where it was, unless something else took the hole. */
+	mmap(b, BUF_WORDS * 8, PROT_READ | PROT_WRITE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+}
+
+static void op_fork(const uint64_t *a)
+{
+	pid_t pid;
+
+	atomic_fetch_add(&SH->calls, 1);
+	pid = fork();
+	if (pid == 0) {
+		struct kav_av_insert in = {
+			.size = sizeof(in), .count = 1,
+			.addr_stride = sizeof(struct sockaddr_in),
+			.addrs = (uintptr_t)addrs_in,
+		};
+
+		close(slot_fd(a[1]));
+		ioctl(slot_fd(a[0]), KAV_IOC_AV_INSERT, &in);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+/* Admin calls share the process's netlink socket (and its buffers). */
+static int nl_simple(uint8_t cmd, uint32_t attr, uint32_t val)
+{
+	static struct kav_nl_msg m;
+	int ret;
+
+	pthread_mutex_lock(&nl_lock);
+	atomic_fetch_add(&SH->calls, 1);
+	if (proc_nl.fd <= 0) {
+		pthread_mutex_unlock(&nl_lock);
+		return -ENOTCONN;
+	}
+	kav_nl_req(&proc_nl, &m, cmd, 0);
+	kav_nl_put_u32(&m, (uint16_t)attr, val);
+	ret = kav_nl_talk(&proc_nl, &m, NULL, NULL);
+	pthread_mutex_unlock(&nl_lock);
+	return ret;
+}
+
+static void op_pin(const uint64_t *a, bool pin)
+{
+	uint32_t id = a[1] ? (uint32_t)a[1] :
+		      atomic_load(&slots[a[0] % NR_SLOTS].av_id);
+
+	nl_simple(pin ? KAV_GENL_CMD_AV_PIN : KAV_GENL_CMD_AV_UNPIN,
+		  KAV_A_AV_ID, id);
+}
+
+static void op_grant_add(const uint64_t *a)
+{
+	struct kav_grant_spec s = {
+		.vni = (uint32_t)a[0],
+		.limit_entries = a[2],
+	};
+	struct kav_nl_grant g;
+	int ret;
+
+	switch (a[1]) {
+	case 0: s.sel_type = KAV_SEL_UID; s.sel_id = 0; break;
+	case 1: s.sel_type = KAV_SEL_UID; s.sel_id = UID_TENANT; break;
+	case 2: s.sel_type = KAV_SEL_GID; s.sel_id = 0; break;
+	case 3: s.sel_type = KAV_SEL_CGROUP; s.cgroup_path = "/"; break;
+	default: s.sel_type = 77; break;
+	}
+	pthread_mutex_lock(&nl_lock);
+	atomic_fetch_add(&SH->calls, 1);
+	ret = proc_nl.fd > 0 ? kav_nl_grant_add(&proc_nl, &s, &g) : -1;
+	pthread_mutex_unlock(&nl_lock);
+	if (!ret)
+		atomic_store(&SH->pgrant[a[3] % NR_PGRANTS], g.id);
+}
+
+static void op_grant_del(const uint64_t *a)
+{
+	uint32_t id = a[1] ? (uint32_t)a[1] :
+		      atomic_exchange(&SH->pgrant[a[0] % NR_PGRANTS], 0);
+	unsigned int i;
+
+	for (i = 0; i < NR_BASE_GRANTS; i++)
+		if (id == baseline_grant[i])
+			return;		/* the campaign's own */
+	if (id)
+		nl_simple(KAV_GENL_CMD_GRANT_DEL, KAV_A_GRANT_ID, id);
+}
+
+static int nl_ignore_cb(const struct nlmsghdr *nlh,
+			const struct genlmsghdr *gh,
+			const struct kav_nl_attrs *at, void *arg)
+{
+	(void)nlh; (void)gh; (void)at; (void)arg;
+	return 0;
+}
+
+static void op_nl_dump(const uint64_t *a)
+{
+	static const uint8_t cmds[] = {
+		KAV_GENL_CMD_GRANT_GET, KAV_GENL_CMD_DOMAIN_GET,
+		KAV_GENL_CMD_AV_GET, KAV_GENL_CMD_ENTRY_GET,
+		KAV_GENL_CMD_ENTRY_GET, KAV_GENL_CMD_STATS_GET,
+		KAV_GENL_CMD_AV_NEW, 0,
+	};
+	uint8_t cmd = cmds[a[0] % 8];
+	static struct kav_nl_msg m;
+
+	pthread_mutex_lock(&nl_lock);
+	atomic_fetch_add(&SH->calls, 1);
+	if (proc_nl.fd > 0) {
+		kav_nl_req(&proc_nl, &m, cmd,
+			   cmd == KAV_GENL_CMD_STATS_GET ? 0 : NLM_F_DUMP);
+		if (cmd == KAV_GENL_CMD_ENTRY_GET)
+			kav_nl_put_u32(&m, KAV_A_AV_ID,
+				       atomic_load(&slots[a[1] % NR_SLOTS].av_id));
+		kav_nl_talk(&proc_nl, &m, nl_ignore_cb, NULL);
+	}
+	pthread_mutex_unlock(&nl_lock);
+}
+
+static void op_raw(const uint64_t *a)
+{
+	unsigned int dir = (unsigned int)(a[2] & 3);
+	unsigned int size = (unsigned int)(a[2] >> 8) & 0x3fff;
+	unsigned long cmd = _IOC(dir, KAV_IOCTL_TYPE,
+				 0x80 + (a[1] % 12), size);
+	static __thread uint8_t buf[1U << 14];
+
+	memcpy(buf, junk + (a[3] % 2048), 2048);
+	((__u32 *)buf)[0] = (__u32)(a[3] >> 32) % 128;
+	if (a[1] & (1ULL << 40))
+		cmd = (unsigned long)(uint32_t)a[1];
+	atomic_fetch_add(&SH->calls, 1);
+	ioctl(slot_fd(a[0]), cmd, buf);
+}
+
+static void exec_call(const struct fz_call *c)
+{
+	const uint64_t *a = c->a;
+	int fd;
+
+	cur_op = c->op < NR_OPS ? c->op : OP_RAW;
+	switch (c->op) {
+	case OP_DOM_OPEN:
+		atomic_fetch_add(&SH->calls, 1);
+		fd = kav_open_domain();
+		slot_set(a[0], fd, K_DOM, 0, 0);
+		break;
+	case OP_SET_KEY: {
+		struct kav_domain_key k = { .size = sizeof(k),
+					    .key.vni = (uint32_t)a[1] };
+
+		do_ioctl(slot_fd(a[0]), KAV_IOC_DOMAIN_SET_KEY, &k, sizeof(k),
+			 a[2]);
+		break;
+	}
+	case OP_AV_CREATE:
+		op_av_create(a);
+		break;
+	case OP_INSERT:
+		op_insert(a);
+		break;
+	case OP_REMOVE:
+		op_remove(a);
+		break;
+	case OP_KEY_INSERT:
+		op_key(a, true);
+		break;
+	case OP_KEY_REMOVE:
+		op_key(a, false);
+		break;
+	case OP_USER_ID: {
+		struct kav_av_user_id u = { .size = sizeof(u),
+					    .flags = (uint32_t)a[2],
+					    .index = a[1], .user_id = a[3] };
+
+		do_ioctl(slot_fd(a[0]), KAV_IOC_AV_SET_USER_ID, &u, sizeof(u),
+			 a[4]);
+		break;
+	}
+	case OP_EP_OPEN: {
+		struct kav_av_ep_open e = { .size = sizeof(e) };
+
+		if (!do_ioctl(slot_fd(a[0]), KAV_IOC_AV_EP_OPEN, &e, sizeof(e),
+			      a[2]) && !a[2])
+			slot_set(a[1], e.fd, K_EP, 0, 0);
+		break;
+	}
+	case OP_EP_ENABLE: {
+		struct kav_ep_enable e = { .size = sizeof(e) };
+
+		do_ioctl(slot_fd(a[0]), KAV_IOC_EP_ENABLE, &e, sizeof(e), a[1]);
+		break;
+	}
+	case OP_CLOSE:
+		atomic_fetch_add(&SH->calls, 1);
+		atomic_store(&slots[a[0] % NR_SLOTS].kind, K_NONE);
+		close(slot_fd(a[0]));
+		break;
+	case OP_DUP: {
+		struct slot *s = &slots[a[0] % NR_SLOTS];
+
+		atomic_fetch_add(&SH->calls, 1);
+		fd = dup(slot_fd(a[0]));
+		slot_set(a[1], fd, atomic_load(&s->kind),
+			 atomic_load(&s->map_size), atomic_load(&s->av_id));
+		break;
+	}
+	case OP_MAP:
+		op_map(a);
+		break;
+	case OP_MPROTECT:
+		op_mprotect(a);
+		break;
+	case OP_MUNMAP:
+		op_munmap(a);
+		break;
+	case OP_FORK:
+		op_fork(a);
+		break;
+	case OP_PIN:
+	case OP_UNPIN:
+		op_pin(a, c->op == OP_PIN);
+		break;
+	case OP_GRANT_ADD:
+		op_grant_add(a);
+		break;
+	case OP_GRANT_DEL:
+		op_grant_del(a);
+		break;
+	case OP_NL_DUMP:
+		op_nl_dump(a);
+		break;
+	case OP_RAW:
+		op_raw(a);
+		break;
+	}
+}
+
+/* --- kcov ---------------------------------------------------------------------- */
+
+struct kcov {
+	int fd;
+	uint64_t *area;
+};
+
+static void kcov_start(struct kcov *k)
+{
+	k->fd = -1;
+	if (!have_kcov)
+		return;
+	k->fd = open("/sys/kernel/debug/kcov", O_RDWR | O_CLOEXEC);
+	if (k->fd < 0)
+		return;
+	if (ioctl(k->fd, KCOV_INIT_TRACE, (unsigned long)COVER_WORDS))
+		goto fail;
+	k->area = mmap(NULL, COVER_WORDS * 8, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, k->fd, 0);
+	if (k->area == MAP_FAILED)
+		goto fail;
+	if (ioctl(k->fd, KCOV_ENABLE, KCOV_TRACE_PC)) {
+		munmap(k->area, COVER_WORDS * 8);
+		goto fail;
+	}
+	return;
+fail:
+	close(k->fd);
+	k->fd = -1;
+}
+
+static void kcov_reset(struct kcov *k)
+{
+	if (k->fd >= 0)
+		__atomic_store_n(&k->area[0], 0, __ATOMIC_RELAXED);
+}
+
+static void kcov_collect(struct kcov *k)
+{
+	uint64_t n, i, off;
+
+	if (k->fd < 0)
+		return;
+	n = __atomic_load_n(&k->area[0], __ATOMIC_RELAXED);
+	if (n >= COVER_WORDS)
+		n = COVER_WORDS - 1;
+	for (i = 0; i < n; i++) {
+		off = k->area[i + 1] - text_start;
+		if (off < text_size)
+			atomic_fetch_or(&SH->cover[off / 8],
+					(unsigned char)(1U << (off % 8)));
+	}
+}
+
+static void kcov_stop(struct kcov *k)
+{
+	if (k->fd < 0)
+		return;
+	ioctl(k->fd, KCOV_DISABLE, 0);
+	munmap(k->area, COVER_WORDS * 8);
+	close(k->fd);
+}
+
+/* --- threads ------------------------------------------------------------------- */
+
+struct thread_arg {
+	const struct fz_prog *p;
+	unsigned int thread;
+	pthread_barrier_t *start;
+};
+
+static void *thread_main(void *arg)
+{
+	struct thread_arg *t = arg;
+	struct kcov k;
+	uint32_t i;
+	unsigned int r;
+
+	kcov_start(&k);
+	pthread_barrier_wait(t->start);
+	for (i = 0; i < t->p->nr_calls; i++) {
+		const struct fz_call *c = &t->p->c[i];
+
+		if (c->thread != t->thread)
+			continue;
+		for (r = 0; r < c->repeat; r++) {
+			kcov_reset(&k);
+			exec_call(c);
+			kcov_collect(&k);
+			if (now_ns() > deadline_ns)
+				break;
+		}
+	}
+	kcov_stop(&k);
+	return NULL;
+}
+
+/* Run threads [lo, hi) of @p in this process and wait for them. */
+static void run_threads(const struct fz_prog *p, unsigned int lo,
+			unsigned int hi)
+{
+	struct thread_arg args[MAX_THREADS];
+	pthread_t th[MAX_THREADS];
+	pthread_barrier_t start;
+	unsigned int i, n = hi - lo;
+
+	pthread_barrier_init(&start, NULL, n);
+	for (i = 0; i < n; i++) {
+		args[i] = (struct thread_arg){ p, lo + i, &start };
+		if (pthread_create(&th[i], NULL, thread_main, &args[i])) {
+			/* cannot happen in practice; run it here instead */
+			violation("pthread_create failed");
+			_exit(3);
+		}
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&start);
+}
+
+/* --- invariants ---------------------------------------------------------------- */
+
+static int grant_list_cb(const struct nlmsghdr *nlh,
+			 const struct genlmsghdr *gh,
+			 const struct kav_nl_attrs *at, void *arg)
+{
+	struct kav_nl_grant g;
+	bool *after = arg;
+
+	(void)nlh;
+	(void)gh;
+	kav_nl_grant_from(&g, at);
+	if (g.nr_entries >= 1ULL << 40 || g.nr_avs >= 1U << 30)
+		violation("grant %u (vni %u): nr_entries %" PRIu64
+			  ", nr_avs %u (negative)", g.id, g.vni,
+			  g.nr_entries, g.nr_avs);
+	else if (*after && (g.nr_entries || g.nr_avs))
+		violation("grant %u (vni %u): nr_entries %" PRIu64
+			  ", nr_avs %u with no AV left", g.id, g.vni,
+			  g.nr_entries, g.nr_avs);
+	return 0;
+}
+
+static void check_grants(struct kav_nl *nl, bool after)
+{
+	static struct kav_nl_msg m;
+
+	kav_nl_req(nl, &m, KAV_GENL_CMD_GRANT_GET, NLM_F_DUMP);
+	kav_nl_talk(nl, &m, grant_list_cb, &after);
+}
+
+/* The whole table of the AV in slot @s, quiescent. */
+static void check_table(unsigned int s)
+{
+	const volatile struct kav_table_header *h;
+	uint64_t ms, i, slots_n, valid = 0, bound[KAV_MAX_AUTH_KEYS] = { 0 };
+	const char *what = NULL, *first_bad = NULL;
+	uint64_t bad_idx = 0;
+	void *p;
+
+	ms = atomic_load(&slots[s].map_size);
+	if (atomic_load(&slots[s].kind) != K_AV || !ms)
+		return;
+	p = mmap(NULL, ms, PROT_READ, MAP_SHARED, slot_fd(s), 0);
+	if (p == MAP_FAILED)
+		return;		/* e.g. the slot was closed and reused */
+	h = p;
+	if (h->magic != KAV_TABLE_MAGIC)
+		goto out;
+	if (h->generation % 2) {
+		violation("slot %u: generation %" PRIu64 " odd when idle", s,
+			  (uint64_t)h->generation);
+		goto out;
+	}
+	slots_n = h->nr_slots;
+	if (slots_n > h->max_entries ||
+	    h->header_size + slots_n * h->entry_size > ms) {
+		violation("slot %u: nr_slots %" PRIu64 " beyond the table", s,
+			  slots_n);
+		goto out;
+	}
+	/* Underflow ("negative" counters) shows at any table size. */
+	if (h->nr_valid > h->nr_slots) {
+		violation("slot %u: nr_valid %" PRIu64 " but %" PRIu64
+			  " slots (negative)", s, (uint64_t)h->nr_valid,
+			  slots_n);
+		goto out;
+	}
+	if (slots_n > CHECK_ENTRIES)
+		slots_n = CHECK_ENTRIES;
+	for (i = 0; i < slots_n; i++) {
+		const volatile struct kav_entry *e = (const volatile void *)
+			((const volatile char *)h + h->header_size +
+			 i * h->entry_size);
+		uint64_t fi = ((const volatile uint64_t *)
+			       ((const volatile char *)h + h->fi_addrs_offset))[i];
+
+		if (e->seq % 2) {
+			what = "entry seq odd when idle";
+		} else if (!(e->flags & KAV_ENTRY_VALID)) {
+			if (e->auth_key != KAV_NONE)
+				what = "cleared entry bound to a key";
+			else if (fi != KAV_NONE)
+				what = "fi_addr of a cleared entry";
+		} else {
+			valid++;
+			if (fi != i)
+				what = "fi_addr of a valid entry";
+			if (e->auth_key != KAV_NONE) {
+				if (e->auth_key >= KAV_MAX_AUTH_KEYS)
+					what = "entry bound to a bad handle";
+				else
+					bound[e->auth_key]++;
+			}
+		}
+		if (what && !first_bad) {
+			first_bad = what;
+			bad_idx = i;
+		}
+		what = NULL;
+	}
+	/* The counters first: they are what a double erase breaks. */
+	if (h->nr_slots <= CHECK_ENTRIES && h->nr_valid != valid) {
+		violation("slot %u: nr_valid %" PRIu64 " but %" PRIu64
+			  " valid entries", s, (uint64_t)h->nr_valid, valid);
+		goto out;
+	}
+	for (i = 0; i < KAV_MAX_AUTH_KEYS && i < h->max_keys; i++) {
+		const volatile struct kav_key_slot *k = (const volatile void *)
+			((const volatile char *)h + h->keys_offset +
+			 i * sizeof(struct kav_key_slot));
+
+		if (k->nr_entries > h->nr_slots) {
+			violation("slot %u: key %" PRIu64 " counts %u entries "
+				  "of %" PRIu64 " slots (negative)", s, i,
+				  k->nr_entries, (uint64_t)h->nr_slots);
+			break;
+		}
+		if (h->nr_slots > CHECK_ENTRIES)
+			break;
+		if (k->nr_entries != bound[i]) {
+			violation("slot %u: key %" PRIu64 " (flags 0x%x) counts "
+				  "%u entries, %" PRIu64 " are bound to it", s,
+				  i, k->flags, k->nr_entries, bound[i]);
+			break;
+		}
+		if (bound[i] && !(k->flags & KAV_KEY_VALID)) {
+			violation("slot %u: %" PRIu64 " entries bound to "
+				  "invalid key %" PRIu64, s, bound[i], i);
+			break;
+		}
+	}
+	if (first_bad)
+		violation("slot %u: entry %" PRIu64 ": %s", s, bad_idx,
+			  first_bad);
+out:
+	munmap(p, ms);
+}
+
+static void check_process(void)
+{
+	unsigned int s;
+
+	for (s = 0; s < NR_SLOTS; s++)
+		check_table(s);
+	pthread_mutex_lock(&nl_lock);
+	if (proc_nl.fd > 0)
+		check_grants(&proc_nl, false);
+	pthread_mutex_unlock(&nl_lock);
+}
+
+/* --- one program ----------------------------------------------------------------- */
+
+static void *map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		_exit(3);
+	}
+	return p;
+}
+
+static void proc_init(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < NR_BUFS; i++)
+		bufs[i] = map_anon(BUF_WORDS * 8);
+	addrs_in = map_anon(ADDRS_MAX * sizeof(struct sockaddr_in));
+	addrs_in6 = map_anon(ADDRS_MAX * sizeof(struct sockaddr_in6));
+	addrs_str = map_anon(ADDRS_MAX * 32);
+	for (i = 0; i < ADDRS_MAX; i++) {
+		struct sockaddr_in *s = (void *)(addrs_in + i * sizeof(*s));
+		struct sockaddr_in6 *s6 = (void *)(addrs_in6 + i * sizeof(*s6));
+
+		*s = kav_sin(0x0a000000 + i, 7000);
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(7000);
+		s6->sin6_addr.s6_addr[0] = 0xfd;
+		memcpy(&s6->sin6_addr.s6_addr[12], &i, 4);
+		snprintf((char *)addrs_str + i * 32, 32, "fz-%u", i);
+	}
+	/* A read-only page, and a writable one, each before a guard page. */
+	ro_page = map_anon(2 * PAGE);
+	mprotect(ro_page, PAGE, PROT_READ);
+	mprotect(ro_page + PAGE, PAGE, PROT_NONE);
+	tail_page = map_anon(2 * PAGE);
+	mprotect(tail_page + PAGE, PAGE, PROT_NONE);
+	junk = map_anon(4096);
+	for (i = 0; i < 4096; i++)
+		junk[i] = (uint8_t)(i * 131 + 7);
+	memset(slots, 0, sizeof(slots));
+	if (kav_nl_open(&proc_nl))
+		proc_nl.fd = -1;
+}
+
+/* The second process of a program: threads [split, nr_threads). */
+static void run_second(const struct fz_prog *p, int to_first, int from_first)
+{
+	char c = 'j';
+
+	/* Its own socket: the first process's would mix replies. */
+	kav_nl_close(&proc_nl);
+	if (p->drop && (setgroups(0, NULL) || setresgid(UID_TENANT, UID_TENANT, UID_TENANT) ||
+			setresuid(UID_TENANT, UID_TENANT, UID_TENANT)))
+		_exit(3);
+	if (kav_nl_open(&proc_nl))
+		proc_nl.fd = -1;
+	run_threads(p, p->split, p->nr_threads);
+	if (write(to_first, &c, 1) != 1 || read(from_first, &c, 1) != 1)
+		_exit(0);
+	check_process();
+	_exit(0);
+}
+
+/* The program's first process: setup, fork, threads, checks. */
+static void run_first(const struct fz_prog *p)
+{
+	int to_first[2], from_first[2];
+	unsigned int hi = p->nr_threads;
+	pid_t second = -1;
+	uint32_t i;
+	char c;
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	proc_init();
+	for (i = 0; i < p->nr_calls; i++)
+		if (p->c[i].thread == SETUP_THREAD)
+			exec_call(&p->c[i]);
+	if (p->split && pipe(to_first) == 0 && pipe(from_first) == 0) {
+		second = fork();
+		if (second == 0)
+			run_second(p, to_first[1], from_first[0]);
+		if (second > 0)
+			hi = p->split;
+	}
+	run_threads(p, 0, hi);
+	if (second > 0) {
+		/* Both processes check once every thread of both is done. */
+		if (read(to_first[0], &c, 1) == 1)
+			(void)!write(from_first[1], "c", 1);
+	}
+	check_process();
+	if (second > 0)
+		waitpid(second, NULL, 0);
+	_exit(0);
+}
+
+/* --- the campaign -------------------------------------------------------------- */
+
+enum verdict { V_OK, V_VIOLATION, V_KERNEL, V_HANG };
+static const char *const verdict_names[] = {
+	"ok", "invariant violation", "kernel report", "hang",
+};
+
+static struct kav_nl nl;	/* the campaign's own admin socket */
+static int kmsg_fd = -1;
+static char report[VIOL_LEN];
+static unsigned char seen[TEXT_MAX / 8];
+static uint64_t nr_seen;
+
+/* Console lines that mean the kernel complained (as in check.sh). */
+static const char *const report_pat[] = {
+	"BUG:", "kernel BUG at", "WARNING:", "Oops", "general protection",
+	"KFENCE", "KASAN", "UBSAN", "possible recursive locking",
+	"circular locking", "INFO: task", "detected stalls", "Kernel panic",
+	"Call Trace", NULL,
+};
+
+/* New kernel messages: print and count those that are reports. */
+static int kmsg_scan(void)
+{
+	char rec[2048], *msg;
+	int found = 0, i;
+	ssize_t n;
+
+	if (kmsg_fd < 0)
+		return 0;
+	for (;;) {
+		n = read(kmsg_fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records */
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		msg[strcspn(msg, "\n")] = 0;
+		/* A report's trace lines that name kav's functions. */
+		if (strstr(msg, "[kav]") || !strncmp(msg, "RIP:", 4) ||
+		    strstr(msg, " RIP:")) {
+			printf("# kmsg: %s\n", msg);
+			continue;
+		}
+		for (i = 0; report_pat[i]; i++)
+			if (strstr(rec, report_pat[i]))
+				break;
+		if (!report_pat[i])
+			continue;
+		if (!found++)
+			snprintf(report, sizeof(report), "%.1000s", msg);
+		printf("# kmsg: %s\n", msg);
+	}
+	return found;
+}
+
+static void set_keyless(bool on)
+{
+	int fd = open("/sys/module/kav/parameters/allow_keyless", O_WRONLY);
+
+	if (fd >= 0) {
+		(void)!write(fd, on ? "1" : "0", 1);
+		close(fd);
+	}
+}
+
+static int pinned_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
+		     const struct kav_nl_attrs *at, void *arg)
+{
+	uint32_t *ids = arg;
+	unsigned int i;
+
+	(void)nlh;
+	(void)gh;
+	if (!at->a[KAV_A_AV_PINNED])
+		return 0;
+	for (i = 0; i < 63 && ids[i]; i++)
+		;
+	ids[i] = kav_nl_u32(at->a[KAV_A_AV_ID]);
+	return 0;
+}
+
+/* Drop what a program left to the administrator: pins, grants. */
+static void admin_cleanup(void)
+{
+	static struct kav_nl_msg m;
+	uint32_t ids[64] = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < NR_PGRANTS; i++) {
+		uint32_t id = atomic_exchange(&SH->pgrant[i], 0);
+
+		if (id)
+			kav_nl_grant_del(&nl, id);
+	}
+	kav_nl_dump(&nl, KAV_GENL_CMD_AV_GET, -1, pinned_cb, ids);
+	for (i = 0; i < 64 && ids[i]; i++) {
+		kav_nl_req(&nl, &m, KAV_GENL_CMD_AV_UNPIN, 0);
+		kav_nl_put_u32(&m, KAV_A_AV_ID, ids[i]);
+		kav_nl_talk(&nl, &m, NULL, NULL);
+	}
+}
+
+/* With the program's objects gone, kav holds nothing of it. */
+static void check_after(void)
+{
+	struct kav_nl_stats st;
+	int tries;
+
+	for (tries = 0; tries < 50; tries++) {
+		if (kav_nl_stats(&nl, &st))
+			return;
+		if (!st.domains && !st.avs && !st.entries)
+			break;
+		usleep(20000);
+	}
+	if (st.domains || st.avs || st.entries)
+		violation("after the program: %" PRIu64 " domains, %" PRIu64
+			  " AVs, %" PRIu64 " entries left", st.domains,
+			  st.avs, st.entries);
+	check_grants(&nl, true);
+}
+
+static void reap_all(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static unsigned int prog_ms = 300;
+
+/* Run @p once: the verdict; SH->viol or report say why. */
+static enum verdict run_prog(const struct fz_prog *p)
+{
+	unsigned long polls;
+	uint64_t limit;
+	int status;
+	pid_t pid;
+
+	atomic_store(&SH->nr_viol, 0);
+	SH->viol[0] = 0;
+	memset((void *)SH->outcome, 0, sizeof(SH->outcome));
+	memset((void *)SH->cover, 0, text_size / 8 + 1);
+	set_keyless(p->keyless);
+	deadline_ns = now_ns() + (p->ms ? p->ms : prog_ms) * 1000000ULL;
+	limit = deadline_ns + 30ULL * 1000000000ULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return V_OK;
+	if (pid == 0)
+		run_first(p);
+	for (polls = 0;; polls++) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		/* An oops can leave the program stuck on a lock: say so now. */
+		if (polls % 100 == 99 && kmsg_scan()) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			reap_all();
+			return V_KERNEL;
+		}
+		if (now_ns() > limit) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			usleep(500000);
+			reap_all();
+			kmsg_scan();
+			snprintf(report, sizeof(report),
+				 "the program did not end in %u ms + 30 s",
+				 p->ms ? p->ms : prog_ms);
+			return V_HANG;
+		}
+		usleep(1000);
+	}
+	kill(-pid, SIGKILL);	/* stragglers: forked children */
+	reap_all();
+	if (kmsg_scan())
+		return V_KERNEL;
+	admin_cleanup();
+	check_after();
+	if (kmsg_scan())
+		return V_KERNEL;
+	return atomic_load(&SH->nr_viol) ? V_VIOLATION : V_OK;
+}
+
+/*
+ * Merge the program's outcomes: how many (op, errno, log2 of the count)
+ * are new. Without kcov, the feedback: a program where, say, an insert
+ * first got EFAULT, or got it a thousand times, joins the corpus.
+ */
+static uint32_t seen_outcome[NR_OPS][NR_ERRS];
+static uint64_t nr_outcomes;
+
+static uint64_t merge_outcomes(void)
+{
+	uint64_t fresh = 0;
+	unsigned int op, e, hits, b;
+
+	for (op = 0; op < NR_OPS; op++) {
+		for (e = 0; e < NR_ERRS; e++) {
+			hits = atomic_load_explicit(&SH->outcome[op][e],
+						    memory_order_relaxed);
+			if (!hits)
+				continue;
+			b = 32 - (unsigned int)__builtin_clz(hits);
+			if (b >= NR_BUCKETS)
+				b = NR_BUCKETS - 1;
+			if (!(seen_outcome[op][e] & (1U << b))) {
+				seen_outcome[op][e] |= 1U << b;
+				fresh++;
+			}
+		}
+	}
+	nr_outcomes += fresh;
+	return fresh;
+}
+
+/* Merge the program's PCs: how many are new. */
+static uint64_t merge_cover(void)
+{
+	uint64_t i, fresh = 0;
+
+	for (i = 0; i <= text_size / 8 && i < TEXT_MAX / 8; i++) {
+		unsigned char nb = SH->cover[i] & ~seen[i];
+
+		if (nb) {
+			fresh += (uint64_t)__builtin_popcount(nb);
+			seen[i] |= nb;
+		}
+	}
+	nr_seen += fresh;
+	return fresh;
+}
+
+static void print_prog(const char *why, const struct fz_prog *p)
+{
+	printf("# @@KAV-FUZZ-REPRO-BEGIN %s\n", why);
+	fflush(stdout);
+	fz_prog_write(stdout, p);
+	printf("# @@KAV-FUZZ-REPRO-END\n");
+	fflush(stdout);
+}
+
+/* Does @p fail (as @v) in one of @runs runs? */
+static bool still_fails(const struct fz_prog *p, enum verdict v, int runs,
+			enum verdict *got)
+{
+	while (runs--) {
+		*got = run_prog(p);
+		if (*got == v)
+			return true;
+		if (*got != V_OK)
+			return false;	/* something worse: stop here */
+	}
+	return false;
+}
+
+/* Drop calls while the program still fails the same way. */
+static void minimise(struct fz_prog *p, enum verdict v, double budget)
+{
+	double end = kav_now() + budget;
+	struct fz_prog cand;
+	enum verdict got = V_OK;
+	uint32_t i;
+
+	for (i = p->nr_calls; i-- > 0 && kav_now() < end;) {
+		cand = *p;
+		fz_drop_call(&cand, i);
+		if (still_fails(&cand, v, 6, &got))
+			*p = cand;
+		else if (got == V_KERNEL || got == V_HANG)
+			return;
+	}
+	/* Fewer repeats, where that still fails. */
+	for (i = 0; i < p->nr_calls && kav_now() < end; i++) {
+		if (p->c[i].repeat <= 1)
+			continue;
+		cand = *p;
+		cand.c[i].repeat = 1;
+		if (still_fails(&cand, v, 6, &got))
+			*p = cand;
+		else if (got == V_KERNEL || got == V_HANG)
+			return;
+	}
+}
+
+/* Seeds: the shapes the selftests use (never the known race's). */
+static const char *const seeds[] = {
+	/* kav_instant_on_test: a launcher fills a named AV, a rank of
+	 * another uid opens it read-only and maps it */
+	"kav-fuzz-prog 1 threads 2 split 1 drop 1 keyless 1\n"
+	"S dom_open r1 0x0 0x0 0x0 0x0 0x0\n"
+	"S av_create r1 0x0 0x2 0x2 0x30201 0x0\n"
+	"0 insert r20 0x2 0x40 0x0 0x0 0x0\n"
+	"1 dom_open r1 0x1 0x0 0x0 0x0 0x0\n"
+	"1 av_create r1 0x1 0x3 0x0 0x10020d 0x0\n"
+	"1 map r5 0x3 0x1 0x0 0x0 0x0\n",
+	/* kav_keys_test: keys, keyed inserts, endpoints, key removal */
+	"kav-fuzz-prog 1 threads 3 split 0 drop 0 keyless 0\n"
+	"S dom_open r1 0x0 0x0 0x0 0x0 0x0\n"
+	"S set_key r1 0x0 0xa 0x0 0x0 0x0\n"
+	"S av_create r1 0x0 0x2 0x2 0x0 0x0\n"
+	"S key_insert r1 0x2 0xb 0x0 0x0 0x0\n"
+	"0 insert r100 0x2 0x8 0x0 0x101 0x0\n"
+	"1 ep_open r1 0x2 0x4 0x0 0x0 0x0\n"
+	"1 ep_enable r1 0x4 0x0 0x0 0x0 0x0\n"
+	"2 key_remove r50 0x2 0x1 0x0 0x0 0x0\n",
+	/* kav_netlink_test / kav_attack_test: grant and revoke while the
+	 * tenant binds keys */
+	"kav-fuzz-prog 1 threads 2 split 0 drop 0 keyless 0\n"
+	"S dom_open r1 0x0 0x0 0x0 0x0 0x0\n"
+	"S av_create r1 0x0 0x2 0x2 0x0 0x0\n"
+	"0 grant_add r1 0xe 0x0 0x0 0x0 0x0\n"
+	"0 grant_del r1 0x0 0x0 0x0 0x0 0x0\n"
+	"1 key_insert r30 0x2 0xe 0x0 0x0 0x0\n"
+	"1 insert r30 0x2 0x4 0x1 0x101 0x0\n"
+	"0 nl_dump r5 0x3 0x2 0x0 0x0 0x0\n",
+	/* kav_concurrency_test: inserts against close, dup and mappings */
+	"kav-fuzz-prog 1 threads 3 split 0 drop 0 keyless 1\n"
+	"S dom_open r1 0x0 0x0 0x0 0x0 0x0\n"
+	"S av_create r1 0x0 0x2 0x2 0x0 0x0\n"
+	"0 insert r500 0x2 0x40 0x1 0x0 0x0\n"
+	"1 dup r20 0x2 0x3 0x0 0x0 0x0\n"
+	"1 close r1 0x2 0x0 0x0 0x0 0x0\n"
+	"2 map r50 0x3 0x1 0x0 0x0 0x1\n"
+	"2 remove r200 0x3 0x4 0x3 0x0 0x0\n",
+	/* kav_named_test: pins, named opens, EXCL, OWNER */
+	"kav-fuzz-prog 1 threads 2 split 0 drop 0 keyless 1\n"
+	"S dom_open r1 0x0 0x0 0x0 0x0 0x0\n"
+	"S av_create r1 0x0 0x2 0x2 0x1 0x0\n"
+	"0 pin r1 0x2 0x0 0x0 0x0 0x0\n"
+	"0 close r1 0x2 0x0 0x0 0x0 0x0\n"
+	"1 av_create r10 0x0 0x3 0x2 0x3 0x0\n"
+	"1 unpin r1 0x3 0x0 0x0 0x0 0x0\n",
+};
+
+static struct fz_prog corpus[CORPUS_MAX];
+static unsigned int corpus_n;
+
+static void corpus_add(const struct fz_prog *p)
+{
+	if (corpus_n < CORPUS_MAX)
+		corpus[corpus_n++] = *p;
+	else
+		corpus[corpus_n % CORPUS_MAX] = *p;
+}
+
+/* kav.ko's .text (for kcov): its address and an upper bound of its size. */
+static void find_text(void)
+{
+	char path[512], buf[64];
+	uint64_t addr, next = 0;
+	struct dirent *d;
+	FILE *f;
+	DIR *dir;
+
+	f = fopen("/sys/module/kav/sections/.text", "r");
+	if (!f)
+		return;
+	if (fscanf(f, "%" SCNx64, &text_start) != 1)
+		text_start = 0;
+	fclose(f);
+	dir = opendir("/sys/module/kav/sections");
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] != '.' || !strcmp(d->d_name, ".") ||
+		    !strcmp(d->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "/sys/module/kav/sections/%s",
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) &&
+		    sscanf(buf, "%" SCNx64, &addr) == 1 && addr > text_start &&
+		    (!next || addr < next))
+			next = addr;
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	text_size = next && next - text_start < TEXT_MAX ?
+		    next - text_start : TEXT_MAX;
+}
+
+static void probe_kcov(void)
+{
+	struct kcov k;
+
+	find_text();
+	if (!text_start || access("/sys/kernel/debug/kcov", R_OK | W_OK))
+		return;
+	have_kcov = true;
+	kcov_start(&k);
+	if (k.fd < 0)
+		have_kcov = false;
+	else
+		kcov_stop(&k);
+}
+
+static const uint32_t base_vni[NR_BASE_GRANTS] = { 10, 11, 12, 13, 20, 11 };
+
+static int campaign_init(void)
+{
+	unsigned int i;
+
+	SH = mmap(NULL, sizeof(*SH), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (SH == MAP_FAILED)
+		return -1;
+	if (kav_nl_open(&nl)) {
+		printf("# cannot reach the kav netlink family (kav.ko loaded? root?)\n");
+		return -1;
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* Keys 10-13 for root, 20 for the tenant, 11 for root's group. */
+	for (i = 0; i < NR_BASE_GRANTS; i++) {
+		uint32_t id = 0;
+
+		if (i < 4)
+			kav_nl_grant_uid(&nl, base_vni[i], 0, &id);
+		else if (i == 4)
+			kav_nl_grant_uid(&nl, base_vni[i], UID_TENANT, &id);
+		else
+			kav_nl_grant_gid(&nl, base_vni[i], 0, &id);
+		baseline_grant[i] = id;
+	}
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg_fd >= 0)
+		lseek(kmsg_fd, 0, SEEK_END);
+	probe_kcov();
+	text_size = text_size ? text_size : 8;
+	return 0;
+}
+
+static void campaign_end(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_BASE_GRANTS; i++)
+		if (baseline_grant[i])
+			kav_nl_grant_del(&nl, (uint32_t)baseline_grant[i]);
+	set_keyless(true);
+}
+
+static void print_pcs(void)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < text_size && i < TEXT_MAX; i++) {
+		if (!(seen[i / 8] & (1U << (i % 8))))
+			continue;
+		if (n % 12 == 0)
+			printf("%s# fuzz-pcs:", n ? "\n" : "");
+		printf(" %" PRIx64, i);
+		n++;
+	}
+	if (n)
+		printf("\n");
+}
+
+static int fail_out(enum verdict v, struct fz_prog *p, double budget)
+{
+	const char *why = v == V_VIOLATION ? SH->viol : report;
+
+	printf("# fuzz: %s: %s\n", verdict_names[v], why);
+	print_prog(verdict_names[v], p);
+	if (budget > 0 && v == V_VIOLATION) {
+		minimise(p, v, budget);
+		printf("# fuzz: minimised to %u calls\n", p->nr_calls);
+		print_prog("minimised", p);
+	}
+	return 1;
+}
+
+/* A violation's kind: its message without numbers. */
+static void kind_of(const char *msg, char *kind, size_t len)
+{
+	size_t n = 0;
+
+	for (; *msg && n + 1 < len; msg++)
+		if (*msg < '0' || *msg > '9')
+			kind[n++] = *msg;
+	kind[n] = 0;
+}
+
+#define MAX_KINDS	8
+static char kinds[MAX_KINDS][VIOL_LEN];
+static unsigned int nr_kinds;
+
+/* With --keep-going: is this violation's kind new (then remember it)? */
+static bool new_kind(const char *msg)
+{
+	char k[VIOL_LEN];
+	unsigned int i;
+
+	kind_of(msg, k, sizeof(k));
+	for (i = 0; i < nr_kinds; i++)
+		if (!strcmp(kinds[i], k))
+			return false;
+	if (nr_kinds < MAX_KINDS)
+		strcpy(kinds[nr_kinds++], k);
+	return true;
+}
+
+/* --stop-on=TEXT: with --keep-going, a violation holding TEXT ends it. */
+static const char *stop_pat[MAX_PATS];
+static unsigned int nr_stop;
+
+static bool stops(const char *msg)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_stop; i++)
+		if (holds(msg, stop_pat[i]))
+			return true;
+	return false;
+}
+
+static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
+		    bool keep_going)
+{
+	unsigned long ignored = 0;
+	uint64_t fresh;
+	struct fz_rng rng = { seed };
+	unsigned long programs = 0, calls = 0, nr_failed = 0;
+	double start = kav_now(), el;
+	enum verdict v = V_OK;
+	struct fz_prog p;
+	unsigned int i;
+	int failed = 0;
+
+	printf("# fuzz: seed %" PRIu64 ", %.0f s, programs of %u ms, %s\n",
+	       seed, seconds, prog_ms,
+	       have_kcov ? "kcov coverage of kav.ko" :
+	       "no kcov: (call, errno) outcomes as feedback");
+	if (have_kcov)
+		printf("# fuzz: kav .text at 0x%" PRIx64 ", < %" PRIu64 " bytes\n",
+		       text_start, text_size);
+	for (i = 0; use_seeds && i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		FILE *f = fmemopen((void *)seeds[i], strlen(seeds[i]), "r");
+
+		if (!f || fz_prog_read(f, &p)) {
+			printf("# fuzz: bad seed %u\n", i);
+			if (f)
+				fclose(f);
+			continue;
+		}
+		fclose(f);
+		v = run_prog(&p);
+		programs++;
+		calls += atomic_load(&SH->calls);
+		atomic_store(&SH->calls, 0);
+		merge_cover();
+		merge_outcomes();
+		ignored += (unsigned long)atomic_exchange(&SH->nr_ignored, 0);
+		corpus_add(&p);
+		if (v != V_OK) {
+			failed = fail_out(v, &p, 90);
+			break;
+		}
+	}
+	while (!failed && kav_now() - start < seconds) {
+		if (corpus_n && fz_chance(&rng, have_kcov ? 75 : 50)) {
+			p = corpus[fz_below(&rng, corpus_n)];
+			fz_mutate(&rng, &p, &corpus[fz_below(&rng, corpus_n)]);
+		} else {
+			fz_generate(&rng, &p);
+		}
+		v = run_prog(&p);
+		programs++;
+		calls += atomic_load(&SH->calls);
+		atomic_store(&SH->calls, 0);
+		ignored += (unsigned long)atomic_exchange(&SH->nr_ignored, 0);
+		fresh = merge_outcomes();
+		if (merge_cover() || fresh)
+			corpus_add(&p);
+		if (v == V_OK || (keep_going && v == V_VIOLATION &&
+				  !new_kind(SH->viol)))
+			continue;
+		printf("# fuzz: found after %.1f s, %lu programs, %lu calls: "
+		       "%s: %s\n", kav_now() - start, programs, calls,
+		       verdict_names[v], v == V_VIOLATION ? SH->viol : report);
+		fail_out(v, &p, keep_going ? 20 : 90);
+		if (!keep_going || v != V_VIOLATION || nr_kinds >= MAX_KINDS ||
+		    stops(SH->viol))
+			failed = 1;
+		else
+			nr_failed++;
+	}
+	failed |= nr_failed > 0;
+	el = kav_now() - start;
+	printf("# fuzz: %lu programs, %lu calls in %.1f s: %.0f calls/s, "
+	       "corpus %u, outcomes %" PRIu64 ", kav PCs %" PRIu64 "%s\n",
+	       programs, calls, el, calls / (el > 0 ? el : 1), corpus_n,
+	       nr_outcomes, nr_seen, have_kcov ? "" : " (no kcov)");
+	if (nr_ignore)
+		printf("# fuzz: %lu violations ignored (--ignore)\n", ignored);
+	if (pcs && have_kcov)
+		print_pcs();
+	return failed;
+}
+
+static int replay(const char *file, int runs)
+{
+	enum verdict v = V_OK;
+	struct fz_prog p;
+	FILE *f = fopen(file, "r");
+	int i;
+
+	if (!f || fz_prog_read(f, &p)) {
+		printf("# cannot read the reproducer %s\n", file);
+		if (f)
+			fclose(f);
+		return 2;
+	}
+	fclose(f);
+	printf("# replay: %s, %u calls, up to %d runs\n", file, p.nr_calls, runs);
+	for (i = 0; i < runs && v == V_OK; i++)
+		v = run_prog(&p);
+	printf("# replay: %s after %d runs: %s\n", verdict_names[v], i,
+	       v == V_VIOLATION ? SH->viol : v == V_OK ? "" : report);
+	return v != V_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const char *replay_file = NULL;
+	bool use_seeds = true, pcs = false, keep_going = false;
+	uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	double seconds = 40;
+	int i, runs = 50, ret;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strncmp(a, "--time=", 7))
+			seconds = atof(a + 7);
+		else if (!strncmp(a, "--seed=", 7))
+			seed = strtoull(a + 7, NULL, 0);
+		else if (!strncmp(a, "--prog-ms=", 10))
+			prog_ms = (unsigned int)atoi(a + 10);
+		else if (!strncmp(a, "--replay=", 9))
+			replay_file = a + 9;
+		else if (!strncmp(a, "--runs=", 7))
+			runs = atoi(a + 7);
+		else if (!strcmp(a, "--no-seeds"))
+			use_seeds = false;
+		else if (!strcmp(a, "--pcs"))
+			pcs = true;
+		else if (!strcmp(a, "--keep-going"))
+			keep_going = true;
+		else if (!strncmp(a, "--ignore=", 9) && nr_ignore < MAX_PATS)
+			ignore_pat[nr_ignore++] = a + 9;
+		else if (!strncmp(a, "--stop-on=", 10) && nr_stop < MAX_PATS)
+			stop_pat[nr_stop++] = a + 10;
+		else {
+			fprintf(stderr, "usage: kav_fuzzer [--time=S] [--seed=N] "
+				"[--prog-ms=MS] [--no-seeds] [--pcs] [--keep-going] "
+				"[--ignore=TEXT] [--stop-on=TEXT] "
+				"[--replay=FILE [--runs=N]]\n");
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n1..1\n");
+	if (campaign_init()) {
+		printf("not ok 1 kav_fuzzer: setup failed\n");
+		return 1;
+	}
+	if (replay_file)
+		ret = replay(replay_file, runs);
+	else
+		ret = campaign(seconds, seed, use_seeds, pcs, keep_going);
+	campaign_end();
+	printf("%s 1 kav_fuzzer %s\n", ret ? "not ok" : "ok",
+	       replay_file ? "replay" : "campaign");
+	return ret ? 1 : 0;
+}
