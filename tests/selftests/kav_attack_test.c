@@ -426,19 +426,6 @@ static int admin_ops_refused(struct kav_nl *nl, uint32_t victim)
 	return 0;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-	ssize_t len = strlen(text);
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, len) != len)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* Root of a new user namespace (mapped by the parent). */
 static int userns_root(void *arg)
 {
@@ -480,11 +467,11 @@ static void run_userns_root(struct __test_metadata *_metadata,
 	ASSERT_EQ('u', kav_wait_child(&c->sync));
 	snprintf(map, sizeof(map), "0 %d 1\n", c->map_to);
 	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
-	EXPECT_EQ(0, write_file(path, "deny\n"));
+	EXPECT_EQ(0, kav_write_path(path, "deny\n"));
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
-	EXPECT_EQ(0, write_file(path, map));
+	EXPECT_EQ(0, kav_write_path(path, map));
 	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
-	EXPECT_EQ(0, write_file(path, map));
+	EXPECT_EQ(0, kav_write_path(path, map));
 	kav_tell_child(&c->sync, 'm');
 	EXPECT_EQ(0, kav_reap(pid));
 	kav_sync_close(&c->sync);

@@ -529,23 +529,29 @@ static inline int kav_job_trampoline(void *p)
 	return kav_as_trampoline(&j->as);
 }
 
-/* Write @text to file @file of cgroup @rel ("" is the root). */
-static inline int kav_cgroup_write(const char *rel, const char *file,
-				   const char *text)
+/* Write @text to @path in one write(): 0 or -errno. */
+static inline int kav_write_path(const char *path, const char *text)
 {
-	char path[256];
 	ssize_t len = (ssize_t)strlen(text);
-	int fd, ret = 0;
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
 
-	snprintf(path, sizeof(path), KAV_CGROUP_ROOT "/%s%s%s", rel,
-		 *rel ? "/" : "", file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, text, len) != len)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/* Write @text to file @file of cgroup @rel ("" is the root). */
+static inline int kav_cgroup_write(const char *rel, const char *file,
+				   const char *text)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), KAV_CGROUP_ROOT "/%s%s%s", rel,
+		 *rel ? "/" : "", file);
+	return kav_write_path(path, text);
 }
 
 /* Field @key of a flat-keyed cgroup file (memory.events); -1 if none. */
