@@ -67,10 +67,12 @@ lint:
 	tests/lint/lint.sh
 
 # kav_bench's smoke run keeps the benchmark harness working; it goes
-# before the programs that reload kav.ko, and so does kav_fuzzer's short
-# campaign (40 s per kernel, tests/fuzz).
-VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(BENCH_BIN) $(FUZZ_BIN) \
-	       $(SELFTEST_LATE_BINS)
+# before the programs that reload kav.ko. kav_fuzzer's short campaign (40 s
+# per kernel, tests/fuzz) goes last, on the module kav_module_test
+# reloaded: run before kav_fail_nth_test, its netlink sweeps failed on the
+# two-CPU debug kernel (not understood yet; see hardening.rst).
+VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(BENCH_BIN) $(SELFTEST_LATE_BINS) \
+	       $(FUZZ_BIN)
 
 vmtest: selftests tools $(BENCH_BIN) $(FUZZ_BIN)
 	tests/vm/check.sh --selftests "$(VMTEST_BINS)" \
