@@ -54,7 +54,7 @@ cmdline() {
 	# Allocator checks for the tests; a benchmark runs the kernel as a
 	# node would (KAV_VM_CHECKS=0).
 	if [[ ${KAV_VM_CHECKS:-1} != 0 ]]; then
-		if ! grep -qsE '^CONFIG_K(A|CS)AN=y' "$config"; then
+		if ! grep -qsE '^CONFIG_K[AC]SAN=y' "$config"; then
 			args+=" slub_debug=FZPU"
 		fi
 		# KFENCE (Debian's 6.12, the debug kernel; not 6.1) is off
