@@ -3,39 +3,87 @@
 #
 # coverage.sh KAV_KO RESULTS_LOG
 #
-# Map the PCs kav_fuzzer printed ("# fuzz-pcs: <hex .text offsets>", from
-# kcov) to kav.ko's functions and source lines with addr2line, and list
-# the functions of .text that no PC reached. KAV_KO must be the module the
-# guest ran (built for the debug tree: build/vm/<kver>/kmod/kav.ko).
+# What kav_fuzzer's campaign reached of kav.ko, per file and per function.
+# The PCs it printed ("# fuzz-pcs: <hex .text offsets>", from kcov) are
+# return addresses of the __sanitizer_cov_trace_pc calls the compiler put
+# at the head of every basic block of kav's code: those call sites (read
+# from .rela.text) are the points that can be reached, so "12 of 40
+# points" is block coverage. Lines: the source lines (kmod/ only) holding
+# points, and how many of them were reached. KAV_KO must be the module the
+# guest ran, built with -g (tests/vm/build-kmod.sh does on the debug
+# kernels): build/vm/<kver>/kmod/kav.ko.
 set -euo pipefail
 export LC_ALL=C
+# mawk (Debian's awk) has no strtonum.
+HEX='function hex(s,  i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
+	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v }'
 
 ko=${1:?KAV_KO} log=${2:?RESULTS_LOG}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# Reached: the PCs, as decimal offsets into .text.
 tr -d '\r' <"$log" | sed -n 's/^# fuzz-pcs://p' | tr ' ' '\n' |
-	sed '/^$/d; s/^/0x/' | sort -u >"$tmp/pcs"
-# Functions of .text (section index of .text), with start and size.
+	sed '/^$/d' | while read -r pc; do printf '%d\n' "0x$pc"; done |
+	sort -un >"$tmp/reached"
+# Points: each call to __sanitizer_cov_trace_pc in .text; kcov reports
+# its return address, the relocated operand + 4.
+readelf -rW "$ko" | awk "$HEX"'
+	/^Relocation section/ { in_text = ($3 == "'"'"'.rela.text'"'"'") }
+	in_text && $5 == "__sanitizer_cov_trace_pc" { print hex($1) + 4 }' |
+	sort -un >"$tmp/points"
+if [[ ! -s $tmp/points ]]; then
+	echo "coverage.sh: $ko has no kcov points (built without CONFIG_KCOV?)" >&2
+	exit 1
+fi
+# Functions of .text: start, size, name.
 textndx=$(readelf -SW "$ko" | sed -n 's/^ *\[ *\([0-9]*\)\] \.text .*/\1/p' | head -n 1)
-readelf -sW "$ko" | awk -v ndx="$textndx" \
-	'$4 == "FUNC" && $7 == ndx { printf "%d %d %s\n", strtonum("0x" $2), $3, $8 }' |
+readelf -sW "$ko" | awk -v ndx="$textndx" "$HEX"'
+	$4 == "FUNC" && $7 == ndx { printf "%d %d %s\n", hex($2), $3, $8 }' |
 	sort -n >"$tmp/funcs"
-# Each PC -> function, file:line.
-addr2line -f -e "$ko" -j .text <"$tmp/pcs" | paste - - >"$tmp/lines"
+# Each point's source line (of the call instruction, 5 bytes earlier).
+awk '{ printf "0x%x\n", $1 - 5 }' "$tmp/points" |
+	addr2line -e "$ko" -j .text | sed 's/ (discriminator.*//' >"$tmp/lines"
+# point, reached (1/0), function, file:line (of the point's source
+# line; a function's file is that of its first point in kmod/)
+awk 'FILENAME == ARGV[1] { got[$1] = 1; next }
+     FILENAME == ARGV[2] { fs[++nf] = $1; fz[nf] = $2; fn[nf] = $3; next }
+     FILENAME == ARGV[3] { line[FNR] = $0; next }
+     { f = "?"
+       for (i = 1; i <= nf; i++) if ($1 >= fs[i] && $1 < fs[i] + fz[i]) { f = fn[i]; break }
+       print $1, ($1 in got) ? 1 : 0, f, line[FNR] }' \
+	"$tmp/reached" "$tmp/funcs" "$tmp/lines" "$tmp/points" >"$tmp/table"
 
-total=$(wc -l <"$tmp/funcs")
-pcs=$(wc -l <"$tmp/pcs")
-# Functions hit: a PC inside [start, start + size).
-while read -r pc; do printf '%d\n' "$pc"; done <"$tmp/pcs" >"$tmp/pcs.dec"
-awk 'NR == FNR { pc[NR] = $1; n = NR; next }
-     { hit = 0
-       for (i = 1; i <= n; i++) if (pc[i] >= $1 && pc[i] < $1 + $2) { hit = 1; break }
-       print (hit ? "hit" : "miss"), $3 }' "$tmp/pcs.dec" "$tmp/funcs" >"$tmp/func-hits"
-hit=$(grep -c '^hit' "$tmp/func-hits" || true)
-lines=$(cut -f2 "$tmp/lines" | sed 's/ (discriminator.*//' | grep -v '^??' | sort -u | tee "$tmp/uniq-lines" | wc -l)
-echo "kav.ko coverage: $pcs PCs, $lines source lines, $hit of $total functions in .text"
-echo "lines reached per file:"
-sed 's/:[0-9]*$//; s|.*/||' "$tmp/uniq-lines" | sort | uniq -c | sort -rn | sed 's/^/  /'
-echo "functions not reached:"
-grep '^miss' "$tmp/func-hits" | cut -d' ' -f2 | sort | sed 's/^/  /'
+stray=$(awk 'NR == FNR { p[$1] = 1; next } !($1 in p)' "$tmp/points" "$tmp/reached" | wc -l)
+awk -v stray="$stray" '
+	function base(path) { sub(/.*\//, "", path); sub(/:.*/, "", path); return path }
+	{ n++; r += $2
+	  fp[$3]++; fr[$3] += $2
+	  if (!($3 in ffile) || ffile[$3] == "?") ffile[$3] = $4 ~ /\/kmod\// ? base($4) : "?"
+	  b = base($4)
+	  if ($4 ~ /\/kmod\/[^\/]*:[0-9]+$/) {
+		  if (!(($4) in lseen)) { lseen[$4] = 1; lt[b]++ }
+		  if ($2 && !(($4) in lhit)) { lhit[$4] = 1; lr[b]++ }
+	  }
+	}
+	END {
+	  # The points of a function (and of what it inlined) count for its file.
+	  for (f in fp) { nfn++; if (fr[f]) hfn++; pf[ffile[f]] += fp[f]; rf[ffile[f]] += fr[f] }
+	  for (b in lt) { tl += lt[b]; hl += lr[b] }
+	  printf "kav.ko coverage (kcov): %d of %d points (basic blocks) %.1f %%, " \
+		 "%d of %d kmod/ source lines %.1f %%, %d of %d functions\n",
+		 r, n, 100 * r / n, hl, tl, tl ? 100 * hl / tl : 0, hfn, nfn
+	  if (stray) printf "  (%d PCs are not kcov points of this kav.ko: another build?)\n", stray
+	  print "per file: points reached/total, lines reached/total"
+	  for (b in lt) if (!(b in pf)) pf[b] = 0	# headers: inlined only
+	  for (b in pf)
+		  printf "  %-28s %5d/%-5d %5.1f %%   %4d/%-4d lines\n", b, rf[b], pf[b],
+			 pf[b] ? 100 * rf[b] / pf[b] : 0, lr[b], lt[b] | "sort"
+	  close("sort")
+	  print "per function: points reached/total"
+	  for (f in fp)
+		  printf "  %-28s %-40s %4d/%-4d %5.1f %%\n", ffile[f], f, fr[f], fp[f],
+			 100 * fr[f] / fp[f] | "sort"
+	  close("sort")
+	}' "$tmp/table"

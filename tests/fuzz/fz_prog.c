@@ -378,35 +378,67 @@ static void focus_prog(struct fz_rng *r, struct fz_prog *p)
 }
 
 /*
- * Loopers: each thread runs one call (a cheap one for the whole program,
- * others a random number of times); a thread
- * may be an interferer that takes away (mprotect, munmap) the buffer an
- * earlier thread's call writes to or reads from.
+ * A looper for thread @t: one call (a cheap one for the whole program,
+ * others a random number of times). It may be an interferer that takes
+ * away (mprotect, munmap) the buffer an earlier thread's call writes to
+ * or reads from. Writers (insert, remove: they pass such a buffer) are
+ * favoured, the first thread's call most.
  */
-static void gen_loopers(struct fz_rng *r, struct fz_prog *p)
+static void add_looper(struct fz_rng *r, struct fz_prog *p, uint8_t t)
 {
 	struct fz_call *c;
-	uint32_t t, i;
-	int buf;
+	int buf = -1;
+	uint32_t i;
 
-	for (t = 0; t < p->nr_threads; t++) {
-		buf = -1;
-		for (i = 0; i < p->nr_calls; i++)
-			if (p->c[i].thread != SETUP_THREAD &&
-			    call_buf(&p->c[i]) >= 0)
-				buf = call_buf(&p->c[i]);
-		if (buf >= 0 && fz_chance(r, 50)) {
-			add_call(r, p, (uint8_t)t, fz_chance(r, 75) ?
-				 OP_MPROTECT : OP_MUNMAP);
-			p->c[p->nr_calls - 1].a[0] = (uint64_t)buf;
-		} else {
-			add_call(r, p, (uint8_t)t,
-				 gen_op_among(r, fz_chance(r, 80)));
-		}
+	if (p->nr_calls >= MAX_CALLS)
+		return;
+	for (i = 0; i < p->nr_calls; i++)
+		if (p->c[i].thread != SETUP_THREAD && call_buf(&p->c[i]) >= 0)
+			buf = call_buf(&p->c[i]);
+	if (buf >= 0 && fz_chance(r, 50)) {
+		add_call(r, p, t, fz_chance(r, 75) ? OP_MPROTECT : OP_MUNMAP);
+		p->c[p->nr_calls - 1].a[0] = (uint64_t)buf;
+	} else if (fz_chance(r, buf < 0 ? 50 : 35)) {
+		add_call(r, p, t, fz_chance(r, 60) ? OP_INSERT : OP_REMOVE);
 		c = &p->c[p->nr_calls - 1];
-		if (cheap_op(c->op))
-			c->repeat = REPEAT_LOOP;
+		if (c->a[2] >= NR_BUFS)
+			c->a[2] = gen_buf(r);
+	} else {
+		add_call(r, p, t, gen_op_among(r, fz_chance(r, 80)));
 	}
+	c = &p->c[p->nr_calls - 1];
+	if (cheap_op(c->op))
+		c->repeat = REPEAT_LOOP;
+}
+
+static void gen_loopers(struct fz_rng *r, struct fz_prog *p)
+{
+	uint8_t t;
+
+	for (t = 0; t < p->nr_threads; t++)
+		add_looper(r, p, t);
+}
+
+/*
+ * One more thread, looping on the object and buffer the program's first
+ * insert or remove uses: a race the program came close to may need a
+ * third party (insert, mprotect of its output, and a remove).
+ */
+static void add_thread(struct fz_rng *r, struct fz_prog *p)
+{
+	uint64_t av = 2, buf = 0;
+	uint32_t i;
+
+	if (p->nr_threads >= MAX_THREADS || p->nr_calls >= MAX_CALLS)
+		return;
+	for (i = 0; i < p->nr_calls; i++)
+		if (p->c[i].thread != SETUP_THREAD && call_buf(&p->c[i]) >= 0) {
+			av = p->c[i].a[0];
+			buf = p->c[i].a[2];
+			break;
+		}
+	add_looper(r, p, p->nr_threads++);
+	focus_call(&p->c[p->nr_calls - 1], av, buf);
 }
 
 /* Setup: domains in slots 0-1, AVs in 2-3 (often the same named one). */
@@ -488,7 +520,7 @@ void fz_mutate(struct fz_rng *r, struct fz_prog *p, const struct fz_prog *other)
 
 	while (n--) {
 		c = p->nr_calls ? &p->c[fz_below(r, p->nr_calls)] : NULL;
-		switch (fz_below(r, 10)) {
+		switch (fz_below(r, 11)) {
 		case 0:		/* new arguments */
 			if (c)
 				gen_args(r, c);
@@ -518,6 +550,9 @@ void fz_mutate(struct fz_rng *r, struct fz_prog *p, const struct fz_prog *other)
 			break;
 		case 9:		/* one AV, one buffer */
 			focus_prog(r, p);
+			break;
+		case 10:	/* a third (or fourth) party */
+			add_thread(r, p);
 			break;
 		case 5:		/* a call from another program */
 			if (other && other->nr_calls &&

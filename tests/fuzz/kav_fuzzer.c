@@ -95,6 +95,8 @@ struct shared {
 	atomic_uint pgrant[NR_PGRANTS];	/* grants the program added */
 	/* how often each (op, errno) happened in the program */
 	atomic_uint outcome[NR_OPS][NR_ERRS];
+	/* which errnos each thread's ops got: a bit per errno */
+	atomic_ullong touts[MAX_THREADS][NR_OPS];
 	/* kav's .text PCs reached, one bit per byte offset */
 	atomic_uchar cover[TEXT_MAX / 8];
 };
@@ -126,14 +128,20 @@ static struct kav_nl proc_nl;
 static pthread_mutex_t nl_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t deadline_ns;
 static __thread uint8_t cur_op;		/* the op exec_call() runs */
+static __thread uint8_t cur_thread = SETUP_THREAD;	/* and its thread */
 
 /* Count an outcome of the current op: 0 or a negative errno. */
 static int outcome(int ret)
 {
 	unsigned int e = ret < 0 ? (unsigned int)-ret : 0;
 
-	atomic_fetch_add_explicit(&SH->outcome[cur_op][e < NR_ERRS ? e :
-				  NR_ERRS - 1], 1, memory_order_relaxed);
+	if (e >= NR_ERRS)
+		e = NR_ERRS - 1;
+	atomic_fetch_add_explicit(&SH->outcome[cur_op][e], 1,
+				  memory_order_relaxed);
+	if (cur_thread < MAX_THREADS)
+		atomic_fetch_or_explicit(&SH->touts[cur_thread][cur_op],
+					 1ULL << e, memory_order_relaxed);
 	return ret;
 }
 
@@ -757,6 +765,7 @@ static void *thread_main(void *arg)
 	uint32_t i;
 	unsigned int r;
 
+	cur_thread = (uint8_t)t->thread;
 	kcov_start(&k);
 	pthread_barrier_wait(t->start);
 	for (i = 0; i < t->p->nr_calls; i++) {
@@ -1195,6 +1204,7 @@ static enum verdict run_prog(const struct fz_prog *p)
 	atomic_store(&SH->nr_viol, 0);
 	SH->viol[0] = 0;
 	memset((void *)SH->outcome, 0, sizeof(SH->outcome));
+	memset((void *)SH->touts, 0, sizeof(SH->touts));
 	memset((void *)SH->cover, 0, text_size / 8 + 1);
 	set_keyless(p->keyless);
 	deadline_ns = now_ns() + (p->ms ? p->ms : prog_ms) * 1000000ULL;
@@ -1270,6 +1280,57 @@ static uint64_t merge_outcomes(void)
 		}
 	}
 	nr_outcomes += fresh;
+	return fresh;
+}
+
+/*
+ * Merge the program's cross-thread outcome pairs: (op, errno) of one
+ * thread with (op, errno) of another, in the same run. A race is two
+ * things happening together: the first program where an insert got
+ * EFAULT while another thread's remove succeeded joins the corpus,
+ * although each outcome alone was seen long before.
+ */
+#define NR_OUTS		(NR_OPS * NR_ERRS)
+static unsigned char seen_pair[(NR_OUTS * NR_OUTS + 7) / 8];
+static uint64_t nr_pairs;
+
+static bool pair_fresh(unsigned int x, unsigned int y)
+{
+	unsigned int lo = x < y ? x : y, hi = x < y ? y : x;
+	size_t bit = (size_t)lo * NR_OUTS + hi;
+
+	if (seen_pair[bit / 8] & (1U << (bit % 8)))
+		return false;
+	seen_pair[bit / 8] |= (unsigned char)(1U << (bit % 8));
+	return true;
+}
+
+static uint64_t merge_pairs(void)
+{
+	unsigned int t, u, op, op2, e, e2;
+	uint64_t fresh = 0, m, m2;
+
+	for (t = 0; t < MAX_THREADS; t++)
+		for (op = 0; op < NR_OPS; op++) {
+			m = atomic_load_explicit(&SH->touts[t][op],
+						 memory_order_relaxed);
+			for (e = 0; m; e++, m >>= 1) {
+				if (!(m & 1))
+					continue;
+				for (u = t + 1; u < MAX_THREADS; u++)
+					for (op2 = 0; op2 < NR_OPS; op2++) {
+						m2 = atomic_load_explicit(
+							&SH->touts[u][op2],
+							memory_order_relaxed);
+						for (e2 = 0; m2; e2++, m2 >>= 1)
+							if ((m2 & 1) &&
+							    pair_fresh(op * NR_ERRS + e,
+								       op2 * NR_ERRS + e2))
+								fresh++;
+					}
+			}
+		}
+	nr_pairs += fresh;
 	return fresh;
 }
 
@@ -1393,14 +1454,31 @@ static const char *const seeds[] = {
 };
 
 static struct fz_prog corpus[CORPUS_MAX];
-static unsigned int corpus_n;
+static unsigned int corpus_n;		/* entries held, up to CORPUS_MAX */
+static unsigned long corpus_added;	/* entries ever added */
 
+/* Add @p; a full corpus is a ring: the oldest entry makes room. */
 static void corpus_add(const struct fz_prog *p)
 {
+	corpus[corpus_added++ % CORPUS_MAX] = *p;
 	if (corpus_n < CORPUS_MAX)
-		corpus[corpus_n++] = *p;
-	else
-		corpus[corpus_n % CORPUS_MAX] = *p;
+		corpus_n++;
+}
+
+/*
+ * A corpus entry to mutate: half the time one of the 8 newest. A program
+ * that just reached something new (a first EFAULT next to a successful
+ * remove) is the one most likely to lead further: give it more turns
+ * than an old entry gets among hundreds.
+ */
+static unsigned int corpus_pick(struct fz_rng *r)
+{
+	unsigned int newest = (unsigned int)((corpus_added - 1) % CORPUS_MAX);
+
+	if (corpus_n > 8 && fz_chance(r, 50))
+		return (newest + CORPUS_MAX -
+			(unsigned int)fz_below(r, 8)) % CORPUS_MAX;
+	return (unsigned int)fz_below(r, corpus_n);
 }
 
 /* kav.ko's .text (for kcov): its address and an upper bound of its size. */
@@ -1516,8 +1594,13 @@ static void print_pcs(void)
 		printf("\n");
 }
 
+/* A kernel report or a hang was seen: no cleanup at the end. */
+static bool kernel_broken;
+
 static int fail_out(enum verdict v, struct fz_prog *p, double budget)
 {
+	if (v == V_KERNEL || v == V_HANG)
+		kernel_broken = true;
 	const char *why = v == V_VIOLATION ? SH->viol : report;
 
 	printf("# fuzz: %s: %s\n", verdict_names[v], why);
@@ -1610,6 +1693,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 		atomic_store(&SH->calls, 0);
 		merge_cover();
 		merge_outcomes();
+		merge_pairs();
 		ignored += (unsigned long)atomic_exchange(&SH->nr_ignored, 0);
 		corpus_add(&p);
 		if (v != V_OK) {
@@ -1619,7 +1703,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	}
 	while (!failed && kav_now() - start < seconds) {
 		if (corpus_n && fz_chance(&rng, have_kcov ? 75 : 50)) {
-			p = corpus[fz_below(&rng, corpus_n)];
+			p = corpus[corpus_pick(&rng)];
 			fz_mutate(&rng, &p, &corpus[fz_below(&rng, corpus_n)]);
 		} else {
 			fz_generate(&rng, &p);
@@ -1630,6 +1714,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 		atomic_store(&SH->calls, 0);
 		ignored += (unsigned long)atomic_exchange(&SH->nr_ignored, 0);
 		fresh = merge_outcomes();
+		fresh += merge_pairs();
 		if (merge_cover() || fresh)
 			corpus_add(&p);
 		if (v == V_OK || (keep_going && v == V_VIOLATION &&
@@ -1648,9 +1733,10 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	failed |= nr_failed > 0;
 	el = kav_now() - start;
 	printf("# fuzz: %lu programs, %lu calls in %.1f s: %.0f calls/s, "
-	       "corpus %u, outcomes %" PRIu64 ", kav PCs %" PRIu64 "%s\n",
+	       "corpus %u, outcomes %" PRIu64 ", outcome pairs %" PRIu64
+	       ", kav PCs %" PRIu64 "%s\n",
 	       programs, calls, el, calls / (el > 0 ? el : 1), corpus_n,
-	       nr_outcomes, nr_seen, have_kcov ? "" : " (no kcov)");
+	       nr_outcomes, nr_pairs, nr_seen, have_kcov ? "" : " (no kcov)");
 	if (nr_ignore)
 		printf("# fuzz: %lu violations ignored (--ignore)\n", ignored);
 	if (pcs && have_kcov)
@@ -1675,6 +1761,7 @@ static int replay(const char *file, int runs)
 	printf("# replay: %s, %u calls, up to %d runs\n", file, p.nr_calls, runs);
 	for (i = 0; i < runs && v == V_OK; i++)
 		v = run_prog(&p);
+	kernel_broken = v == V_KERNEL || v == V_HANG;
 	printf("# replay: %s after %d runs: %s\n", verdict_names[v], i,
 	       v == V_VIOLATION ? SH->viol : v == V_OK ? "" : report);
 	return v != V_OK;
@@ -1729,7 +1816,13 @@ int main(int argc, char **argv)
 		ret = replay(replay_file, runs);
 	else
 		ret = campaign(seconds, seed, use_seeds, pcs, keep_going);
-	campaign_end();
+	/*
+	 * After an oops the kernel is not trusted: a task may hold a table
+	 * lock forever, and the cleanup's revokes would wait on it until
+	 * the guest's timeout. Leave it to the reboot.
+	 */
+	if (!kernel_broken)
+		campaign_end();
 	printf("%s 1 kav_fuzzer %s\n", ret ? "not ok" : "ok",
 	       replay_file ? "replay" : "campaign");
 	return ret ? 1 : 0;
