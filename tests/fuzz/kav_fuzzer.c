@@ -1118,14 +1118,29 @@ static int kmsg_scan(void)
 	return found;
 }
 
+static const char keyless_param[] = "/sys/module/kav/parameters/allow_keyless";
+
 static void set_keyless(bool on)
 {
-	int fd = open("/sys/module/kav/parameters/allow_keyless", O_WRONLY);
+	int fd = open(keyless_param, O_WRONLY);
 
 	if (fd >= 0) {
 		(void)!write(fd, on ? "1" : "0", 1);
 		close(fd);
 	}
+}
+
+/* allow_keyless as the campaign found it ('Y' or 'N'), to put it back. */
+static bool get_keyless(void)
+{
+	char c = 'N';
+	int fd = open(keyless_param, O_RDONLY);
+
+	if (fd >= 0) {
+		(void)!read(fd, &c, 1);
+		close(fd);
+	}
+	return c == 'Y' || c == '1';
 }
 
 static int pinned_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
@@ -1535,10 +1550,13 @@ static void probe_kcov(void)
 
 static const uint32_t base_vni[NR_BASE_GRANTS] = { 10, 11, 12, 13, 20, 11 };
 
+static bool keyless_before;
+
 static int campaign_init(void)
 {
 	unsigned int i;
 
+	keyless_before = get_keyless();
 	SH = mmap(NULL, sizeof(*SH), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (SH == MAP_FAILED)
@@ -1575,7 +1593,7 @@ static void campaign_end(void)
 	for (i = 0; i < NR_BASE_GRANTS; i++)
 		if (baseline_grant[i])
 			kav_nl_grant_del(&nl, (uint32_t)baseline_grant[i]);
-	set_keyless(true);
+	set_keyless(keyless_before);
 }
 
 static void print_pcs(void)
@@ -1664,7 +1682,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	uint64_t fresh;
 	struct fz_rng rng = { seed };
 	unsigned long programs = 0, calls = 0, nr_failed = 0;
-	double start = kav_now(), el;
+	double start = kav_now(), last_status = start, el;
 	enum verdict v = V_OK;
 	struct fz_prog p;
 	unsigned int i;
@@ -1702,6 +1720,14 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 		}
 	}
 	while (!failed && kav_now() - start < seconds) {
+		/* A long campaign says how it goes every 10 minutes. */
+		if (kav_now() - last_status >= 600) {
+			last_status = kav_now();
+			printf("# fuzz: at %.0f s: %lu programs, %lu calls, "
+			       "corpus %u, outcome pairs %" PRIu64
+			       ", kav PCs %" PRIu64 "\n", last_status - start,
+			       programs, calls, corpus_n, nr_pairs, nr_seen);
+		}
 		if (corpus_n && fz_chance(&rng, have_kcov ? 75 : 50)) {
 			p = corpus[corpus_pick(&rng)];
 			fz_mutate(&rng, &p, &corpus[fz_below(&rng, corpus_n)]);
