@@ -8,7 +8,7 @@
  * values (0, 1, KAV_BATCH_MAX, KAV_MAX_AUTH_KEYS...) and corrupted ones
  * (sizes, flags, reserved fields, pointers).
  *
- * Reproducer file:
+ * Reproducer file (lines starting with '#' are comments):
  *   kav-fuzz-prog 1 threads T split S drop D keyless K [ms MS]
  *   <thread|S> <op> r<repeat> <a0> <a1> <a2> <a3> <a4>
  * (r65535: the call loops until the program's deadline, MS ms.)
@@ -612,8 +612,12 @@ int fz_prog_read(FILE *f, struct fz_prog *p)
 	uint64_t a[NR_ARGS];
 
 	memset(p, 0, sizeof(*p));
-	if (!fgets(line, sizeof(line), f) ||
-	    sscanf(line, "kav-fuzz-prog 1 threads %u split %u drop %u keyless %u",
+	/* Comments may come first: run.sh names the kernel and the finding. */
+	do {
+		if (!fgets(line, sizeof(line), f))
+			return -1;
+	} while (line[0] == '#' || line[0] == '\n');
+	if (sscanf(line, "kav-fuzz-prog 1 threads %u split %u drop %u keyless %u",
 		   &t, &s, &d, &k) != 4 || t < 1 || t > MAX_THREADS ||
 	    s >= t)
 		return -1;

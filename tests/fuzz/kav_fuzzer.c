@@ -1468,6 +1468,35 @@ static const char *const seeds[] = {
 	"1 unpin r1 0x3 0x0 0x0 0x0 0x0\n",
 };
 
+/*
+ * Regressions: programs that once broke kav, replayed (REGRESS_RUNS times
+ * each) before every campaign that uses the seeds. Never seeds: the
+ * canary (--no-seeds) must find its bug without them.
+ */
+#define REGRESS_RUNS	3
+static const char *const regressions[] = {
+	/* issue 14's double erase: what make fuzz-canary found by itself in
+	 * 15fc615's module (an oops in kav_grant_uncharge, from the EFAULT
+	 * undo of kav_av_insert) */
+	"kav-fuzz-prog 1 threads 4 split 0 drop 0 keyless 1\n"
+	"S dom_open r1 0x0 0x0 0x0 0x0 0x0\n"
+	"S av_create r1 0x0 0x2 0x2 0x40201 0x0\n"
+	"S av_create r1 0x1 0x3 0x2 0x2300 0x0\n"
+	"0 insert r65535 0x2 0x1 0x0 0x2c40000 0x8\n"
+	"1 insert r65535 0x2 0x3 0x0 0x6f30200 0x0\n"
+	"2 mprotect r65535 0x0 0x1 0x0 0x0 0x0\n"
+	"3 remove r65535 0x2 0x1 0x2 0xfff 0x0\n",
+	/* the same bug, keyed, in the shape kav_trust_test uses: 1024
+	 * addresses whose output goes read-only, and a remove of entry 0 */
+	"kav-fuzz-prog 1 threads 3 split 0 drop 0 keyless 0 ms 1000\n"
+	"S dom_open r1 0x0 0x0 0x0 0x0 0x0\n"
+	"S set_key r1 0x0 0xa 0x0 0x0 0x0\n"
+	"S av_create r1 0x0 0x2 0x2 0x0 0x0\n"
+	"0 insert r65535 0x2 0x400 0x0 0x0 0x0\n"
+	"1 mprotect r65535 0x0 0x0 0x0 0x0 0x0\n"
+	"2 remove r65535 0x2 0x1 0x3 0x0 0x0\n",
+};
+
 static struct fz_prog corpus[CORPUS_MAX];
 static unsigned int corpus_n;		/* entries held, up to CORPUS_MAX */
 static unsigned long corpus_added;	/* entries ever added */
@@ -1695,7 +1724,33 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	if (have_kcov)
 		printf("# fuzz: kav .text at 0x%" PRIx64 ", < %" PRIu64 " bytes\n",
 		       text_start, text_size);
-	for (i = 0; use_seeds && i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+	for (i = 0; use_seeds && i < sizeof(regressions) /
+		    sizeof(regressions[0]) && !failed; i++) {
+		FILE *f = fmemopen((void *)regressions[i],
+				   strlen(regressions[i]), "r");
+		int run;
+
+		if (!f || fz_prog_read(f, &p)) {
+			printf("# fuzz: bad regression %u\n", i);
+			if (f)
+				fclose(f);
+			failed = 1;
+			break;
+		}
+		fclose(f);
+		for (run = 0; run < REGRESS_RUNS && v == V_OK; run++) {
+			v = run_prog(&p);
+			programs++;
+			calls += atomic_load(&SH->calls);
+			atomic_store(&SH->calls, 0);
+		}
+		printf("# fuzz: regression %u: %s (%d runs)\n", i,
+		       verdict_names[v], run);
+		if (v != V_OK)
+			failed = fail_out(v, &p, 0);
+	}
+	for (i = 0; !failed && use_seeds &&
+		    i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		FILE *f = fmemopen((void *)seeds[i], strlen(seeds[i]), "r");
 
 		if (!f || fz_prog_read(f, &p)) {

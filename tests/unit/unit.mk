@@ -12,7 +12,8 @@ UNIT_DIR      := $(BUILD)/unit
 UNIT_TESTS    := test_addr test_expand test_table test_domain test_av \
 		 test_av_attr test_av_named test_auth test_grants \
 		 test_eq test_av_set test_peer \
-		 test_kavctl_args test_kavctl_json test_kavctl_attrs
+		 test_kavctl_args test_kavctl_json test_kavctl_attrs \
+		 test_fuzz_prog
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS))
 UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		 -fno-omit-frame-pointer
@@ -78,6 +79,14 @@ $(UNIT_DIR)/test_kavctl_attrs: \
 	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,nl attrs args format json output \
 		table)
 $(UNIT_DIR)/test_kavctl_attrs: UNIT_LIBS += $(UNIT_NL_LIBS)
+
+# kav_fuzzer's program model (tests/fuzz): generation, mutation, files.
+$(UNIT_DIR)/fuzz/fz_prog.o: tests/fuzz/fz_prog.c tests/fuzz/kav_fuzzer.h \
+			    tests/unit/unit.mk
+	@mkdir -p $(@D)
+	$(CC) $(KAV_CFLAGS) $(UNIT_CFLAGS) -c -o $@ $<
+$(UNIT_DIR)/test_fuzz_prog.o: tests/fuzz/kav_fuzzer.h
+$(UNIT_DIR)/test_fuzz_prog: $(UNIT_DIR)/fuzz/fz_prog.o
 
 unit-clean:
 	rm -rf $(UNIT_DIR)
