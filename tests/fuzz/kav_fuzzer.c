@@ -81,6 +81,7 @@
 #define CORPUS_MAX	512
 #define VIOL_LEN	1024
 #define NR_BASE_GRANTS	6
+#define MAX_ADDED	4096	/* grants one program may add */
 /* Outcomes: (op, errno) pairs, errno clipped; hit counts in log2 buckets. */
 #define NR_ERRS		64
 #define NR_BUCKETS	24
@@ -92,7 +93,9 @@ struct shared {
 	atomic_int nr_viol;
 	atomic_int nr_ignored;		/* violations --ignore'd */
 	char viol[VIOL_LEN];		/* the first violation */
-	atomic_uint pgrant[NR_PGRANTS];	/* grants the program added */
+	atomic_uint pgrant[NR_PGRANTS];	/* grants the program added... */
+	atomic_uint added[MAX_ADDED];	/* ...all of them, for the cleanup */
+	atomic_uint nr_added;
 	/* how often each (op, errno) happened in the program */
 	atomic_uint outcome[NR_OPS][NR_ERRS];
 	/* which errnos each thread's ops got: a bit per errno */
@@ -506,8 +509,13 @@ static void op_grant_add(const uint64_t *a)
 		.limit_entries = a[2],
 	};
 	struct kav_nl_grant g;
+	unsigned int n;
 	int ret;
 
+	/* Every grant is recorded for the cleanup; none beyond the record. */
+	n = atomic_fetch_add(&SH->nr_added, 1);
+	if (n >= MAX_ADDED)
+		return;
 	switch (a[1]) {
 	case 0: s.sel_type = KAV_SEL_UID; s.sel_id = 0; break;
 	case 1: s.sel_type = KAV_SEL_UID; s.sel_id = UID_TENANT; break;
@@ -519,8 +527,10 @@ static void op_grant_add(const uint64_t *a)
 	atomic_fetch_add(&SH->calls, 1);
 	ret = proc_nl.fd > 0 ? kav_nl_grant_add(&proc_nl, &s, &g) : -1;
 	pthread_mutex_unlock(&nl_lock);
-	if (!ret)
-		atomic_store(&SH->pgrant[a[3] % NR_PGRANTS], g.id);
+	if (ret)
+		return;
+	atomic_store(&SH->added[n], g.id);
+	atomic_store(&SH->pgrant[a[3] % NR_PGRANTS], g.id);
 }
 
 static void op_grant_del(const uint64_t *a)
@@ -810,33 +820,44 @@ static void run_threads(const struct fz_prog *p, unsigned int lo,
 
 /* --- invariants ---------------------------------------------------------------- */
 
+struct grant_check {
+	bool after;		/* no AV is left: every count must be 0 */
+	unsigned long n;
+};
+
 static int grant_list_cb(const struct nlmsghdr *nlh,
 			 const struct genlmsghdr *gh,
 			 const struct kav_nl_attrs *at, void *arg)
 {
+	struct grant_check *gc = arg;
+	bool after = gc->after;
 	struct kav_nl_grant g;
-	bool *after = arg;
 
 	(void)nlh;
 	(void)gh;
+	gc->n++;
 	kav_nl_grant_from(&g, at);
 	if (g.nr_entries >= 1ULL << 40 || g.nr_avs >= 1U << 30)
 		violation("grant %u (vni %u): nr_entries %" PRIu64
 			  ", nr_avs %u (negative)", g.id, g.vni,
 			  g.nr_entries, g.nr_avs);
-	else if (*after && (g.nr_entries || g.nr_avs))
+	else if (after && (g.nr_entries || g.nr_avs))
 		violation("grant %u (vni %u): nr_entries %" PRIu64
 			  ", nr_avs %u with no AV left", g.id, g.vni,
 			  g.nr_entries, g.nr_avs);
 	return 0;
 }
 
-static void check_grants(struct kav_nl *nl, bool after)
+/* Check every grant's counters; the number of grants, or -errno. */
+static long check_grants(struct kav_nl *nl, bool after)
 {
+	struct grant_check gc = { after, 0 };
 	static struct kav_nl_msg m;
+	int ret;
 
 	kav_nl_req(nl, &m, KAV_GENL_CMD_GRANT_GET, NLM_F_DUMP);
-	kav_nl_talk(nl, &m, grant_list_cb, &after);
+	ret = kav_nl_talk(nl, &m, grant_list_cb, &gc);
+	return ret ? ret : (long)gc.n;
 }
 
 /* The whole table of the AV in slot @s, quiescent. */
@@ -1164,13 +1185,16 @@ static void admin_cleanup(void)
 {
 	static struct kav_nl_msg m;
 	uint32_t ids[64] = { 0 };
-	unsigned int i;
+	unsigned int i, n = atomic_exchange(&SH->nr_added, 0);
 
-	for (i = 0; i < NR_PGRANTS; i++) {
-		uint32_t id = atomic_exchange(&SH->pgrant[i], 0);
+	/* pgrant[] may have lost ids (two adds into one slot): added[] not. */
+	for (i = 0; i < NR_PGRANTS; i++)
+		atomic_store(&SH->pgrant[i], 0);
+	for (i = 0; i < n && i < MAX_ADDED; i++) {
+		uint32_t id = atomic_exchange(&SH->added[i], 0);
 
 		if (id)
-			kav_nl_grant_del(&nl, id);
+			kav_nl_grant_del(&nl, id);	/* ENOENT: deleted already */
 	}
 	kav_nl_dump(&nl, KAV_GENL_CMD_AV_GET, -1, pinned_cb, ids);
 	for (i = 0; i < 64 && ids[i]; i++) {
@@ -1180,10 +1204,14 @@ static void admin_cleanup(void)
 	}
 }
 
+/* Grants that exist between programs: the campaign's own, and others'. */
+static long nr_grants_base = -1;
+
 /* With the program's objects gone, kav holds nothing of it. */
 static void check_after(void)
 {
 	struct kav_nl_stats st;
+	long grants;
 	int tries;
 
 	for (tries = 0; tries < 50; tries++) {
@@ -1197,7 +1225,11 @@ static void check_after(void)
 		violation("after the program: %" PRIu64 " domains, %" PRIu64
 			  " AVs, %" PRIu64 " entries left", st.domains,
 			  st.avs, st.entries);
-	check_grants(&nl, true);
+	grants = check_grants(&nl, true);
+	if (grants >= 0 && nr_grants_base >= 0 && grants != nr_grants_base)
+		violation("after the program: %ld grants, %ld before it (the "
+			  "program's grants are not all gone)", grants,
+			  nr_grants_base);
 }
 
 static void reap_all(void)
@@ -1607,6 +1639,7 @@ static int campaign_init(void)
 			kav_nl_grant_gid(&nl, base_vni[i], 0, &id);
 		baseline_grant[i] = id;
 	}
+	nr_grants_base = check_grants(&nl, false);
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (kmsg_fd >= 0)
 		lseek(kmsg_fd, 0, SEEK_END);
