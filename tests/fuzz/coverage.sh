@@ -28,11 +28,16 @@ tr -d '\r' <"$log" | sed -n 's/^# fuzz-pcs://p' | tr ' ' '\n' |
 	sed '/^$/d' | while read -r pc; do printf '%d\n' "0x$pc"; done |
 	sort -un >"$tmp/reached"
 # Points: each call to __sanitizer_cov_trace_pc in .text; kcov reports
-# its return address, the relocated operand + 4.
-readelf -rW "$ko" | awk "$HEX"'
-	/^Relocation section/ { in_text = ($3 == "'"'"'.rela.text'"'"'") }
-	in_text && $5 == "__sanitizer_cov_trace_pc" { print hex($1) + 4 }' |
-	sort -un >"$tmp/points"
+# its return address, the relocated operand + 4. Where the compiler made
+# it a tail call (jmp), kcov reports the caller's return address instead:
+# those points are left out, and the PCs they give counted apart.
+objdump -dr --section=.text "$ko" | awk "$HEX"'
+	/^ *[0-9a-f]+:\t/ { insn = $0 }
+	/R_X86_64_PLT32\t__sanitizer_cov_trace_pc-0x4$/ {
+		off = $1; sub(/:$/, "", off)
+		print (insn ~ /\tcall / ? "call " : "jmp ") hex(off) + 4 }' >"$tmp/sites"
+awk '$1 == "call" { print $2 }' "$tmp/sites" | sort -un >"$tmp/points"
+tails=$(grep -c '^jmp' "$tmp/sites" || true)
 if [[ ! -s $tmp/points ]]; then
 	echo "coverage.sh: $ko has no kcov points (built without CONFIG_KCOV?)" >&2
 	exit 1
@@ -56,7 +61,7 @@ awk 'FILENAME == ARGV[1] { got[$1] = 1; next }
 	"$tmp/reached" "$tmp/funcs" "$tmp/lines" "$tmp/points" >"$tmp/table"
 
 stray=$(awk 'NR == FNR { p[$1] = 1; next } !($1 in p)' "$tmp/points" "$tmp/reached" | wc -l)
-awk -v stray="$stray" '
+awk -v stray="$stray" -v tails="$tails" '
 	function base(path) { sub(/.*\//, "", path); sub(/:.*/, "", path); return path }
 	{ n++; r += $2
 	  fp[$3]++; fr[$3] += $2
@@ -74,7 +79,8 @@ awk -v stray="$stray" '
 	  printf "kav.ko coverage (kcov): %d of %d points (basic blocks) %.1f %%, " \
 		 "%d of %d kmod/ source lines %.1f %%, %d of %d functions\n",
 		 r, n, 100 * r / n, hl, tl, tl ? 100 * hl / tl : 0, hfn, nfn
-	  if (stray) printf "  (%d PCs are not kcov points of this kav.ko: another build?)\n", stray
+	  printf "  (%d tail-call points left out; %d PCs are none of the points: " \
+		 "the return addresses such tail calls report, or another build)\n", tails, stray
 	  print "per file: points reached/total, lines reached/total"
 	  for (b in lt) if (!(b in pf)) pf[b] = 0	# headers: inlined only
 	  for (b in pf)

@@ -260,7 +260,7 @@ static void gen_args(struct fz_rng *r, struct fz_call *c)
 		break;
 	case OP_GRANT_ADD:
 		a[0] = gen_vni(r);
-		a[1] = fz_below(r, 5);		/* selector */
+		a[1] = fz_below(r, 7);		/* selector */
 		a[2] = fz_chance(r, 70) ? 0 : fz_below(r, 2000);
 		a[3] = fz_below(r, NR_PGRANTS);
 		break;

@@ -74,6 +74,10 @@
 
 #define PAGE		4096UL
 #define UID_TENANT	65534
+/* A supplementary group of the root process, granted by gid. */
+#define GID_EXTRA	4242
+/* The child cgroup the second process of a program runs in. */
+#define FUZZ_CGROUP	"/sys/fs/cgroup/kav-fuzz"
 #define ADDRS_MAX	KAV_BATCH_MAX
 #define CHECK_ENTRIES	(1U << 18)
 #define COVER_WORDS	(1U << 16)
@@ -128,6 +132,8 @@ static uint64_t *bufs[NR_BUFS];		/* fi_addrs buffers */
 static uint8_t *addrs_in, *addrs_in6, *addrs_str, *ro_page, *tail_page;
 static uint8_t *junk;			/* random bytes for corruptions */
 static struct kav_nl proc_nl;
+/* Joined to the admin group and never read: notifications get built. */
+static struct kav_nl proc_listen;
 static pthread_mutex_t nl_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t deadline_ns;
 static __thread uint8_t cur_op;		/* the op exec_call() runs */
@@ -426,6 +432,13 @@ static void op_map(const uint64_t *a)
 	outcome(p == MAP_FAILED ? -errno : 0);
 	if (p == MAP_FAILED)
 		return;
+	/* Read the table's pages (kav_table_fault()), not past the table. */
+	if (!a[3] && (prots[a[2] & 3] & PROT_READ)) {
+		size_t off;
+
+		for (off = 0; off < len && off < (ms ? ms : PAGE); off += PAGE)
+			(void)*(volatile const uint8_t *)((const uint8_t *)p + off);
+	}
 	if (!a[4])
 		munmap(p, len);
 	/* else: left for the process's exit, after the fds are closed */
@@ -521,6 +534,8 @@ static void op_grant_add(const uint64_t *a)
 	case 1: s.sel_type = KAV_SEL_UID; s.sel_id = UID_TENANT; break;
 	case 2: s.sel_type = KAV_SEL_GID; s.sel_id = 0; break;
 	case 3: s.sel_type = KAV_SEL_CGROUP; s.cgroup_path = "/"; break;
+	case 4: s.sel_type = KAV_SEL_GID; s.sel_id = GID_EXTRA; break;
+	case 5: s.sel_type = KAV_SEL_CGROUP; s.cgroup_path = "/kav-fuzz"; break;
 	default: s.sel_type = 77; break;
 	}
 	pthread_mutex_lock(&nl_lock);
@@ -1026,6 +1041,10 @@ static void proc_init(void)
 	memset(slots, 0, sizeof(slots));
 	if (kav_nl_open(&proc_nl))
 		proc_nl.fd = -1;
+	if (kav_nl_open(&proc_listen) || kav_nl_join_admin(&proc_listen))
+		proc_listen.fd = -1;
+	/* Grants by a supplementary group (kav_identity_in_group()). */
+	(void)!setgroups(2, (gid_t[]){ 0, GID_EXTRA });
 }
 
 /* The second process of a program: threads [split, nr_threads). */
@@ -1058,6 +1077,12 @@ static void run_first(const struct fz_prog *p)
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/*
+	 * Programs run in a child cgroup (grants to "/" cover it): the
+	 * identities they capture hold a reference on its css, which the
+	 * root cgroup's does not count.
+	 */
+	kav_write_path(FUZZ_CGROUP "/cgroup.procs", "0");
 	proc_init();
 	for (i = 0; i < p->nr_calls; i++)
 		if (p->c[i].thread == SETUP_THREAD)
@@ -1618,6 +1643,7 @@ static int campaign_init(void)
 	unsigned int i;
 
 	keyless_before = get_keyless();
+	mkdir(FUZZ_CGROUP, 0755);
 	SH = mmap(NULL, sizeof(*SH), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (SH == MAP_FAILED)
@@ -1937,6 +1963,7 @@ int main(int argc, char **argv)
 	 */
 	if (!kernel_broken)
 		campaign_end();
+	rmdir(FUZZ_CGROUP);
 	printf("%s 1 kav_fuzzer %s\n", ret ? "not ok" : "ok",
 	       replay_file ? "replay" : "campaign");
 	return ret ? 1 : 0;

@@ -529,20 +529,6 @@ static inline int kav_job_trampoline(void *p)
 	return kav_as_trampoline(&j->as);
 }
 
-/* Write @text to @path in one write(): 0 or -errno. */
-static inline int kav_write_path(const char *path, const char *text)
-{
-	ssize_t len = (ssize_t)strlen(text);
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, len) != len)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* Write @text to file @file of cgroup @rel ("" is the root). */
 static inline int kav_cgroup_write(const char *rel, const char *file,
 				   const char *text)

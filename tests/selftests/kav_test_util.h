@@ -266,4 +266,18 @@ static inline int kav_av_named(int dom, const char *name, uint32_t flags,
 	return ret ? ret : c.fd;
 }
 
+/* Write @text to @path in one write(): 0 or -errno. */
+static inline int kav_write_path(const char *path, const char *text)
+{
+	ssize_t len = (ssize_t)strlen(text);
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 #endif /* KAV_TEST_UTIL_H */
