@@ -432,13 +432,13 @@ static void op_map(const uint64_t *a)
 	outcome(p == MAP_FAILED ? -errno : 0);
 	if (p == MAP_FAILED)
 		return;
-	/* Read the table's pages (kav_table_fault()), not past the table. */
-	if (!a[3] && (prots[a[2] & 3] & PROT_READ)) {
-		size_t off;
-
-		for (off = 0; off < len && off < (ms ? ms : PAGE); off += PAGE)
-			(void)*(volatile const uint8_t *)((const uint8_t *)p + off);
-	}
+	/*
+	 * Read the header page (kav_table_fault()). Only that one: entry
+	 * pages the table has not grown into yet raise SIGBUS, by design,
+	 * and would kill the program's process.
+	 */
+	if (!a[3] && len && (prots[a[2] & 3] & PROT_READ))
+		(void)*(volatile const uint8_t *)p;
 	if (!a[4])
 		munmap(p, len);
 	/* else: left for the process's exit, after the fds are closed */
@@ -1089,8 +1089,14 @@ static void run_first(const struct fz_prog *p)
 			exec_call(&p->c[i]);
 	if (p->split && pipe(to_first) == 0 && pipe(from_first) == 0) {
 		second = fork();
-		if (second == 0)
+		if (second == 0) {
+			close(to_first[0]);
+			close(from_first[1]);
 			run_second(p, to_first[1], from_first[0]);
+		}
+		/* If the second process dies, its end closes: no wait forever. */
+		close(to_first[1]);
+		close(from_first[0]);
 		if (second > 0)
 			hi = p->split;
 	}
