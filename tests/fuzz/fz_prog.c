@@ -657,3 +657,15 @@ int fz_prog_read(FILE *f, struct fz_prog *p)
 	}
 	return 0;
 }
+
+int fz_prog_parse(const char *text, struct fz_prog *p)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fz_prog_read(f, p);
+	fclose(f);
+	return ret;
+}

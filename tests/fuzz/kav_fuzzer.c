@@ -1270,9 +1270,11 @@ static void reap_all(void)
 }
 
 static unsigned int prog_ms = 300;
+/* A kernel report or a hang was seen: no cleanup at the end. */
+static bool kernel_broken;
 
-/* Run @p once: the verdict; SH->viol or report say why. */
-static enum verdict run_prog(const struct fz_prog *p)
+/* Run @p once, in a fresh child process. */
+static enum verdict run_prog_once(const struct fz_prog *p)
 {
 	unsigned long polls;
 	uint64_t limit;
@@ -1327,6 +1329,21 @@ static enum verdict run_prog(const struct fz_prog *p)
 	if (kmsg_scan())
 		return V_KERNEL;
 	return atomic_load(&SH->nr_viol) ? V_VIOLATION : V_OK;
+}
+
+/* Programs run and calls made, minimisation and replays included. */
+static unsigned long nr_programs, nr_calls;
+
+/* Run @p once: the verdict; SH->viol or report say why. */
+static enum verdict run_prog(const struct fz_prog *p)
+{
+	enum verdict v = run_prog_once(p);
+
+	nr_programs++;
+	nr_calls += atomic_exchange(&SH->calls, 0);
+	if (v == V_KERNEL || v == V_HANG)
+		kernel_broken = true;
+	return v;
 }
 
 /*
@@ -1385,29 +1402,26 @@ static bool pair_fresh(unsigned int x, unsigned int y)
 
 static uint64_t merge_pairs(void)
 {
-	unsigned int t, u, op, op2, e, e2;
-	uint64_t fresh = 0, m, m2;
+	/* The program's (thread, outcome) items, then every cross-thread pair. */
+	static struct { unsigned int thread, out; } it[MAX_THREADS * NR_OUTS];
+	unsigned int n = 0, t, op, e, i, j;
+	uint64_t fresh = 0, m;
 
 	for (t = 0; t < MAX_THREADS; t++)
 		for (op = 0; op < NR_OPS; op++) {
 			m = atomic_load_explicit(&SH->touts[t][op],
 						 memory_order_relaxed);
-			for (e = 0; m; e++, m >>= 1) {
-				if (!(m & 1))
-					continue;
-				for (u = t + 1; u < MAX_THREADS; u++)
-					for (op2 = 0; op2 < NR_OPS; op2++) {
-						m2 = atomic_load_explicit(
-							&SH->touts[u][op2],
-							memory_order_relaxed);
-						for (e2 = 0; m2; e2++, m2 >>= 1)
-							if ((m2 & 1) &&
-							    pair_fresh(op * NR_ERRS + e,
-								       op2 * NR_ERRS + e2))
-								fresh++;
-					}
-			}
+			for (e = 0; m; e++, m >>= 1)
+				if (m & 1) {
+					it[n].thread = t;
+					it[n++].out = op * NR_ERRS + e;
+				}
 		}
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (it[i].thread != it[j].thread &&
+			    pair_fresh(it[i].out, it[j].out))
+				fresh++;
 	nr_pairs += fresh;
 	return fresh;
 }
@@ -1706,13 +1720,8 @@ static void print_pcs(void)
 		printf("\n");
 }
 
-/* A kernel report or a hang was seen: no cleanup at the end. */
-static bool kernel_broken;
-
 static int fail_out(enum verdict v, struct fz_prog *p, double budget)
 {
-	if (v == V_KERNEL || v == V_HANG)
-		kernel_broken = true;
 	const char *why = v == V_VIOLATION ? SH->viol : report;
 
 	printf("# fuzz: %s: %s\n", verdict_names[v], why);
@@ -1775,7 +1784,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	unsigned long ignored = 0;
 	uint64_t fresh;
 	struct fz_rng rng = { seed };
-	unsigned long programs = 0, calls = 0, nr_failed = 0;
+	unsigned long nr_failed = 0;
 	double start = kav_now(), last_status = start, el;
 	enum verdict v = V_OK;
 	struct fz_prog p;
@@ -1791,24 +1800,15 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 		       text_start, text_size);
 	for (i = 0; use_seeds && i < sizeof(regressions) /
 		    sizeof(regressions[0]) && !failed; i++) {
-		FILE *f = fmemopen((void *)regressions[i],
-				   strlen(regressions[i]), "r");
 		int run;
 
-		if (!f || fz_prog_read(f, &p)) {
+		if (fz_prog_parse(regressions[i], &p)) {
 			printf("# fuzz: bad regression %u\n", i);
-			if (f)
-				fclose(f);
 			failed = 1;
 			break;
 		}
-		fclose(f);
-		for (run = 0; run < REGRESS_RUNS && v == V_OK; run++) {
+		for (run = 0; run < REGRESS_RUNS && v == V_OK; run++)
 			v = run_prog(&p);
-			programs++;
-			calls += atomic_load(&SH->calls);
-			atomic_store(&SH->calls, 0);
-		}
 		printf("# fuzz: regression %u: %s (%d runs)\n", i,
 		       verdict_names[v], run);
 		if (v != V_OK)
@@ -1816,19 +1816,11 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	}
 	for (i = 0; !failed && use_seeds &&
 		    i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-		FILE *f = fmemopen((void *)seeds[i], strlen(seeds[i]), "r");
-
-		if (!f || fz_prog_read(f, &p)) {
+		if (fz_prog_parse(seeds[i], &p)) {
 			printf("# fuzz: bad seed %u\n", i);
-			if (f)
-				fclose(f);
 			continue;
 		}
-		fclose(f);
 		v = run_prog(&p);
-		programs++;
-		calls += atomic_load(&SH->calls);
-		atomic_store(&SH->calls, 0);
 		merge_cover();
 		merge_outcomes();
 		merge_pairs();
@@ -1846,7 +1838,8 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 			printf("# fuzz: at %.0f s: %lu programs, %lu calls, "
 			       "corpus %u, outcome pairs %" PRIu64
 			       ", kav PCs %" PRIu64 "\n", last_status - start,
-			       programs, calls, corpus_n, nr_pairs, nr_seen);
+			       nr_programs, nr_calls, corpus_n, nr_pairs,
+			       nr_seen);
 		}
 		if (corpus_n && fz_chance(&rng, have_kcov ? 75 : 50)) {
 			p = corpus[corpus_pick(&rng)];
@@ -1855,9 +1848,6 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 			fz_generate(&rng, &p);
 		}
 		v = run_prog(&p);
-		programs++;
-		calls += atomic_load(&SH->calls);
-		atomic_store(&SH->calls, 0);
 		ignored += (unsigned long)atomic_exchange(&SH->nr_ignored, 0);
 		fresh = merge_outcomes();
 		fresh += merge_pairs();
@@ -1867,7 +1857,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 				  !new_kind(SH->viol)))
 			continue;
 		printf("# fuzz: found after %.1f s, %lu programs, %lu calls: "
-		       "%s: %s\n", kav_now() - start, programs, calls,
+		       "%s: %s\n", kav_now() - start, nr_programs, nr_calls,
 		       verdict_names[v], v == V_VIOLATION ? SH->viol : report);
 		fail_out(v, &p, keep_going ? 20 : 90);
 		if (!keep_going || v != V_VIOLATION || nr_kinds >= MAX_KINDS ||
@@ -1881,7 +1871,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	printf("# fuzz: %lu programs, %lu calls in %.1f s: %.0f calls/s, "
 	       "corpus %u, outcomes %" PRIu64 ", outcome pairs %" PRIu64
 	       ", kav PCs %" PRIu64 "%s\n",
-	       programs, calls, el, calls / (el > 0 ? el : 1), corpus_n,
+	       nr_programs, nr_calls, el, nr_calls / (el > 0 ? el : 1), corpus_n,
 	       nr_outcomes, nr_pairs, nr_seen, have_kcov ? "" : " (no kcov)");
 	if (nr_ignore)
 		printf("# fuzz: %lu violations ignored (--ignore)\n", ignored);
@@ -1907,7 +1897,6 @@ static int replay(const char *file, int runs)
 	printf("# replay: %s, %u calls, up to %d runs\n", file, p.nr_calls, runs);
 	for (i = 0; i < runs && v == V_OK; i++)
 		v = run_prog(&p);
-	kernel_broken = v == V_KERNEL || v == V_HANG;
 	printf("# replay: %s after %d runs: %s\n", verdict_names[v], i,
 	       v == V_VIOLATION ? SH->viol : v == V_OK ? "" : report);
 	return v != V_OK;

@@ -83,6 +83,8 @@ extern const char *const fz_op_names[NR_OPS];
 /* Text reproducers: one header line, then one line per call. */
 int fz_prog_write(FILE *f, const struct fz_prog *p);
 int fz_prog_read(FILE *f, struct fz_prog *p);
+/* The same from a string: 0, or -1 if malformed. */
+int fz_prog_parse(const char *text, struct fz_prog *p);
 
 /* splitmix64: every choice of a campaign comes from one seeded stream. */
 struct fz_rng {

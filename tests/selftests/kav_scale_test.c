@@ -236,18 +236,10 @@ static int av_info(uint32_t av_id, struct kav_nl_av_info *ai)
 static int cg_write(const char *cg, const char *file, const char *val)
 {
 	char path[256];
-	int fd, ret = 0;
-	ssize_t len = (ssize_t)strlen(val);
 
 	snprintf(path, sizeof(path), CG_ROOT "/%s%s%s", cg, *cg ? "/" : "",
 		 file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, len) != len)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return kav_write_path(path, val);
 }
 
 /* A number from a cgroup file; UINT64_MAX if unreadable. */

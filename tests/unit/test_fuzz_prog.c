@@ -17,17 +17,6 @@
 
 #include "../fuzz/kav_fuzzer.h"
 
-static int read_str(const char *text, struct fz_prog *p)
-{
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
-	int ret;
-
-	assert_non_null(f);
-	ret = fz_prog_read(f, p);
-	fclose(f);
-	return ret;
-}
-
 static void assert_same(const struct fz_prog *a, const struct fz_prog *b)
 {
 	uint32_t i;
@@ -79,7 +68,7 @@ static void written_programs_read_back(void **state)
 		assert_non_null(f);
 		assert_int_equal(0, fz_prog_write(f, &p));
 		fclose(f);
-		assert_int_equal(0, read_str(buf, &q));
+		assert_int_equal(0, fz_prog_parse(buf, &q));
 		assert_same(&p, &q);
 	}
 }
@@ -90,7 +79,7 @@ static void comments_before_the_header(void **state)
 	struct fz_prog p;
 
 	(void)state;
-	assert_int_equal(0, read_str(
+	assert_int_equal(0, fz_prog_parse(
 		"# 6.12.117+deb12-amd64: kernel report\n"
 		"\n"
 		"kav-fuzz-prog 1 threads 2 split 1 drop 1 keyless 0 ms 1500\n"
@@ -131,14 +120,14 @@ static void bad_files_refused(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(-1, read_str(bad[i], &p));
+		assert_int_equal(-1, fz_prog_parse(bad[i], &p));
 	/* One call more than a program holds. */
 	len = (size_t)snprintf(many, sizeof(many),
 			       "kav-fuzz-prog 1 threads 1 split 0 drop 0 keyless 0\n");
 	for (i = 0; i <= MAX_CALLS; i++)
 		len += (size_t)snprintf(many + len, sizeof(many) - len,
 					"0 dup r1 0x0 0x1 0x0 0x0 0x0\n");
-	assert_int_equal(-1, read_str(many, &p));
+	assert_int_equal(-1, fz_prog_parse(many, &p));
 }
 
 static void generated_and_mutated_stay_well_formed(void **state)
