@@ -235,7 +235,13 @@ console_reports() {
 #   kav_identity_capture  get_cred(file->f_cred) stores cred->non_rcu = 0,
 #                         as every get_cred() of that cred does
 #                         (include/linux/cred.h): same value, core idiom.
-KCSAN_BENIGN='kav_identity_capture'
+#   kav_user_out_write    memcpy_to_page() -> kmap_local_page() ->
+#                         page_to_section() reads the pinned page's
+#                         page->flags plainly while another thread's
+#                         pin_user_pages_fast() sets a flag bit in it
+#                         atomically: the section bits it reads never
+#                         change; every page_address() does the same.
+KCSAN_BENIGN='kav_identity_capture kav_user_out_write'
 
 # kcsan_verdict EXCERPT: "count", or why the report is not counted.
 kcsan_verdict() {
