@@ -21,14 +21,13 @@ MODULE_PARM_DESC(max_entries,
 /* The table goes: give back what its key slots held of their grants. */
 static void kav_av_drop_keys(struct kav_av *av)
 {
-	const struct kav_key_slot *k;
 	u64 h;
 
 	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
 		if (!kav_key_grants_of(&av->key_grants, h))
 			continue;
-		k = kav_key_slot_ro(&av->table, h);
-		kav_key_grants_drop(&av->key_grants, h, k->nr_entries);
+		kav_key_grants_drop(&av->key_grants, h,
+				    kav_key_nr_entries(&av->table, h));
 	}
 }
 
@@ -208,7 +207,7 @@ static int kav_av_add_domain_key(struct kav_av *av)
 static struct kav_av *kav_av_new(struct kav_domain *domain,
 				 const struct kav_av_create *cmd)
 {
-	/* A key slot counts its entries in 32 bits (uapi kav_key_slot). */
+	/* A key counts its entries in 32 bits (uapi kav_key_count). */
 	u64 max_entries = clamp(READ_ONCE(kav_max_entries), 1UL,
 				(unsigned long)U32_MAX);
 	struct kav_av *av;

@@ -157,6 +157,7 @@ int kav_table_mmap(struct kav_table *t, struct vm_area_struct *vma);
 void kav_keys_init(struct kav_table *t);
 bool kav_key_valid(struct kav_table *t, u64 handle);
 const struct kav_key_slot *kav_key_slot_ro(struct kav_table *t, u64 handle);
+u32 kav_key_nr_entries(struct kav_table *t, u64 handle);
 u64 kav_key_find(struct kav_table *t, u32 vni);
 int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
 		   u32 flags, u64 *handle);

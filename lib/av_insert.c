@@ -40,6 +40,7 @@ struct kav_ins {
 	uint64_t *out;
 	uint64_t *keys;			/* KAV_INSERT_AUTH_KEY */
 	uint64_t *uids;			/* KAV_INSERT_USER_ID */
+	bool small;			/* the above are on the stack */
 };
 
 /*
@@ -272,30 +273,58 @@ static size_t kav_ins_submit(struct kav_ins *ins, size_t n)
  * reporting) invalid ones, and submit each batch. Returns the number
  * inserted, as fi_av_insert() does; count must be <= INT_MAX.
  */
+/*
+ * Small inserts (most often one address: a peer connecting) are staged on
+ * the stack instead of in per-call allocations, which used to cost more
+ * than the rest of the call in user space.
+ */
+#define KAV_INS_SMALL	8
+
+struct kav_ins_small {
+	uint8_t stage[KAV_INS_SMALL * KAV_ADDR_MAX_LEN];
+	size_t pos[KAV_INS_SMALL];
+	uint64_t out[KAV_INS_SMALL];
+	uint64_t keys[KAV_INS_SMALL];
+	uint64_t uids[KAV_INS_SMALL];
+};
+
+/* Point @ins at @small, or at allocations for @chunk; false: no memory. */
+static bool kav_ins_buffers(struct kav_ins *ins, size_t chunk,
+			    struct kav_ins_small *small)
+{
+	bool keys = ins->kflags & KAV_INSERT_AUTH_KEY;
+	bool uids = ins->kflags & KAV_INSERT_USER_ID;
+
+	if (chunk <= KAV_INS_SMALL) {
+		ins->stage = small->stage;
+		ins->pos = small->pos;
+		ins->out = small->out;
+		ins->keys = keys ? small->keys : NULL;
+		ins->uids = uids ? small->uids : NULL;
+		ins->small = true;
+		return true;
+	}
+	ins->stage = malloc(chunk * ins->av->slot_size);
+	ins->pos = malloc(chunk * sizeof(*ins->pos));
+	ins->out = malloc(chunk * sizeof(*ins->out));
+	ins->keys = keys ? malloc(chunk * sizeof(*ins->keys)) : NULL;
+	ins->uids = uids ? malloc(chunk * sizeof(*ins->uids)) : NULL;
+	return ins->stage && ins->pos && ins->out && (!keys || ins->keys) &&
+	       (!uids || ins->uids);
+}
+
 static int kav_ins_run(struct kav_ins *ins, size_t count, kav_fill_fn fill,
 		       void *arg)
 {
 	size_t chunk = KAV_MIN(count, (size_t)KAV_BATCH_MAX);
 	struct kav_av *av = ins->av;
+	struct kav_ins_small small;
 	size_t inserted = 0, base, end, i, n;
-	bool nomem;
 	int ret;
 
 	if (!count)
 		return 0;
-	ins->stage = malloc(chunk * av->slot_size);
-	ins->pos = malloc(chunk * sizeof(*ins->pos));
-	ins->out = malloc(chunk * sizeof(*ins->out));
-	nomem = !ins->stage || !ins->pos || !ins->out;
-	if (ins->kflags & KAV_INSERT_AUTH_KEY) {
-		ins->keys = malloc(chunk * sizeof(*ins->keys));
-		nomem |= !ins->keys;
-	}
-	if (ins->kflags & KAV_INSERT_USER_ID) {
-		ins->uids = malloc(chunk * sizeof(*ins->uids));
-		nomem |= !ins->uids;
-	}
-	if (nomem) {
+	if (!kav_ins_buffers(ins, chunk, &small)) {
 		for (i = 0; i < count; i++)
 			kav_ins_fail(ins, i, -FI_ENOMEM);
 		ret = -FI_ENOMEM;
@@ -320,11 +349,13 @@ static int kav_ins_run(struct kav_ins *ins, size_t count, kav_fill_fn fill,
 	}
 	ret = (int)inserted;
 out:
-	free(ins->stage);
-	free(ins->pos);
-	free(ins->out);
-	free(ins->keys);
-	free(ins->uids);
+	if (!ins->small) {
+		free(ins->stage);
+		free(ins->pos);
+		free(ins->out);
+		free(ins->keys);
+		free(ins->uids);
+	}
 	return ret;
 }
 

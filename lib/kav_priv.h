@@ -84,16 +84,21 @@ extern void (*kav_sys_pause_hook)(bool nap);
  * bad header cannot steer a reader outside the mapping.
  */
 struct kav_table {
+	/* What every lookup reads, together. */
+	const uint8_t *entries;		/* entry 0: base + header_size */
+	uint64_t bound;			/* cached nr_slots (atomic; table.c) */
+	uint32_t entry_shift;		/* log2(entry_size) */
+	uint32_t addr_max;
 	const uint8_t *base;
 	size_t map_size;
 	bool mapped;			/* base came from mmap(): unmap it */
 	uint32_t header_size;
 	uint32_t entry_size;
 	uint32_t addr_format;		/* enum kav_addr_format */
-	uint32_t addr_max;
 	uint64_t max_entries;
 	uint32_t keys_offset;		/* auth-key slots in the header page */
 	uint32_t max_keys;		/* 0: the kernel has no key slots */
+	uint32_t key_counts_offset;	/* their struct kav_key_count */
 	uint64_t fi_addrs_offset;	/* the fi_addr array in the mapping */
 };
 
@@ -122,6 +127,11 @@ struct kav_entry_meta {
  */
 int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 		     uint32_t expect_format);
+/*
+ * Out of line, for an index at or past the cached bound: load nr_slots
+ * again and cache it. True when @index may now be read.
+ */
+bool kav_table_reach(const struct kav_table *t, uint64_t index);
 /* mmap() @fd read-only and attach. */
 int kav_table_map(struct kav_table *t, int fd, size_t map_size,
 		  uint32_t expect_format);

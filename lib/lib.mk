@@ -10,11 +10,12 @@
 
 LIB_SRCS := $(addprefix lib/,addr.c addr_expand.c av.c av_auth.c \
 	      av_insert.c av_lookup.c av_named.c av_remove.c av_set.c domain.c ep.c \
-	      eq.c errno.c log.c peer.c sys.c table.c)
+	      eq.c errno.c log.c peer.c sys.c table.c view.c)
 LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
 LIB_HDRS := lib/kav_priv.h lib/table_read.h lib/kav_eq_priv.h lib/kav_set_priv.h \
 	    lib/include/kav/kav.h lib/include/kav/kav_eq.h \
-	    lib/include/kav/kav_peer.h uapi/linux/kav.h
+	    lib/include/kav/kav_peer.h lib/include/kav/kav_view.h \
+	    uapi/linux/kav.h
 LIB_OWN_CFLAGS := -fPIC -fvisibility=hidden
 
 .PHONY: lib lib-clean

@@ -40,6 +40,42 @@ static bool kav_is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
+/*
+ * Entries [0, bound) may be read. nr_slots never decreases, so a bound
+ * seen once stays true and is cached in t->bound; this reloads it. The
+ * cache is shared by every thread using the table: acquire/release keeps
+ * the kernel's "page exists" (its release of nr_slots) ordered before any
+ * thread's read through a cached bound. A racing store of a smaller value
+ * only costs another trip here. Clamped to max_entries, and below
+ * KAV_FI_ADDR_KEY so that one comparison refuses key handles and
+ * FI_ADDR_NOTAVAIL too.
+ */
+bool kav_table_reach(const struct kav_table *t, uint64_t index)
+{
+	uint64_t n = kav_table_nr_slots(t);
+
+	n = KAV_MIN(n, KAV_FI_ADDR_KEY);
+	/* A cache, not the table: written through a const table. */
+	__atomic_store_n((uint64_t *)&t->bound, n, __ATOMIC_RELEASE);
+	return index < n;
+}
+
+int kav_table_lookup_slow(const struct kav_table *t, uint64_t index,
+			  void *addr, size_t *addrlen)
+{
+	struct kav_entry_meta m;
+	int ret;
+
+	/* Bound (reloaded), then retries with the backoff: kav_table_read. */
+	ret = kav_table_read(t, index, &m, addr, *addrlen, false);
+	if (ret)
+		return ret;
+	if (!(m.flags & KAV_ENTRY_VALID))
+		return -FI_EINVAL;
+	*addrlen = m.addr_len;
+	return 0;
+}
+
 int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 		     uint32_t expect_format)
 {
@@ -83,15 +119,20 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 	 * Auth-key slots live in the header page. A header without them
 	 * (keys_offset and max_keys 0) is a table with no key support.
 	 */
-	if (h->max_keys || h->keys_offset) {
+	if (h->max_keys || h->keys_offset || h->key_counts_offset) {
 		if (h->keys_offset < sizeof(*h) || h->keys_offset % 8 ||
 		    h->max_keys > KAV_MAX_AUTH_KEYS ||
 		    h->keys_offset + (uint64_t)h->max_keys *
-		    sizeof(struct kav_key_slot) > h->header_size) {
+		    sizeof(struct kav_key_slot) > h->header_size ||
+		    h->key_counts_offset < sizeof(*h) ||
+		    h->key_counts_offset % 8 ||
+		    h->key_counts_offset + (uint64_t)h->max_keys *
+		    sizeof(struct kav_key_count) > h->header_size) {
 			kav_warn("AV table key slots are inconsistent "
-				 "(keys_offset %u, max_keys %u, header_size "
-				 "%u)", h->keys_offset, h->max_keys,
-				 h->header_size);
+				 "(keys_offset %u, key_counts_offset %u, "
+				 "max_keys %u, header_size %u)",
+				 h->keys_offset, h->key_counts_offset,
+				 h->max_keys, h->header_size);
 			return -FI_EIO;
 		}
 	}
@@ -113,6 +154,9 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 		return -FI_EIO;
 	}
 	t->base = base;
+	t->entries = (const uint8_t *)base + h->header_size;
+	t->bound = 0;			/* the first read loads nr_slots */
+	t->entry_shift = (uint32_t)__builtin_ctz(h->entry_size);
 	t->map_size = map_size;
 	t->header_size = h->header_size;
 	t->entry_size = h->entry_size;
@@ -121,6 +165,7 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 	t->max_entries = h->max_entries;
 	t->keys_offset = h->keys_offset;
 	t->max_keys = h->max_keys;
+	t->key_counts_offset = h->key_counts_offset;
 	t->fi_addrs_offset = h->fi_addrs_offset;
 	return 0;
 }

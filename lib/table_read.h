@@ -103,8 +103,49 @@ static inline const uint64_t *kav_table_fi_addrs(const struct kav_table *t)
 static inline const struct kav_entry *
 kav_table_entry(const struct kav_table *t, uint64_t index)
 {
-	return (const struct kav_entry *)(t->base + t->header_size +
-					  index * t->entry_size);
+	return (const struct kav_entry *)(t->entries +
+					  (index << t->entry_shift));
+}
+
+/*
+ * May entry @index be read (index < nr_slots)? One comparison with the
+ * cached bound; the first read past it reloads nr_slots (table.c). Key
+ * handles and FI_ADDR_NOTAVAIL's low bits are never below the bound.
+ */
+static inline bool kav_table_has(const struct kav_table *t, uint64_t index)
+{
+	if (__builtin_expect(index < __atomic_load_n(&t->bound,
+						     __ATOMIC_ACQUIRE), 1))
+		return true;
+	return kav_table_reach(t, index);
+}
+
+/*
+ * Copy @n (<= KAV_ADDR_MAX_LEN) address bytes inline, in 16-byte moves
+ * and a last one that may overlap the one before (smaller sizes the same
+ * way with 8 and 4 bytes): every sockaddr takes one or two moves each
+ * way, and no call to memcpy() means a lookup needs no stack frame.
+ */
+static inline void kav_addr_copy(void *dst, const void *src, size_t n)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+	size_t i;
+
+	if (n >= 16) {
+		for (i = 0; i + 16 < n; i += 16)
+			__builtin_memcpy(d + i, s + i, 16);
+		__builtin_memcpy(d + n - 16, s + n - 16, 16);
+	} else if (n >= 8) {
+		__builtin_memcpy(d, s, 8);
+		__builtin_memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		__builtin_memcpy(d, s, 4);
+		__builtin_memcpy(d + n - 4, s + n - 4, 4);
+	} else {
+		while (n--)
+			*d++ = *s++;
+	}
 }
 
 /*
@@ -136,7 +177,7 @@ static inline bool kav_table_try_read(const struct kav_table *t,
 	/* A torn addr_len must not make us copy past the entry. */
 	len = KAV_MIN(len, t->addr_max);
 	if (cap)
-		memcpy(addr, e->addr, KAV_MIN((size_t)len, cap));
+		kav_addr_copy(addr, e->addr, KAV_MIN((size_t)len, cap));
 	/* Order the copy before the second load of seq. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq)
@@ -162,7 +203,7 @@ static inline int kav_table_read(const struct kav_table *t, uint64_t index,
 	unsigned int attempt;
 
 	/* Check before touching: a page past nr_slots may not exist. */
-	if (index >= kav_table_nr_slots(t))
+	if (!kav_table_has(t, index))
 		return -FI_EINVAL;
 	e = kav_table_entry(t, index);
 	if (__builtin_expect(kav_table_try_read(t, e, 0, m, addr, cap, ids),
@@ -208,21 +249,44 @@ static inline int kav_table_read_meta(const struct kav_table *t,
  * fi_av_lookup() semantics on a valid entry: copy min(*addrlen, addr_len)
  * bytes to @addr and set *addrlen = addr_len (for KAV_ADDR_STR, counting
  * a NUL). -FI_EINVAL for an index out of range or an entry that is not
- * valid.
+ * valid. Out of line (table.c): what kav_table_lookup() does not answer
+ * at once.
+ */
+int kav_table_lookup_slow(const struct kav_table *t, uint64_t index,
+			  void *addr, size_t *addrlen) __attribute__((cold));
+
+/*
+ * fi_av_lookup()'s read, lean: one attempt inline, straight into the
+ * caller's buffer, with only tail calls out (a past-the-bound index or a
+ * retry go to kav_table_lookup_slow()), so it needs no stack frame.
  */
 static inline int kav_table_lookup(const struct kav_table *t, uint64_t index,
 				   void *addr, size_t *addrlen)
 {
-	struct kav_entry_meta m;
-	int ret;
+	const struct kav_entry *e;
+	uint32_t flags, len;
+	uint64_t seq;
+	size_t cap = *addrlen;
 
-	/* Straight into the caller's buffer: no copy in between. */
-	ret = kav_table_read(t, index, &m, addr, *addrlen, false);
-	if (ret)
-		return ret;
-	if (!(m.flags & KAV_ENTRY_VALID))
+	if (__builtin_expect(index >= __atomic_load_n(&t->bound,
+						      __ATOMIC_ACQUIRE), 0))
+		return kav_table_lookup_slow(t, index, addr, addrlen);
+	e = kav_table_entry(t, index);
+	seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+	len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
+	/* A torn addr_len must not make us copy past the entry. */
+	len = KAV_MIN(len, t->addr_max);
+	if (cap)
+		kav_addr_copy(addr, e->addr, KAV_MIN((size_t)len, cap));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__builtin_expect((seq & 1) ||
+			     __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq,
+			     0))
+		return kav_table_lookup_slow(t, index, addr, addrlen);
+	if (!(flags & KAV_ENTRY_VALID))
 		return -FI_EINVAL;
-	*addrlen = m.addr_len;
+	*addrlen = len;
 	return 0;
 }
 
@@ -238,7 +302,7 @@ kav_table_key(const struct kav_table *t, uint32_t slot)
 static inline bool kav_table_try_read_key(const struct kav_key_slot *k,
 					  unsigned int attempt,
 					  struct kav_key_snap *snap,
-					  bool counts)
+					  bool all)
 {
 	uint64_t seq;
 
@@ -250,16 +314,8 @@ static inline bool kav_table_try_read_key(const struct kav_key_slot *k,
 		return false;
 	snap->flags = __atomic_load_n(&k->flags, __ATOMIC_RELAXED);
 	snap->vni = __atomic_load_n(&k->vni, __ATOMIC_RELAXED);
-	snap->user_id = 0;
-	snap->nr_entries = 0;
-	snap->nr_endpoints = 0;
-	if (counts) {
-		snap->user_id = __atomic_load_n(&k->user_id, __ATOMIC_RELAXED);
-		snap->nr_entries = __atomic_load_n(&k->nr_entries,
-						   __ATOMIC_RELAXED);
-		snap->nr_endpoints = __atomic_load_n(&k->nr_endpoints,
-						     __ATOMIC_RELAXED);
-	}
+	snap->user_id = all ? __atomic_load_n(&k->user_id, __ATOMIC_RELAXED) :
+			      0;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&k->seq, __ATOMIC_RELAXED) != seq)
 		return false;
@@ -267,16 +323,26 @@ static inline bool kav_table_try_read_key(const struct kav_key_slot *k,
 	return true;
 }
 
+/* What uses key slot @slot (< max_keys). */
+static inline const struct kav_key_count *
+kav_table_key_count(const struct kav_table *t, uint32_t slot)
+{
+	return (const struct kav_key_count *)(t->base + t->key_counts_offset +
+					      slot *
+					      sizeof(struct kav_key_count));
+}
+
 /*
- * Copy key slot @slot consistently (seq protocol); without @counts only its
+ * Copy key slot @slot consistently (seq protocol); without @all only its
  * flags and VNI (the data path's question: valid? revoked? which VNI?),
- * the rest 0. -FI_EINVAL when slot >= max_keys; does not look at
- * KAV_KEY_VALID.
+ * the rest 0; with it also the user id and, as a report read beside the
+ * slot (the kernel writes them without the slot's seq), its counts.
+ * -FI_EINVAL when slot >= max_keys; does not look at KAV_KEY_VALID.
  */
 static inline int kav_table_read_key_part(const struct kav_table *t,
 					  uint32_t slot,
 					  struct kav_key_snap *snap,
-					  bool counts)
+					  bool all)
 {
 	const struct kav_key_slot *k;
 	unsigned int attempt;
@@ -284,17 +350,27 @@ static inline int kav_table_read_key_part(const struct kav_table *t,
 	if (slot >= t->max_keys)
 		return -FI_EINVAL;
 	k = kav_table_key(t, slot);
-	if (__builtin_expect(kav_table_try_read_key(k, 0, snap, counts), 1))
+	snap->nr_entries = 0;
+	snap->nr_endpoints = 0;
+	if (all) {
+		const struct kav_key_count *c = kav_table_key_count(t, slot);
+
+		snap->nr_entries = __atomic_load_n(&c->nr_entries,
+						   __ATOMIC_RELAXED);
+		snap->nr_endpoints = __atomic_load_n(&c->nr_endpoints,
+						     __ATOMIC_RELAXED);
+	}
+	if (__builtin_expect(kav_table_try_read_key(k, 0, snap, all), 1))
 		return 0;
 	/* Bounded spins, then waits, as for entries. */
 	for (attempt = 1;; attempt++) {
 		kav_table_retry_wait(attempt);
-		if (kav_table_try_read_key(k, attempt, snap, counts))
+		if (kav_table_try_read_key(k, attempt, snap, all))
 			return 0;
 	}
 }
 
-/* Copy all of key slot @slot consistently (kav_table_read_key_part()). */
+/* Copy all of key slot @slot (kav_table_read_key_part()). */
 static inline int kav_table_read_key(const struct kav_table *t, uint32_t slot,
 				     struct kav_key_snap *snap)
 {

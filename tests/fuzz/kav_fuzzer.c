@@ -955,19 +955,20 @@ static void check_table(unsigned int s)
 		const volatile struct kav_key_slot *k = (const volatile void *)
 			((const volatile char *)h + h->keys_offset +
 			 i * sizeof(struct kav_key_slot));
+		uint32_t nr = kav_uses(h, i)->nr_entries;
 
-		if (k->nr_entries > h->nr_slots) {
+		if (nr > h->nr_slots) {
 			violation("slot %u: key %" PRIu64 " counts %u entries "
 				  "of %" PRIu64 " slots (negative)", s, i,
-				  k->nr_entries, (uint64_t)h->nr_slots);
+				  nr, (uint64_t)h->nr_slots);
 			break;
 		}
 		if (h->nr_slots > CHECK_ENTRIES)
 			break;
-		if (k->nr_entries != bound[i]) {
+		if (nr != bound[i]) {
 			violation("slot %u: key %" PRIu64 " (flags 0x%x) counts "
 				  "%u entries, %" PRIu64 " are bound to it", s,
-				  i, k->flags, k->nr_entries, bound[i]);
+				  i, k->flags, nr, bound[i]);
 			break;
 		}
 		if (bound[i] && !(k->flags & KAV_KEY_VALID)) {

@@ -417,7 +417,7 @@ static inline void kav_table_state(const volatile struct kav_table_header *h,
 	for (i = 0; i < KAV_MAX_AUTH_KEYS && i < h->max_keys; i++) {
 		st->key_flags[i] = kav_slot(h, i)->flags;
 		st->key_vni[i] = kav_slot(h, i)->vni;
-		st->key_entries[i] = kav_slot(h, i)->nr_entries;
+		st->key_entries[i] = kav_uses(h, i)->nr_entries;
 	}
 }
 

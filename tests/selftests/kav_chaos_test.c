@@ -393,9 +393,9 @@ static void check_table(struct __test_metadata *_metadata,
 	ASSERT_EQ(h->nr_valid, valid);
 	for (i = 0; i < KAV_MAX_AUTH_KEYS; i++) {
 		ASSERT_EQ(0, slot_at(h, i)->seq & 1);
-		ASSERT_EQ(bound[i], slot_at(h, i)->nr_entries)
+		ASSERT_EQ(bound[i], kav_uses(h, i)->nr_entries)
 			TH_LOG("key %llu", (unsigned long long)i);
-		ASSERT_EQ(0, slot_at(h, i)->nr_endpoints)
+		ASSERT_EQ(0, kav_uses(h, i)->nr_endpoints)
 			TH_LOG("key %llu: endpoints outlived their processes",
 			       (unsigned long long)i);
 	}

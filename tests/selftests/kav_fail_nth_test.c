@@ -247,8 +247,8 @@ static void take_snapshot(const struct ctx *x, struct snapshot *s)
 		s->k[i].flags = k->flags;
 		s->k[i].vni = k->vni;
 		s->k[i].user_id = k->user_id;
-		s->k[i].nr_entries = k->nr_entries;
-		s->k[i].nr_endpoints = k->nr_endpoints;
+		s->k[i].nr_entries = kav_uses(x->h, i)->nr_entries;
+		s->k[i].nr_endpoints = kav_uses(x->h, i)->nr_endpoints;
 	}
 }
 
@@ -484,7 +484,7 @@ static int check_inserted(struct ctx *x, uint32_t n, bool keyed)
 		if (!keyed && (e->auth_key != KAV_NONE || e->user_id != KAV_NONE))
 			return -1;
 	}
-	return slot_at(x, x->key)->nr_entries ==
+	return kav_uses(x->h, x->key)->nr_entries ==
 	       PREFILL + (keyed ? n : 0) ? 0 : -1;
 }
 
@@ -515,7 +515,7 @@ static int check_remove(struct ctx *x)
 {
 	return x->h->nr_valid == PREFILL - 3 && !entry_at(x, 7)->flags &&
 	       !entry_at(x, 3)->flags && !entry_at(x, 40)->flags &&
-	       slot_at(x, x->key)->nr_entries == PREFILL - 3 ? 0 : -1;
+	       kav_uses(x->h, x->key)->nr_entries == PREFILL - 3 ? 0 : -1;
 }
 
 /* A batch larger than a page of indices. */
@@ -637,7 +637,7 @@ static int call_ep_enable(struct ctx *x)
 static int check_ep_enable(struct ctx *x)
 {
 	return x->fi[0] == 1ULL << x->key &&
-	       slot_at(x, x->key)->nr_endpoints == 1 ? 0 : -1;
+	       kav_uses(x->h, x->key)->nr_endpoints == 1 ? 0 : -1;
 }
 
 /* mmap() of the whole table */

@@ -230,12 +230,13 @@ static void check_av(struct __test_metadata *_metadata,
 	ASSERT_EQ(a->h->nr_valid, valid);
 	for (i = 0; i < KAV_MAX_AUTH_KEYS; i++) {
 		const volatile struct kav_key_slot *k = slot_at(a, i);
+		const volatile struct kav_key_count *c = kav_uses(a->h, i);
 
 		ASSERT_EQ(0, k->seq & 1);
-		ASSERT_EQ(bound[i], k->nr_entries) TH_LOG("key %llu",
+		ASSERT_EQ(bound[i], c->nr_entries) TH_LOG("key %llu",
 							  (unsigned long long)i);
 		if (!k->flags)
-			ASSERT_EQ(0, k->nr_entries + k->nr_endpoints);
+			ASSERT_EQ(0, c->nr_entries + c->nr_endpoints);
 	}
 }
 

@@ -236,13 +236,13 @@ TEST_F(keys, insert_binds_entries_to_keys)
 	ASSERT_EQ(0, insert_keyed(self->av, s, 2, keys, NULL, fi, NULL));
 	EXPECT_EQ(k1, entry(self->h, fi[0])->auth_key);
 	EXPECT_EQ(k0, entry(self->h, fi[1])->auth_key);
-	EXPECT_EQ(1, slot(self->h, k0)->nr_entries);
-	EXPECT_EQ(1, slot(self->h, k1)->nr_entries);
+	EXPECT_EQ(1, kav_uses(self->h, k0)->nr_entries);
+	EXPECT_EQ(1, kav_uses(self->h, k1)->nr_entries);
 
 	/* A key with entries bound cannot go; once they are gone it can. */
 	EXPECT_EQ(-EBUSY, key_remove(self->av, k0));
 	ASSERT_EQ(0, kav_remove(self->av, &fi[1], 1, NULL));
-	EXPECT_EQ(0, slot(self->h, k0)->nr_entries);
+	EXPECT_EQ(0, kav_uses(self->h, k0)->nr_entries);
 	EXPECT_EQ(0, key_remove(self->av, k0));
 }
 
@@ -263,7 +263,7 @@ TEST_F(keys, insert_bad_key_handle_changes_nothing)
 	EXPECT_EQ(-EINVAL, insert_keyed(self->av, s, 3, keys, NULL, fi, &err));
 	EXPECT_EQ(2, err);
 	EXPECT_EQ(0, self->h->nr_valid);
-	EXPECT_EQ(0, slot(self->h, k)->nr_entries);
+	EXPECT_EQ(0, kav_uses(self->h, k)->nr_entries);
 }
 
 TEST_F(keys, insert_flag_and_pointer_must_match)
@@ -354,18 +354,18 @@ TEST_F(keys, endpoint_enable_snapshots_keys)
 
 	ASSERT_EQ(0, ep_enable(ep, &used));
 	EXPECT_EQ((1ULL << k0) | (1ULL << k1), used);
-	EXPECT_EQ(1, slot(self->h, k0)->nr_endpoints);
+	EXPECT_EQ(1, kav_uses(self->h, k0)->nr_endpoints);
 	EXPECT_EQ(-EALREADY, ep_enable(ep, NULL));
 
 	/* Keys inserted after enabling do not apply to the endpoint. */
 	ASSERT_EQ(0, key_insert(self->av, 3, &k2));
-	EXPECT_EQ(0, slot(self->h, k2)->nr_endpoints);
+	EXPECT_EQ(0, kav_uses(self->h, k2)->nr_endpoints);
 	EXPECT_EQ(0, key_remove(self->av, k2));
 
 	EXPECT_EQ(-EBUSY, key_remove(self->av, k0));
 	EXPECT_EQ(-EBUSY, key_remove(self->av, k1));
 	ASSERT_EQ(0, close(ep));
-	EXPECT_EQ(0, slot(self->h, k0)->nr_endpoints);
+	EXPECT_EQ(0, kav_uses(self->h, k0)->nr_endpoints);
 	EXPECT_EQ(0, key_remove(self->av, k0));
 	EXPECT_EQ(0, key_remove(self->av, k1));
 }
@@ -408,9 +408,9 @@ TEST_F(keys, endpoint_pins_av)
 	ASSERT_EQ(0, close(self->dom));
 	self->av = self->dom = -1;
 	/* The table (still mapped) shows the endpoint holds the key. */
-	EXPECT_EQ(1, slot(self->h, k)->nr_endpoints);
+	EXPECT_EQ(1, kav_uses(self->h, k)->nr_endpoints);
 	EXPECT_EQ(0, close(ep));
-	EXPECT_EQ(0, slot(self->h, k)->nr_endpoints);
+	EXPECT_EQ(0, kav_uses(self->h, k)->nr_endpoints);
 	(void)s;
 }
 
@@ -441,7 +441,7 @@ TEST_F(keys, endpoint_released_when_holder_killed)
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
-	EXPECT_EQ(0, slot(self->h, k)->nr_endpoints);
+	EXPECT_EQ(0, kav_uses(self->h, k)->nr_endpoints);
 	EXPECT_EQ(0, key_remove(self->av, k));
 	close(pipefd[0]);
 	close(pipefd[1]);

@@ -280,4 +280,16 @@ static inline int kav_write_path(const char *path, const char *text)
 	return ret;
 }
 
+/*
+ * What uses key slot @handle of a mapped table: its entry and endpoint
+ * counts (struct kav_key_count, apart from the slot since version 3).
+ */
+static inline const volatile struct kav_key_count *
+kav_uses(const volatile struct kav_table_header *h, uint64_t handle)
+{
+	return (const volatile void *)((const volatile char *)h +
+				       h->key_counts_offset +
+				       handle * sizeof(struct kav_key_count));
+}
+
 #endif /* KAV_TEST_UTIL_H */

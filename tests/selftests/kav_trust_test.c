@@ -304,7 +304,7 @@ static int job1(void *arg)
 		own++;
 	}
 	CK_EQ(JOB1_N, own);
-	CK_EQ(JOB1_N, kav_slot(m.h, 0)->nr_entries);
+	CK_EQ(JOB1_N, kav_uses(m.h, 0)->nr_entries);
 	close(nic);
 	kav_unmap_av(&m);
 	close(avo);
@@ -363,8 +363,8 @@ static int job2(void *arg)
 		CK_EQ(0, ret);
 		CK_EQ(h, kav_entry_at(m.h, fi[0])->auth_key);
 	}
-	CK_EQ(JOB2_N, kav_slot(m.h, h)->nr_entries);
-	CK_EQ(JOB1_N, kav_slot(m.h, 0)->nr_entries);
+	CK_EQ(JOB2_N, kav_uses(m.h, h)->nr_entries);
+	CK_EQ(JOB1_N, kav_uses(m.h, 0)->nr_entries);
 
 	/* A batch with one handle it may not use fails whole, there. */
 	kav_table_state(m.h, &st0);
@@ -1615,9 +1615,9 @@ static void race_check_table(const volatile struct kav_table_header *h,
 			r->unused_bad += !entry_is_clear(e);
 		}
 	}
-	r->slot0 = kav_slot(h, 0)->nr_entries;
+	r->slot0 = kav_uses(h, 0)->nr_entries;
 	for (i = 1; i < KAV_MAX_AUTH_KEYS; i++)
-		r->other_slots += kav_slot(h, i)->nr_entries;
+		r->other_slots += kav_uses(h, i)->nr_entries;
 	for (i = 0; i < KAV_MAX_AUTH_KEYS; i++)
 		r->seq_odd += kav_slot(h, i)->seq & 1;
 }
@@ -1674,7 +1674,7 @@ static void race_big_insert(int av, const volatile struct kav_table_header *h,
 				     sizeof(sin[i]));
 	}
 	r->big_nr_valid = h->nr_valid;
-	r->big_slot0 = kav_slot(h, 0)->nr_entries;
+	r->big_slot0 = kav_uses(h, 0)->nr_entries;
 out:
 	free(sin);
 	free(fi);
@@ -1743,7 +1743,7 @@ static int race_tenant(void *arg)
 	CK_EQ('h', kav_wait_parent(&a->sync));
 	r->rm_all = race_remove_all(x.av, m.h);
 	r->end_nr_valid = m.h->nr_valid;
-	r->end_slot0 = kav_slot(m.h, 0)->nr_entries;
+	r->end_slot0 = kav_uses(m.h, 0)->nr_entries;
 	CK_EQ(0, kav_tell_parent(&a->sync, 'e'));
 	CK_EQ('x', kav_wait_parent(&a->sync));
 	munmap(f.addr, f.len);

@@ -324,7 +324,7 @@ TEST_F_TIMEOUT(uffd, insert_paused_in_pin_sees_the_table_after, 60)
 	}
 	EXPECT_EQ(3 * NR_INSERT - 1, h->nr_valid);
 	EXPECT_EQ(h->nr_valid, valid_entries(h));
-	EXPECT_EQ(h->nr_valid, kav_slot(h, 0)->nr_entries);
+	EXPECT_EQ(h->nr_valid, kav_uses(h, 0)->nr_entries);
 	EXPECT_EQ(0, h->generation & 1);
 }
 

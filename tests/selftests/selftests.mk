@@ -13,7 +13,7 @@ SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_lib_test kav_con
 		  kav_netlink_test kav_attack_test kav_trust_test kav_named_test \
 		  kav_uffd_test kav_slurm_test \
 		  kav_instant_on_test \
-		  kav_concurrency_test kav_race_test \
+		  kav_concurrency_test kav_race_test kav_view_test \
 		  kav_scale_test kav_memory_test
 SELFTEST_LATE  := kav_fail_nth_test kav_fuzz_test kav_chaos_test \
 		  kav_module_test
@@ -21,7 +21,7 @@ SELFTEST_NAMES := $(SELFTEST_EARLY) $(SELFTEST_LATE)
 # The race-sensitive programs: the only ones run on the KCSAN kernel
 # (tests/vm/check.sh --race-tests; kernel "kcsan").
 SELFTEST_RACE := kav_concurrency_test kav_race_test kav_attack_test kav_trust_test \
-		 kav_uffd_test kav_fuzz_test
+		 kav_uffd_test kav_fuzz_test kav_view_test
 SELFTEST_EARLY_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_EARLY))
 SELFTEST_LATE_BINS  := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_LATE))
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))

@@ -356,7 +356,7 @@ struct kav_domain_key {
  * beyond nr_slots may raise SIGBUS, so readers check nr_slots first.
  */
 #define KAV_TABLE_MAGIC		0x5456414bU	/* "KAVT" little-endian */
-#define KAV_TABLE_VERSION	2
+#define KAV_TABLE_VERSION	3
 
 /**
  * struct kav_table_header - first page of the mapping
@@ -371,10 +371,12 @@ struct kav_domain_key {
  *	entry_size of entries (page aligned), then the fi_addr array
  *	(max_entries * 8, page aligned)
  * @nr_slots: entries [0, nr_slots) are backed by pages and may be read;
- *	published with release semantics after their page exists
- * @nr_valid: number of entries currently valid
- * @generation: table sequence; odd while a batch is being applied, even
- *	otherwise, advanced by 2 for every completed batch
+ *	published with release semantics after their page exists; it never
+ *	decreases, so a reader may cache it as a bound
+ * @key_gen: key generation: advanced (release) after every key slot
+ *	insert, remove or revocation has completed, so a reader that cached
+ *	the key slots' flags and VNIs knows they are still current while
+ *	@key_gen is unchanged
  * @keys_offset: byte offset in the header page of the auth-key slots
  *	(struct kav_key_slot[max_keys]); slot n is key handle n
  * @max_keys: KAV_MAX_AUTH_KEYS
@@ -383,6 +385,18 @@ struct kav_domain_key {
  *	while it is valid and KAV_NONE (FI_ADDR_NOTAVAIL) otherwise; like
  *	entries, element n may be read when n < nr_slots. This is the array
  *	libfabric's named-AV users read through fi_av_attr.map_addr.
+ * @key_counts_offset: byte offset in the header page of the key slots'
+ *	counters (struct kav_key_count[max_keys]), kept apart from the slots
+ *	because every batch changes them
+ * @__reserved: 0; keeps what follows off the cache lines above
+ * @generation: table sequence; odd while a batch is being applied, even
+ *	otherwise, advanced by 2 for every completed batch
+ * @nr_valid: number of entries currently valid
+ *
+ * The first 76 bytes change rarely (@nr_slots when a page is added,
+ * @key_gen on key changes) and are what lookups read; @generation and
+ * @nr_valid, which every batch writes, sit at byte 128, two cache lines
+ * away, so a writer does not take the readers' line from them.
  */
 struct kav_table_header {
 	__u32 magic;
@@ -394,11 +408,14 @@ struct kav_table_header {
 	__aligned_u64 max_entries;
 	__aligned_u64 map_size;
 	__aligned_u64 nr_slots;
-	__aligned_u64 nr_valid;
-	__aligned_u64 generation;
+	__aligned_u64 key_gen;
 	__u32 keys_offset;
 	__u32 max_keys;
 	__aligned_u64 fi_addrs_offset;
+	__u32 key_counts_offset;
+	__u32 __reserved[13];
+	__aligned_u64 generation;
+	__aligned_u64 nr_valid;
 };
 
 /* struct kav_key_slot.flags */
@@ -412,14 +429,29 @@ struct kav_table_header {
  * @flags: KAV_KEY_*
  * @vni: the key (struct kav_auth_key.vni)
  * @user_id: user id reported for the key, or KAV_NONE
- * @nr_entries: entries bound to the key
- * @nr_endpoints: enabled endpoints using the key
+ * @__reserved: 0
+ *
+ * Only key changes (insert, remove, revocation, user id) write a slot, so
+ * readers that resolve an entry's key find its line clean.
  */
 struct kav_key_slot {
 	__aligned_u64 seq;
 	__u32 flags;
 	__u32 vni;
 	__aligned_u64 user_id;
+	__aligned_u64 __reserved;
+};
+
+/**
+ * struct kav_key_count - what uses key slot n (key_counts_offset + n * 8)
+ * @nr_entries: entries bound to the key
+ * @nr_endpoints: enabled endpoints using the key
+ *
+ * Every batch that binds or unbinds entries writes these, so they live
+ * apart from the slots. Each is written whole (no sequence counter): read
+ * them as a report, not as part of a slot's consistent copy.
+ */
+struct kav_key_count {
 	__u32 nr_entries;
 	__u32 nr_endpoints;
 };

@@ -415,5 +415,7 @@ int kav_ep_close(struct kav_ep *ep);
 /* The event queue for FI_EVENT AVs, AV sets and the peer AV. */
 #include <kav/kav_eq.h>
 #include <kav/kav_peer.h>
+/* The data path's inline reader. */
+#include <kav/kav_view.h>
 
 #endif /* KAV_KAV_H */

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * <kav/kav_view.h> - the data path's inline reader (included by kav.h).
+ *
+ * A fabric provider resolves an fi_addr_t on every send. kav_view_resolve()
+ * does it inline, over a small per-endpoint view of the AV's read-only
+ * table mapping: no call, no system call, no lock, no copy.
+ *
+ *	struct kav_view view;
+ *	kav_ep_enable(ep);                  (the keys the endpoint uses)
+ *	kav_view_init(av, &view);           (caches bound, layout, key VNIs)
+ *	...
+ *	struct kav_view_entry ent;
+ *	int ret = kav_view_resolve(&view, dest_addr, &ent);
+ *	if (ret)                            (-FI_EKEYREJECTED: revoked key,
+ *		return ret;                  -FI_EINVAL: no such entry)
+ *	send to ent.addr (ent.addr_len bytes) under VNI ent.vni
+ *
+ * A view belongs to one thread at a time (an endpoint's, as a CQ's would);
+ * kav_view_resolve() updates it when the table grew or its keys changed.
+ * Open several views of one AV for several threads.
+ *
+ * The view reads each entry with the table's seqcount protocol (uapi
+ * kav.h: seq, fields, seq), so a result is never torn. It caches the key
+ * slots' VNIs and revocations together with the header's key_gen, which
+ * the kernel advances after every key insert, remove and revocation; a
+ * resolve re-reads key_gen after the entry, so it never answers with a
+ * key state older than a revocation that completed before it began.
+ *
+ * As with kav_av_resolve(), @addr points into the mapping: if the entry
+ * may be removed and its index reused while the provider uses the bytes,
+ * compare kav_view_entry_seq() with ent.seq afterwards.
+ */
+#ifndef KAV_KAV_VIEW_H
+#define KAV_KAV_VIEW_H
+
+#include <stdint.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_errno.h>
+
+#include <linux/kav.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct kav_view - a per-endpoint view of a kav AV (kav_view_init())
+ *
+ * Read by the inline resolver; written by kav_view_init() and
+ * kav_view_sync(). The layout is part of libkav.so.0's ABI.
+ */
+struct kav_view {
+	const uint8_t *entries;		/* entry 0 in the mapping */
+	const struct kav_table_header *hdr;
+	uint64_t bound;			/* entries [0, bound) may be read */
+	uint64_t key_gen;		/* hdr->key_gen the keys were read at */
+	uint32_t entry_shift;		/* log2(entry_size) */
+	uint32_t addr_max;
+	uint64_t keys_revoked;		/* bit n: slot n is revoked */
+	uint64_t keys_valid;		/* bit n: slot n holds a key */
+	uint32_t vni[KAV_MAX_AUTH_KEYS];	/* slot n's VNI */
+	struct fid_av *av;
+};
+
+/**
+ * struct kav_view_entry - one resolved entry
+ * @addr: the address, in the mapping (valid until fi_close() of the AV)
+ * @addr_len: bytes at @addr (for FI_ADDR_STR, counting the NUL)
+ * @vni: the entry's key's VNI, 0 for an entry bound to no key
+ * @key: the entry's key slot (0..KAV_MAX_AUTH_KEYS - 1), or KAV_NONE
+ * @user_id: the entry's user id, or KAV_NONE (= FI_ADDR_NOTAVAIL)
+ * @seq: the entry's sequence at the read (kav_view_entry_seq())
+ */
+struct kav_view_entry {
+	const void *addr;
+	uint32_t addr_len;
+	uint32_t vni;
+	uint64_t key;
+	uint64_t user_id;
+	uint64_t seq;
+};
+
+/**
+ * kav_view_init() - set up @view over @av (a kav AV)
+ * Return: 0, or -FI_EINVAL (not a kav AV, NULL @view).
+ */
+int kav_view_init(struct fid_av *av, struct kav_view *view);
+
+/**
+ * kav_view_resolve_slow() - kav_view_resolve() when the fast path cannot
+ * answer: the index is past the cached bound, the entry is being written,
+ * or the keys changed. Refreshes @view and resolves with bounded retries.
+ */
+int kav_view_resolve_slow(struct kav_view *view, fi_addr_t fi_addr,
+			  struct kav_view_entry *out);
+
+/**
+ * kav_view_resolve() - fi_addr_t -> address, length, key VNI, user id
+ * @view: from kav_view_init(), used by this thread only
+ * @fi_addr: an address fi_addr_t (group and rx-context bits ignored)
+ * @out: filled on success, and with -FI_EKEYREJECTED
+ *
+ * Return: 0; -FI_EKEYREJECTED when the entry's key was revoked (nothing
+ * may be sent to it; @out is filled); -FI_EINVAL when @fi_addr is
+ * FI_ADDR_NOTAVAIL, a key handle or not a valid entry.
+ */
+static inline int kav_view_resolve(struct kav_view *view, fi_addr_t fi_addr,
+				   struct kav_view_entry *out)
+{
+	/* Group and rx bits go; a key handle or NOTAVAIL is past any bound. */
+	uint64_t index = (uint32_t)fi_addr;
+	const struct kav_entry *e;
+	uint64_t seq, key;
+	uint32_t flags;
+
+	if (__builtin_expect(index >= view->bound, 0))
+		return kav_view_resolve_slow(view, fi_addr, out);
+	e = (const struct kav_entry *)(view->entries +
+				       (index << view->entry_shift));
+	seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+	out->addr_len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
+	key = __atomic_load_n(&e->auth_key, __ATOMIC_RELAXED);
+	out->user_id = __atomic_load_n(&e->user_id, __ATOMIC_RELAXED);
+	/* The loads above before seq and key_gen are looked at again. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__builtin_expect((seq & 1) ||
+			     __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq ||
+			     __atomic_load_n(&view->hdr->key_gen,
+					     __ATOMIC_RELAXED) != view->key_gen ||
+			     !(flags & KAV_ENTRY_VALID) ||
+			     (key != KAV_NONE && key >= KAV_MAX_AUTH_KEYS) ||
+			     out->addr_len > view->addr_max, 0))
+		return kav_view_resolve_slow(view, fi_addr, out);
+	out->addr = e->addr;
+	out->key = key;
+	out->seq = seq;
+	if (key == KAV_NONE) {
+		out->vni = 0;
+		return 0;
+	}
+	out->vni = view->vni[key];
+	return (view->keys_revoked >> key) & 1 ? -FI_EKEYREJECTED : 0;
+}
+
+/* The entry's sequence now: equal to @seq while the entry is unchanged. */
+static inline uint64_t kav_view_entry_seq(const struct kav_view *view,
+					  const struct kav_view_entry *ent)
+{
+	const struct kav_entry *e = (const struct kav_entry *)
+		((const uint8_t *)ent->addr - KAV_ENTRY_HDR_SIZE);
+
+	(void)view;
+	return __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KAV_KAV_VIEW_H */
