@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-/* Fake kav kernel for unit tests; see fake_kav.h. */
+/* Fake kav kernel for unit tests and the native benchmark; see fake_kav.h. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "kav_priv.h"
+#ifdef KAV_TESTING
+#include "kav_priv.h"		/* kav_sys_ioctl_hook, kav_sys_close_hook */
+#endif
 #include "fake_kav.h"
 
 struct fake_kav_stats fake_kav_stats;
@@ -19,134 +21,6 @@ uint64_t fake_kav_index_offset;
 uint32_t fake_kav_max_keys = KAV_MAX_AUTH_KEYS;
 bool fake_kav_allow_keyless = true;
 int (*fake_kav_grant_check)(uint32_t vni);
-
-/* ------------------------------------------------------------ table image */
-
-static size_t fake_page_align(size_t n)
-{
-	return (n + FAKE_PAGE - 1) / FAKE_PAGE * FAKE_PAGE;
-}
-
-/* Header page, entries, fi_addr array: the kernel's layout. */
-size_t fake_table_size(uint32_t entry_size, uint64_t max_entries)
-{
-	return FAKE_PAGE + fake_page_align((size_t)(entry_size * max_entries)) +
-	       fake_page_align((size_t)(8 * max_entries));
-}
-
-static uint64_t *fake_fi_addrs(void *mem)
-{
-	struct kav_table_header *h = mem;
-
-	return (uint64_t *)((uint8_t *)mem + h->fi_addrs_offset);
-}
-
-void fake_table_init(void *mem, uint32_t format, uint32_t addr_max,
-		     uint32_t entry_size, uint64_t max_entries)
-{
-	struct kav_table_header *h = mem;
-	size_t size = fake_table_size(entry_size, max_entries);
-	uint64_t i;
-
-	memset(mem, 0, size);
-	h->magic = KAV_TABLE_MAGIC;
-	h->version = KAV_TABLE_VERSION;
-	h->header_size = FAKE_PAGE;
-	h->entry_size = entry_size;
-	h->addr_format = format;
-	h->addr_max = addr_max;
-	h->max_entries = max_entries;
-	h->map_size = size;
-	h->keys_offset = FAKE_KEYS_OFFSET;
-	h->max_keys = KAV_MAX_AUTH_KEYS;
-	h->fi_addrs_offset = FAKE_PAGE +
-			     fake_page_align((size_t)(entry_size * max_entries));
-	memset(fake_fi_addrs(mem), 0xff, 8 * max_entries);
-	for (i = 0; i < KAV_MAX_AUTH_KEYS; i++)
-		fake_table_key(mem, (uint32_t)i)->user_id = KAV_NONE;
-	for (i = 0; i < max_entries; i++) {
-		struct kav_entry *e = fake_table_entry(mem, i);
-
-		e->auth_key = KAV_NONE;
-		e->user_id = KAV_NONE;
-	}
-}
-
-struct kav_entry *fake_table_entry(void *mem, uint64_t index)
-{
-	struct kav_table_header *h = mem;
-
-	return (struct kav_entry *)((uint8_t *)mem + h->header_size +
-				    index * h->entry_size);
-}
-
-static void fake_entry_write(void *mem, uint64_t index, uint32_t flags,
-			     const void *addr, uint32_t addr_len,
-			     bool ids, uint64_t auth_key, uint64_t user_id)
-{
-	struct kav_entry *e = fake_table_entry(mem, index);
-	struct kav_table_header *h = mem;
-
-	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	e->flags = flags;
-	e->addr_len = addr_len;
-	memset(e->addr, 0, h->addr_max);
-	if (addr_len)
-		memcpy(e->addr, addr, addr_len);
-	if (ids) {
-		e->auth_key = auth_key;
-		e->user_id = user_id;
-	}
-	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&fake_fi_addrs(mem)[index],
-			 flags & KAV_ENTRY_VALID ? index : KAV_NONE,
-			 __ATOMIC_RELEASE);
-}
-
-void fake_table_write(void *mem, uint64_t index, uint32_t flags,
-		      const void *addr, uint32_t addr_len)
-{
-	fake_entry_write(mem, index, flags, addr, addr_len, false, 0, 0);
-}
-
-void fake_table_write_full(void *mem, uint64_t index, uint32_t flags,
-			   const void *addr, uint32_t addr_len,
-			   uint64_t auth_key, uint64_t user_id)
-{
-	fake_entry_write(mem, index, flags, addr, addr_len, true, auth_key,
-			 user_id);
-}
-
-struct kav_key_slot *fake_table_key(void *mem, uint32_t slot)
-{
-	struct kav_table_header *h = mem;
-
-	return (struct kav_key_slot *)((uint8_t *)mem + h->keys_offset) + slot;
-}
-
-void fake_table_write_key(void *mem, uint32_t slot, uint32_t flags,
-			  uint32_t vni, uint64_t user_id, uint32_t nr_entries,
-			  uint32_t nr_endpoints)
-{
-	struct kav_key_slot *k = fake_table_key(mem, slot);
-
-	__atomic_store_n(&k->seq, k->seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	k->flags = flags;
-	k->vni = vni;
-	k->user_id = user_id;
-	k->nr_entries = nr_entries;
-	k->nr_endpoints = nr_endpoints;
-	__atomic_store_n(&k->seq, k->seq + 1, __ATOMIC_RELEASE);
-}
-
-void fake_table_set_nr_slots(void *mem, uint64_t nr_slots)
-{
-	struct kav_table_header *h = mem;
-
-	__atomic_store_n(&h->nr_slots, nr_slots, __ATOMIC_RELEASE);
-}
 
 /* ------------------------------------------------------------ fake kernel */
 
@@ -160,9 +34,9 @@ void fake_table_set_nr_slots(void *mem, uint64_t nr_slots)
  */
 struct fake_table {
 	int memfd;			/* private: -1 when unused */
-	uint8_t *mem;			/* our writable mapping */
+	uint8_t *mem;			/* our writable mapping (kt.mem) */
 	size_t size;
-	uint64_t next_free;		/* no free slot below this */
+	struct fake_ktable kt;		/* the kernel's table in @mem */
 	unsigned int refs;		/* fake_avs pointing here */
 	unsigned int nr_open;		/* of them, fds not closed yet */
 	bool named;
@@ -213,17 +87,6 @@ static struct kav_table_header *fake_hdr(struct fake_av *av)
 	return (struct kav_table_header *)av->mem;
 }
 
-/* Adjust one counter of key slot @slot, keeping the seq protocol. */
-static void fake_key_count(struct fake_av *av, uint64_t slot, int entries,
-			   int endpoints)
-{
-	struct kav_key_slot *k = fake_table_key(av->mem, (uint32_t)slot);
-
-	fake_table_write_key(av->mem, (uint32_t)slot, k->flags, k->vni,
-			     k->user_id, k->nr_entries + entries,
-			     k->nr_endpoints + endpoints);
-}
-
 static bool fake_key_valid(struct fake_av *av, uint64_t slot)
 {
 	return slot < fake_hdr(av)->max_keys &&
@@ -268,6 +131,19 @@ static uint32_t fake_default_addr_max(uint32_t format)
 	case KAV_ADDR_STR:		return 96;
 	default:			return 0;
 	}
+}
+
+/* kav_addr_check_format(): the AV's addr_max, or 0 for EINVAL. */
+static uint32_t fake_addr_max(uint32_t format, uint32_t addr_max)
+{
+	uint32_t min = format == KAV_ADDR_STR ? 2 :
+		       fake_default_addr_max(format);
+
+	if (!min)
+		return 0;
+	if (!addr_max)
+		addr_max = fake_default_addr_max(format);
+	return addr_max < min || addr_max > KAV_ADDR_MAX_LEN ? 0 : addr_max;
 }
 
 static struct fake_domain *fake_domain_find(int fd)
@@ -317,25 +193,24 @@ static struct fake_table *fake_table_new(const struct fake_domain *dom,
 					 const struct kav_av_create *req,
 					 int *err)
 {
-	uint32_t addr_max, entry_size = KAV_ENTRY_HDR_SIZE;
+	uint32_t addr_max = fake_addr_max(req->addr_format, req->addr_max);
 	struct fake_table *tab = NULL;
+	struct kav_table_header *h;
+	uint64_t handle;
 	size_t size;
 	int i;
 
-	addr_max = req->addr_max ? req->addr_max :
-		   fake_default_addr_max(req->addr_format);
 	*err = -EINVAL;
-	if (!addr_max || !fake_default_addr_max(req->addr_format))
+	if (!addr_max)
 		return NULL;
-	while (entry_size < KAV_ENTRY_HDR_SIZE + addr_max)
-		entry_size *= 2;
 	for (i = 0; i < FAKE_MAX_AVS && !tab; i++)
 		if (!fake_tables[i].mem)
 			tab = &fake_tables[i];
 	*err = -EMFILE;
 	if (!tab)
 		return NULL;
-	size = fake_table_size(entry_size, fake_kav_max_entries);
+	size = fake_table_size(fake_entry_size(addr_max),
+			       fake_kav_max_entries);
 	tab->memfd = memfd_create("fake-kav-av", MFD_CLOEXEC);
 	*err = -ENOMEM;
 	if (tab->memfd < 0)
@@ -347,16 +222,19 @@ static struct fake_table *fake_table_new(const struct fake_domain *dom,
 	if (tab->mem == MAP_FAILED)
 		goto err;
 	tab->size = size;
-	fake_table_init(tab->mem, req->addr_format, addr_max, entry_size,
-			fake_kav_max_entries);
-	((struct kav_table_header *)tab->mem)->max_keys = fake_kav_max_keys;
-	if (!fake_kav_max_keys)
-		((struct kav_table_header *)tab->mem)->keys_offset = 0;
+	fake_ktable_init(&tab->kt, tab->mem, req->addr_format, addr_max,
+			 fake_kav_max_entries);
+	h = (struct kav_table_header *)tab->mem;
+	/* Tests of libkav against other kernels' key slots. */
+	h->max_keys = fake_kav_max_keys;
+	if (!fake_kav_max_keys) {
+		h->keys_offset = 0;
+		h->key_counts_offset = 0;
+	}
 	if (dom->has_key && fake_kav_max_keys)
 		/* The domain's key is slot 0 of each AV it creates. */
-		fake_table_write_key(tab->mem, 0,
-				     KAV_KEY_VALID | KAV_KEY_DOMAIN, dom->vni,
-				     KAV_NONE, 0, 0);
+		fake_ktable_key_insert(&tab->kt, dom->vni, KAV_KEY_DOMAIN,
+				       &handle);
 	if (req->flags & KAV_AV_NAMED) {
 		tab->named = true;
 		memcpy(tab->name, (const void *)(uintptr_t)req->name,
@@ -461,8 +339,7 @@ static int fake_create(int dom_fd, struct kav_av_create *req)
 		if (req->addr_format &&
 		    (req->addr_format !=
 		     ((struct kav_table_header *)tab->mem)->addr_format ||
-		     (req->addr_max ? req->addr_max :
-		      fake_default_addr_max(req->addr_format)) !=
+		     fake_addr_max(req->addr_format, req->addr_max) !=
 		     ((struct kav_table_header *)tab->mem)->addr_max))
 			return -EINVAL;
 		ret = fake_name_permission(tab, dom,
@@ -506,6 +383,9 @@ static int fake_create(int dom_fd, struct kav_av_create *req)
 	av->has_key = dom->has_key;
 	av->vni = dom->vni;
 	req->fd = fd;
+	/* The kernel settles addr_max in the request it writes back. */
+	if (req->addr_format)
+		req->addr_max = fake_addr_max(req->addr_format, req->addr_max);
 	req->entry_size = ((struct kav_table_header *)tab->mem)->entry_size;
 	req->max_entries = ((struct kav_table_header *)tab->mem)->max_entries;
 	req->map_size = tab->size;
@@ -519,39 +399,40 @@ err:
 	return ret;
 }
 
-/* The kernel's per-address check: length of a valid address, else 0. */
+/*
+ * kav_addr_validate(): bytes to store for the address at @a (@stride
+ * bytes), or 0 when the kernel refuses it (EINVAL).
+ */
 static uint32_t fake_addr_len(const struct kav_table_header *h,
 			      const uint8_t *a, uint32_t stride)
 {
+	uint32_t limit, len, i;
 	sa_family_t family;
 	uint16_t port;
-	size_t n;
 
 	if (h->addr_format == KAV_ADDR_STR) {
-		n = strnlen((const char *)a, stride);
-		return n && n < stride && n < h->addr_max ? (uint32_t)n + 1 : 0;
+		limit = stride < h->addr_max ? stride : h->addr_max;
+		len = (uint32_t)strnlen((const char *)a, limit);
+		if (!len || len == limit)
+			return 0;
+		for (i = 0; i < len; i++)
+			if (a[i] < 0x21 || a[i] > 0x7e)
+				return 0;
+		return len + 1;
 	}
+	if (stride < 4)
+		return 0;
 	memcpy(&family, a, sizeof(family));
 	memcpy(&port, a + 2, sizeof(port));
 	if (fake_kav_reject_port >= 0 && ntohs(port) == fake_kav_reject_port)
 		return 0;
 	if (family == AF_INET && h->addr_format != KAV_ADDR_SOCKADDR_IN6)
-		return 16;
-	if (family == AF_INET6 && h->addr_format != KAV_ADDR_SOCKADDR_IN &&
-	    stride >= 28)
-		return 28;
-	return 0;
-}
-
-static uint64_t fake_find_free(struct fake_av *av)
-{
-	struct kav_table_header *h = (void *)av->mem;
-
-	while (av->tab->next_free < h->max_entries &&
-	       (fake_table_entry(av->mem, av->tab->next_free)->flags &
-		KAV_ENTRY_VALID))
-		av->tab->next_free++;
-	return av->tab->next_free;
+		len = sizeof(struct sockaddr_in);
+	else if (family == AF_INET6 && h->addr_format != KAV_ADDR_SOCKADDR_IN)
+		len = sizeof(struct sockaddr_in6);
+	else
+		return 0;
+	return stride < len ? 0 : len;
 }
 
 /*
@@ -561,38 +442,32 @@ static uint64_t fake_find_free(struct fake_av *av)
  */
 static int fake_writer_slot(struct fake_av *av, uint64_t *slot)
 {
-	struct kav_key_slot *k;
-	uint32_t i;
-
 	*slot = KAV_NONE;
 	if (!av->has_key)
 		return fake_kav_allow_keyless ? 0 : -EACCES;
-	for (i = 0; i < fake_hdr(av)->max_keys; i++) {
-		k = fake_table_key(av->mem, i);
-		if ((k->flags & KAV_KEY_VALID) && k->vni == av->vni) {
-			*slot = i;
-			return 0;
-		}
-	}
-	return -EACCES;
+	*slot = fake_ktable_key_find(&av->tab->kt, av->vni);
+	return *slot == KAV_NONE ? -EACCES : 0;
 }
 
+/* One batch's lengths and indices: the fake allocates nothing per call. */
+static uint32_t fake_lens[KAV_BATCH_MAX];
+static uint64_t fake_idx[KAV_BATCH_MAX];
+
+/* kav_av_insert(), in the kernel's order of checks. */
 static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 {
-	struct kav_table_header *h = (void *)av->mem;
+	struct kav_table_header *h = fake_hdr(av);
 	const uint8_t *addrs = (const uint8_t *)(uintptr_t)req->addrs;
+	const uint64_t *keys = (const uint64_t *)(uintptr_t)req->auth_keys;
+	const uint64_t *uids = (const uint64_t *)(uintptr_t)req->user_ids;
 	uint64_t *out = (uint64_t *)(uintptr_t)req->fi_addrs;
-	uint64_t per_page = FAKE_PAGE / h->entry_size, idx;
-	uint32_t i, len;
+	uint64_t key, own_slot = KAV_NONE;
+	uint32_t i;
+	int ret;
 
 	fake_kav_stats.inserts++;
 	if (req->count > fake_kav_stats.max_batch)
 		fake_kav_stats.max_batch = req->count;
-	const uint64_t *keys = (const uint64_t *)(uintptr_t)req->auth_keys;
-	const uint64_t *uids = (const uint64_t *)(uintptr_t)req->user_ids;
-	uint64_t key, uid, own_slot;
-	int ret;
-
 	fake_kav_stats.last_insert_flags = req->flags;
 	req->err_index = KAV_NO_INDEX;
 	if (av->rdonly)
@@ -600,27 +475,43 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 	if (req->size != sizeof(*req) ||
 	    (req->flags & ~(KAV_INSERT_AUTH_KEY | KAV_INSERT_USER_ID)) ||
 	    req->__reserved ||
-	    req->count > KAV_BATCH_MAX || !req->addr_stride ||
-	    req->addr_stride > KAV_ADDR_MAX_LEN ||
 	    !(req->flags & KAV_INSERT_AUTH_KEY) != !keys ||
 	    !(req->flags & KAV_INSERT_USER_ID) != !uids)
 		return -EINVAL;
-	ret = keys || !req->count ? 0 : fake_writer_slot(av, &own_slot);
-	if (ret)
-		return ret;
-	/* Validate everything first: the batch is all or nothing. */
+	if (req->count > KAV_BATCH_MAX)
+		return -E2BIG;
+	if (!req->count)
+		return 0;
+	if (!req->addr_stride || req->addr_stride > KAV_ADDR_MAX_LEN)
+		return -EINVAL;
 	for (i = 0; i < req->count; i++) {
-		if (!fake_addr_len(h, addrs + (size_t)i * req->addr_stride,
-				   req->addr_stride) ||
-		    (keys && !fake_key_valid(av, keys[i]))) {
+		fake_lens[i] = fake_addr_len(h, addrs +
+					     (size_t)i * req->addr_stride,
+					     req->addr_stride);
+		if (!fake_lens[i]) {
 			req->err_index = i;
 			return -EINVAL;
 		}
+	}
+	if (req->count > h->max_entries - av->tab->kt.nr_valid)
+		return -ENOSPC;
+	/* kav_batch_authorize() */
+	ret = keys ? 0 : fake_writer_slot(av, &own_slot);
+	if (ret)
+		return ret;
+	for (i = 0; i < req->count; i++) {
 		key = keys ? keys[i] : own_slot;
-		if (key != KAV_NONE &&
-		    (fake_table_key(av->mem, (uint32_t)key)->flags &
-		     KAV_KEY_REVOKED))
+		if (key == KAV_NONE && !keys)
+			continue;
+		if (!fake_key_valid(av, key)) {
+			req->err_index = i;
+			return -EINVAL;
+		}
+		if (fake_table_key(av->mem, (uint32_t)key)->flags &
+		    KAV_KEY_REVOKED) {
+			req->err_index = i;
 			return -EKEYREVOKED;
+		}
 		/* An explicit key needs the writer's grant. */
 		if (keys && fake_kav_grant_check &&
 		    fake_kav_grant_check(fake_table_key(av->mem,
@@ -629,72 +520,68 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 			return -EACCES;
 		}
 	}
-	if (req->count > h->max_entries - h->nr_valid)
-		return -ENOSPC;
-	h->generation++;
-	for (i = 0; i < req->count; i++) {
-		const uint8_t *a = addrs + (size_t)i * req->addr_stride;
-
-		idx = fake_find_free(av);
-		len = fake_addr_len(h, a, req->addr_stride);
-		if (idx >= h->nr_slots) {
-			uint64_t n = (idx / per_page + 1) * per_page;
-
-			fake_table_set_nr_slots(av->mem, n < h->max_entries ?
-						n : h->max_entries);
-		}
-		key = keys ? keys[i] : own_slot;
-		uid = uids ? uids[i] : KAV_NONE;
-		fake_table_write_full(av->mem, idx, KAV_ENTRY_VALID, a, len,
-				      key, uid);
-		if (key != KAV_NONE)
-			fake_key_count(av, key, 1, 0);
-		h->nr_valid++;
-		if (out)
-			out[i] = idx + fake_kav_index_offset;
-	}
-	h->generation++;
+	fake_ktable_insert(&av->tab->kt, addrs, req->addr_stride, fake_lens,
+			   req->count, keys, own_slot, uids, fake_idx);
+	for (i = 0; out && i < req->count; i++)
+		out[i] = fake_idx[i] + fake_kav_index_offset;
 	return 0;
 }
 
+static int fake_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* kav_find_repeat(): the second position of the lowest repeated index. */
+static bool fake_find_repeat(const uint64_t *idx, uint32_t count,
+			     uint32_t *err_index)
+{
+	uint32_t i, seen = 0;
+	uint64_t repeat = 0;
+	bool found = false;
+
+	memcpy(fake_idx, idx, count * sizeof(*idx));
+	qsort(fake_idx, count, sizeof(*idx), fake_cmp_u64);
+	for (i = 1; i < count && !found; i++) {
+		found = fake_idx[i] == fake_idx[i - 1];
+		repeat = fake_idx[i];
+	}
+	if (!found)
+		return false;
+	for (i = 0; i < count; i++)
+		if (idx[i] == repeat && seen++)
+			break;
+	*err_index = i;
+	return true;
+}
+
+/* kav_av_remove() with kav_table_check_remove()'s order of checks. */
 static int fake_remove(struct fake_av *av, struct kav_av_remove *req)
 {
-	struct kav_table_header *h = (void *)av->mem;
 	const uint64_t *idx = (const uint64_t *)(uintptr_t)req->fi_addrs;
-	uint32_t i, j;
+	uint32_t i;
 
 	fake_kav_stats.removes++;
 	if (av->rdonly)
 		return -EPERM;
 	req->err_index = KAV_NO_INDEX;
-	if (req->size != sizeof(*req) || req->flags ||
-	    req->count > KAV_BATCH_MAX)
+	if (req->size != sizeof(*req) || req->flags)
+		return -EINVAL;
+	if (req->count > KAV_BATCH_MAX)
+		return -E2BIG;
+	if (!req->count)
+		return 0;
+	if (fake_find_repeat(idx, req->count, &req->err_index))
 		return -EINVAL;
 	for (i = 0; i < req->count; i++) {
-		bool bad = idx[i] >= h->nr_slots ||
-			   !(fake_table_entry(av->mem, idx[i])->flags &
-			     KAV_ENTRY_VALID);
-
-		for (j = 0; j < i && !bad; j++)
-			bad = idx[j] == idx[i];
-		if (bad) {
+		if (!fake_ktable_valid(&av->tab->kt, idx[i])) {
 			req->err_index = i;
 			return -EINVAL;
 		}
 	}
-	h->generation++;
-	for (i = 0; i < req->count; i++) {
-		uint64_t key = fake_table_entry(av->mem, idx[i])->auth_key;
-
-		if (key != KAV_NONE)
-			fake_key_count(av, key, -1, 0);
-		fake_table_write_full(av->mem, idx[i], 0, NULL, 0, KAV_NONE,
-				      KAV_NONE);
-		h->nr_valid--;
-		if (idx[i] < av->tab->next_free)
-			av->tab->next_free = idx[i];
-	}
-	h->generation++;
+	fake_ktable_remove(&av->tab->kt, idx, req->count);
 	return 0;
 }
 
@@ -702,6 +589,8 @@ static int fake_key_insert(struct fake_av *av, struct kav_av_key *req)
 {
 	struct kav_table_header *h = fake_hdr(av);
 	uint32_t slot, free_slot = UINT32_MAX;
+	uint64_t handle;
+	int ret;
 
 	fake_kav_stats.key_inserts++;
 	if (av->rdonly)
@@ -709,11 +598,11 @@ static int fake_key_insert(struct fake_av *av, struct kav_av_key *req)
 	if (req->size != sizeof(*req) || req->flags || req->key.__reserved)
 		return -EINVAL;
 	if (fake_kav_grant_check) {
-		int ret = fake_kav_grant_check(req->key.vni);
-
+		ret = fake_kav_grant_check(req->key.vni);
 		if (ret)
 			return ret;
 	}
+	/* Within max_keys, which a test may lower. */
 	for (slot = 0; slot < h->max_keys; slot++) {
 		if (!fake_key_valid(av, slot)) {
 			if (free_slot == UINT32_MAX)
@@ -727,59 +616,35 @@ static int fake_key_insert(struct fake_av *av, struct kav_av_key *req)
 	}
 	if (free_slot == UINT32_MAX)
 		return -ENOSPC;
-	fake_table_write_key(av->mem, free_slot, KAV_KEY_VALID, req->key.vni,
-			     KAV_NONE, 0, 0);
-	req->handle = free_slot;
-	return 0;
+	ret = fake_ktable_key_insert(&av->tab->kt, req->key.vni, 0, &handle);
+	req->handle = handle;
+	return ret;
 }
 
 static int fake_key_remove(struct fake_av *av, struct kav_av_key *req)
 {
-	struct kav_key_slot *k;
-
 	fake_kav_stats.key_removes++;
 	if (av->rdonly)
 		return -EPERM;
 	if (req->size != sizeof(*req) || req->flags ||
 	    !fake_key_valid(av, req->handle))
 		return -EINVAL;
-	k = fake_table_key(av->mem, (uint32_t)req->handle);
-	if (k->nr_entries || k->nr_endpoints)
-		return -EBUSY;
-	fake_table_write_key(av->mem, (uint32_t)req->handle, 0, 0, KAV_NONE,
-			     0, 0);
-	return 0;
+	return fake_ktable_key_remove(&av->tab->kt, req->handle);
 }
 
 static int fake_set_user_id(struct fake_av *av, struct kav_av_user_id *req)
 {
-	uint8_t addr[KAV_ADDR_MAX_LEN];
-	struct kav_key_slot *k;
-	struct kav_entry *e;
-
 	fake_kav_stats.set_user_ids++;
 	if (av->rdonly)
 		return -EPERM;
 	if (req->size != sizeof(*req) || (req->flags & ~KAV_USER_ID_AUTH_KEY))
 		return -EINVAL;
-	if (req->flags & KAV_USER_ID_AUTH_KEY) {
-		if (!fake_key_valid(av, req->index))
-			return -EINVAL;
-		k = fake_table_key(av->mem, (uint32_t)req->index);
-		fake_table_write_key(av->mem, (uint32_t)req->index, k->flags,
-				     k->vni, req->user_id, k->nr_entries,
-				     k->nr_endpoints);
-		return 0;
-	}
-	if (req->index >= fake_hdr(av)->nr_slots)
-		return -EINVAL;
-	e = fake_table_entry(av->mem, req->index);
-	if (!(e->flags & KAV_ENTRY_VALID))
-		return -EINVAL;
-	memcpy(addr, e->addr, e->addr_len);	/* the write clears e->addr */
-	fake_table_write_full(av->mem, req->index, e->flags, addr,
-			      e->addr_len, e->auth_key, req->user_id);
-	return 0;
+	if (req->flags & KAV_USER_ID_AUTH_KEY)
+		return fake_key_valid(av, req->index) ?
+		       fake_ktable_key_set_user_id(&av->tab->kt, req->index,
+						   req->user_id) : -EINVAL;
+	return fake_ktable_set_user_id(&av->tab->kt, req->index,
+				       req->user_id);
 }
 
 static struct fake_ep *fake_ep_find(int fd)
@@ -820,19 +685,12 @@ static int fake_ep_open(struct fake_av *av, struct kav_av_ep_open *req)
 
 static int fake_ep_enable(struct fake_ep *ep, struct kav_ep_enable *req)
 {
-	uint32_t slot;
-
 	fake_kav_stats.ep_enables++;
 	if (req->size != sizeof(*req) || req->flags)
 		return -EINVAL;
 	if (ep->enabled)
 		return -EALREADY;
-	for (slot = 0; slot < fake_hdr(ep->av)->max_keys; slot++) {
-		if (!fake_key_valid(ep->av, slot))
-			continue;
-		ep->keys |= 1ULL << slot;
-		fake_key_count(ep->av, slot, 0, 1);
-	}
+	ep->keys = fake_ktable_keys_enable(&ep->av->tab->kt);
 	ep->enabled = true;
 	req->keys = ep->keys;
 	return 0;
@@ -840,11 +698,8 @@ static int fake_ep_enable(struct fake_ep *ep, struct kav_ep_enable *req)
 
 static void fake_ep_release(struct fake_ep *ep)
 {
-	uint32_t slot;
-
-	for (slot = 0; slot < 64; slot++)
-		if (ep->enabled && (ep->keys & (1ULL << slot)))
-			fake_key_count(ep->av, slot, 0, -1);
+	if (ep->enabled)
+		fake_ktable_keys_disable(&ep->av->tab->kt, ep->keys);
 	memset(ep, 0, sizeof(*ep));
 	ep->fd = -1;
 }
@@ -889,11 +744,8 @@ void fake_kav_revoke(uint32_t vni)
 		     slot++) {
 			k = fake_table_key(mem, slot);
 			if ((k->flags & KAV_KEY_VALID) && k->vni == vni)
-				fake_table_write_key(mem, slot,
-						     k->flags | KAV_KEY_REVOKED,
-						     k->vni, k->user_id,
-						     k->nr_entries,
-						     k->nr_endpoints);
+				fake_ktable_key_revoke(&fake_tables[i].kt,
+						       slot);
 		}
 	}
 }
@@ -906,7 +758,7 @@ void fake_kav_forget_domain(int fd)
 		dom->fd = -1;
 }
 
-static int fake_ioctl(int fd, unsigned long req, void *arg)
+int fake_kav_ioctl(int fd, unsigned long req, void *arg)
 {
 	struct fake_ep *ep;
 	struct fake_av *av;
@@ -944,7 +796,7 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	}
 }
 
-static void fake_close(int fd)
+void fake_kav_close(int fd)
 {
 	struct fake_ep *ep = fake_ep_find(fd);
 	struct fake_av *av = fake_av_find(fd);
@@ -974,8 +826,10 @@ void fake_kav_reset(void)
 {
 	int i;
 
+#ifdef KAV_TESTING
 	kav_sys_ioctl_hook = NULL;
 	kav_sys_close_hook = NULL;
+#endif
 	for (i = 0; i < FAKE_MAX_EPS; i++) {
 		if (fake_eps[i].av)
 			close(fake_eps[i].fd);	/* leaked by a test */
@@ -1003,6 +857,8 @@ void fake_kav_reset(void)
 void fake_kav_install(void)
 {
 	fake_kav_reset();
-	kav_sys_ioctl_hook = fake_ioctl;
-	kav_sys_close_hook = fake_close;
+#ifdef KAV_TESTING
+	kav_sys_ioctl_hook = fake_kav_ioctl;
+	kav_sys_close_hook = fake_kav_close;
+#endif
 }

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * Test doubles for libkav unit tests:
- *  - fake_table_*: build a kav table image (uapi/linux/kav.h layout) in
- *    any memory, writing entries with the kernel's seq protocol;
- *  - fake_kav_*: a fake kernel behind kav_sys_ioctl_hook. AV_CREATE makes a
- *    memfd holding a table, so libkav's real mmap() and lookup code run
- *    unchanged; INSERT/REMOVE validate and apply batches atomically the
- *    way the uAPI comments specify.
+ * Test doubles for libkav:
+ *  - fake_table_* (fake_table.h): kav table images in the kernel's exact
+ *    layout;
+ *  - fake_kav_*: a fake kernel. AV_CREATE makes a memfd holding a table
+ *    written by fake_ktable_*() exactly as kav.ko writes its own, so
+ *    libkav's real mmap() and read code run unchanged; INSERT/REMOVE
+ *    validate and apply batches atomically the way the uAPI comments
+ *    specify. The unit tests put it behind kav_sys_ioctl_hook
+ *    (fake_kav_install(), KAV_TESTING builds); the native benchmark calls
+ *    fake_kav_ioctl() from an ioctl() of its own, under the production
+ *    libkav.
  *
  * The rules of issue 14 ("Trust") that libkav can see are the kernel's:
  *  - names are per (owner uid, name): a named AV_CREATE looks in, and
@@ -30,30 +34,7 @@
 #include <stdint.h>
 #include <linux/kav.h>
 
-#define FAKE_PAGE	4096u
-
-/* Bytes of a table image with these parameters (page aligned). */
-size_t fake_table_size(uint32_t entry_size, uint64_t max_entries);
-void fake_table_init(void *mem, uint32_t format, uint32_t addr_max,
-		     uint32_t entry_size, uint64_t max_entries);
-struct kav_entry *fake_table_entry(void *mem, uint64_t index);
-/* Write entry @index as the kernel would (seq odd, fields, seq even). */
-void fake_table_write(void *mem, uint64_t index, uint32_t flags,
-		      const void *addr, uint32_t addr_len);
-/* The same, also setting the entry's auth-key handle and user id. */
-void fake_table_write_full(void *mem, uint64_t index, uint32_t flags,
-			   const void *addr, uint32_t addr_len,
-			   uint64_t auth_key, uint64_t user_id);
-void fake_table_set_nr_slots(void *mem, uint64_t nr_slots);
-/* Key slot @slot of a table image (keys_offset, FAKE_KEYS_OFFSET). */
-struct kav_key_slot *fake_table_key(void *mem, uint32_t slot);
-/* Write key slot @slot with the seq protocol. */
-void fake_table_write_key(void *mem, uint32_t slot, uint32_t flags,
-			  uint32_t vni, uint64_t user_id, uint32_t nr_entries,
-			  uint32_t nr_endpoints);
-
-/* Where fake tables keep their key slots. */
-#define FAKE_KEYS_OFFSET	128u
+#include "fake_table.h"
 
 struct fake_kav_stats {
 	unsigned int creates;
@@ -75,7 +56,12 @@ struct fake_kav_stats {
 };
 
 extern struct fake_kav_stats fake_kav_stats;
-/* max_entries of the next AV_CREATE (default 1024). */
+/*
+ * max_entries of the next AV_CREATE (default 1024; kav.ko's default is
+ * FAKE_KAV_KERNEL_MAX_ENTRIES). Only the pages a table grows into are
+ * written, so a large value costs address space, not memory.
+ */
+#define FAKE_KAV_KERNEL_MAX_ENTRIES	(1ULL << 24)
 extern uint64_t fake_kav_max_entries;
 /*
  * An address whose port (network order converted) equals this is refused
@@ -117,7 +103,15 @@ void fake_kav_revoke(uint32_t vni);
 /* Mapping of the AV behind @av_fd (NULL if none), to inspect or corrupt. */
 void *fake_kav_table(int av_fd);
 
-void fake_kav_install(void);	/* hook + reset */
+/*
+ * The fake kernel's entry points: a kav ioctl on @fd (an AV or endpoint
+ * fd the fake made, else a domain) returning 0 or -errno, and the news
+ * that @fd is being closed.
+ */
+int fake_kav_ioctl(int fd, unsigned long req, void *arg);
+void fake_kav_close(int fd);
+
+void fake_kav_install(void);	/* hook (KAV_TESTING) + reset */
 void fake_kav_reset(void);	/* unhook and forget every fake AV */
 
 #endif

@@ -201,7 +201,7 @@ static void test_insert_with_keys(void **state)
 	assert_int_equal(kav_av_resolve(f->av, fa[2], &r), 0);
 	assert_true(r.key == k);
 	assert_int_equal(r.vni, 5);
-	assert_int_equal(fake_table_key(f->table, 0)->nr_entries, 2);
+	assert_int_equal(fake_table_key_count(f->table, 0)->nr_entries, 2);
 	/* An address fi_addr is not a key handle. */
 	fa[0] = 0;
 	assert_int_equal(fi_av_insert(f->av, in, 1, fa, FI_AUTH_KEY, NULL),
@@ -216,7 +216,7 @@ static void test_insert_with_keys(void **state)
 	assert_int_equal(fi_av_insertsym(f->av, "10.0.1.1", 2, "3", 1, fa,
 					 FI_AUTH_KEY, NULL), 2);
 	assert_int_equal(key_vni(f->av, fa[1]), 5);
-	assert_int_equal(fake_table_key(f->table, 0)->nr_entries, 5);
+	assert_int_equal(fake_table_key_count(f->table, 0)->nr_entries, 5);
 }
 
 static void test_remove_keys(void **state)
@@ -378,8 +378,8 @@ static void test_endpoints(void **state)
 	assert_int_equal(kav_ep_enable(ep2), 0);
 	assert_int_equal(kav_ep_keys(ep2), 0x7);
 	assert_int_equal(kav_ep_keys(ep), 0x3);	/* unchanged */
-	assert_int_equal(fake_table_key(f->table, 0)->nr_endpoints, 2);
-	assert_int_equal(fake_table_key(f->table, 2)->nr_endpoints, 1);
+	assert_int_equal(fake_table_key_count(f->table, 0)->nr_endpoints, 2);
+	assert_int_equal(fake_table_key_count(f->table, 2)->nr_endpoints, 1);
 
 	/* Keys in use by enabled endpoints cannot be removed ... */
 	rm = k[0];
@@ -388,7 +388,7 @@ static void test_endpoints(void **state)
 	assert_int_equal(fi_av_remove(f->av, &rm, 1, FI_AUTH_KEY), -FI_EBUSY);
 	/* ... until every such endpoint is closed. */
 	assert_int_equal(kav_ep_close(ep2), 0);
-	assert_int_equal(fake_table_key(f->table, 0)->nr_endpoints, 0);
+	assert_int_equal(fake_table_key_count(f->table, 0)->nr_endpoints, 0);
 	assert_int_equal(fi_av_remove(f->av, k, 3, FI_AUTH_KEY), 0);
 	/* Both endpoint fds were closed through the seam. */
 	assert_true(fake_kav_stats.closes >= 2);
