@@ -12,7 +12,7 @@ KSFT_HDR_DIR  := $(BUILD)/kselftest
 SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_lib_test kav_conformance_test \
 		  kav_netlink_test kav_attack_test kav_trust_test kav_named_test \
 		  kav_uffd_test kav_slurm_test \
-		  kav_instant_on_test \
+		  kav_instant_on_test kav_layout_test \
 		  kav_concurrency_test kav_race_test kav_view_test \
 		  kav_scale_test kav_memory_test
 SELFTEST_LATE  := kav_fail_nth_test kav_fuzz_test kav_chaos_test \
@@ -57,6 +57,14 @@ $(SELFTEST_DIR)/kav_conformance_test: tests/selftests/kav_conformance_test.c \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) -I$(CURDIR)/tests/peer $< \
 		tests/peer/mock_peer.c -o $@ lib/libkav.a
+
+# kav_layout_test builds the fake kernel's table (tests/unit/fake_table.c)
+# beside the module's and compares the two byte for byte.
+$(SELFTEST_DIR)/kav_layout_test: tests/selftests/kav_layout_test.c \
+		tests/unit/fake_table.c tests/unit/fake_table.h $(SELFTEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) -I$(CURDIR)/tests/unit $< \
+		tests/unit/fake_table.c -o $@ lib/libkav.a
 
 $(SELFTEST_DIR)/kav_demo: tests/demo/kav_demo.c uapi/linux/kav.h lib/libkav.a
 	@mkdir -p $(@D)
