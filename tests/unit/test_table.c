@@ -183,6 +183,29 @@ static void test_read_entry(void **state)
 	assert_int_equal(snap.addr_len, 28);
 }
 
+/*
+ * The inline address copy (table_read.h) at every length an entry can
+ * hold: exactly n bytes, in order, nothing before or after the buffer.
+ */
+static void test_addr_copy_lengths(void **state)
+{
+	uint8_t src[KAV_ADDR_MAX_LEN], dst[KAV_ADDR_MAX_LEN + 32];
+	size_t n, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 7 + 1);
+	for (n = 0; n <= KAV_ADDR_MAX_LEN; n++) {
+		memset(dst, 0xee, sizeof(dst));
+		kav_addr_copy(dst + 16, src, n);
+		for (i = 0; i < 16; i++)
+			assert_int_equal(dst[i], 0xee);
+		assert_memory_equal(dst + 16, src, n);
+		for (i = 16 + n; i < sizeof(dst); i++)
+			assert_int_equal(dst[i], 0xee);
+	}
+}
+
 static void test_lookup(void **state)
 {
 	struct fixture *f = *state;
@@ -601,6 +624,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_entry, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lookup, setup, teardown),
+		cmocka_unit_test(test_addr_copy_lengths),
 		cmocka_unit_test_setup_teardown(test_lookup_truncates, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lookup_str, setup,
