@@ -45,13 +45,16 @@ include tests/fuzz/fuzz.mk
 deps:
 	scripts/deps.sh
 
-# The README's test command: static analysis, unit tests and packaging on
-# the host, then the kselftest suite in a VM on each of Debian's 6.1 and
-# 6.12 kernels and on the debug kernel, and the race-sensitive programs on
-# the KCSAN kernel (KAV_DEBUG_KERNEL=0 skips both debug kernels).
+# The README's test command: static analysis, unit tests, the native
+# read benchmark's smoke run (wrong reads fail it, timings never) and
+# packaging on the host, then the kselftest suite in a VM on each of
+# Debian's 6.1 and 6.12 kernels and on the debug kernel, and the
+# race-sensitive programs on the KCSAN kernel (KAV_DEBUG_KERNEL=0 skips
+# both debug kernels).
 check: deps
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory bench-native-smoke
 	$(MAKE) --no-print-directory pkgcheck
 	$(MAKE) --no-print-directory vmtest
 

@@ -98,6 +98,7 @@ run_cppcheck() {
 		--enable=warning,style,performance,portability \
 		--inline-suppr --suppressions-list="$HERE/cppcheck.suppress" \
 		-D_GNU_SOURCE -Iuapi -Ilib/include -Ilib -Itests/selftests \
+		-Ibench -Itests/unit \
 		--template='{file}:{line}: {severity}: {message} [{id}]' \
 		lib tools bench 2>&1)
 	report cppcheck "$out"
@@ -112,7 +113,7 @@ run_clang_tidy() {
 	read -r -a nl <<<"$(pkg-config --cflags libnl-genl-3.0 2>/dev/null)"
 	out=$(cd "$REPO" && clang-tidy --quiet --config-file="$HERE/clang-tidy.yaml" \
 		"${srcs[@]}" -- -std=gnu11 -D_GNU_SOURCE -Iuapi -Ilib/include -Ilib \
-		-Itools -Itests/selftests "${nl[@]}" 2>&1 |
+		-Itools -Itests/selftests -Ibench -Itests/unit "${nl[@]}" 2>&1 |
 		grep -E -A3 'warning:|error:' || true)
 	report clang-tidy "$out"
 }
