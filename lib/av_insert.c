@@ -356,6 +356,12 @@ out:
 		free(ins->keys);
 		free(ins->uids);
 	}
+	/* Nothing of @small's outlives this frame. */
+	ins->stage = NULL;
+	ins->pos = NULL;
+	ins->out = NULL;
+	ins->keys = NULL;
+	ins->uids = NULL;
 	return ret;
 }
 

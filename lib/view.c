@@ -17,30 +17,36 @@ static void kav_view_sync_keys(struct kav_view *view,
 			       const struct kav_table *t)
 {
 	struct kav_key_snap snap;
-	uint64_t gen, valid, revoked;
+	uint64_t gen, word;
 	uint32_t slot;
 
 	for (;;) {
-		gen = __atomic_load_n(&view->hdr->key_gen, __ATOMIC_ACQUIRE);
-		valid = 0;
-		revoked = 0;
-		for (slot = 0; slot < t->max_keys; slot++) {
-			kav_table_read_key_part(t, slot, &snap, false);
-			view->vni[slot] = snap.vni;
-			if (!(snap.flags & KAV_KEY_VALID))
-				continue;
-			valid |= 1ULL << slot;
-			if (snap.flags & KAV_KEY_REVOKED)
-				revoked |= 1ULL << slot;
+		gen = __atomic_load_n(view->key_gen_word, __ATOMIC_ACQUIRE);
+		view->keys[0] = 0;		/* no key: VNI 0 */
+		for (slot = 0; slot < KAV_MAX_AUTH_KEYS; slot++) {
+			word = KAV_VIEW_KEY_INVALID;
+			if (!kav_table_read_key_part(t, slot, &snap, false) &&
+			    (snap.flags & KAV_KEY_VALID)) {
+				word = snap.vni;
+				if (snap.flags & KAV_KEY_REVOKED)
+					word |= KAV_VIEW_KEY_REVOKED;
+			}
+			view->keys[slot + 1] = word;
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&view->hdr->key_gen,
+		if (__atomic_load_n(view->key_gen_word,
 				    __ATOMIC_RELAXED) == gen)
 			break;
 	}
-	view->keys_valid = valid;
-	view->keys_revoked = revoked;
 	view->key_gen = gen;
+}
+
+/* Cache nr_slots again (as kav_table_reach()); may @index be read now? */
+static bool kav_view_reach(struct kav_view *view, const struct kav_table *t,
+			   uint64_t index)
+{
+	view->bound = KAV_MIN(kav_table_nr_slots(t), KAV_FI_ADDR_KEY);
+	return index < view->bound;
 }
 
 KAV_API int kav_view_init(struct fid_av *av_fid, struct kav_view *view)
@@ -55,6 +61,7 @@ KAV_API int kav_view_init(struct fid_av *av_fid, struct kav_view *view)
 	view->av = av_fid;
 	view->entries = t->entries;
 	view->hdr = kav_table_header(t);
+	view->key_gen_word = &view->hdr->key_gen;
 	view->entry_shift = t->entry_shift;
 	view->addr_max = t->addr_max;
 	/* As kav_table_reach(): below KAV_FI_ADDR_KEY, so one comparison. */
@@ -69,18 +76,16 @@ KAV_API int kav_view_resolve_slow(struct kav_view *view, fi_addr_t fi_addr,
 	struct kav_av *av = view ? kav_av_from_fid(view->av) : NULL;
 	struct kav_entry_meta meta;
 	const struct kav_table *t;
-	uint64_t index = fi_addr & KAV_FI_ADDR_LOW_MASK;
+	uint64_t index = fi_addr & KAV_FI_ADDR_LOW_MASK, word;
 
 	if (!av || !out)
 		return -FI_EINVAL;
 	t = &av->table;
-	if (index >= view->bound) {
-		view->bound = KAV_MIN(kav_table_nr_slots(t), KAV_FI_ADDR_KEY);
-		if (index >= view->bound)
-			return -FI_EINVAL;	/* also key handles, NOTAVAIL */
-	}
+	/* Past the bound: load nr_slots again (also key handles, NOTAVAIL). */
+	if (index >= view->bound && !kav_view_reach(view, t, index))
+		return -FI_EINVAL;
 	for (;;) {
-		if (__atomic_load_n(&view->hdr->key_gen, __ATOMIC_ACQUIRE) !=
+		if (__atomic_load_n(view->key_gen_word, __ATOMIC_ACQUIRE) !=
 		    view->key_gen)
 			kav_view_sync_keys(view, t);
 		/* A consistent copy of the entry, with bounded retries. */
@@ -88,7 +93,7 @@ KAV_API int kav_view_resolve_slow(struct kav_view *view, fi_addr_t fi_addr,
 			return -FI_EINVAL;
 		/* The keys are those of the entry's time, or read again. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&view->hdr->key_gen, __ATOMIC_RELAXED) ==
+		if (__atomic_load_n(view->key_gen_word, __ATOMIC_RELAXED) ==
 		    view->key_gen)
 			break;
 	}
@@ -101,9 +106,11 @@ KAV_API int kav_view_resolve_slow(struct kav_view *view, fi_addr_t fi_addr,
 	if (meta.auth_key == KAV_NONE)
 		return 0;
 	/* A key cannot go while entries use it: not one of ours is corrupt. */
-	if (meta.auth_key >= KAV_MAX_AUTH_KEYS ||
-	    !((view->keys_valid >> meta.auth_key) & 1))
+	if (meta.auth_key >= KAV_MAX_AUTH_KEYS)
 		return -FI_EINVAL;
-	out->vni = view->vni[meta.auth_key];
-	return (view->keys_revoked >> meta.auth_key) & 1 ? -FI_EKEYREJECTED : 0;
+	word = view->keys[meta.auth_key + 1];
+	if (word & KAV_VIEW_KEY_INVALID)
+		return -FI_EINVAL;
+	out->vni = (uint32_t)word;
+	return (word & KAV_VIEW_KEY_REVOKED) ? -FI_EKEYREJECTED : 0;
 }

@@ -52,17 +52,26 @@ extern "C" {
  * kav_view_sync(). The layout is part of libkav.so.0's ABI.
  */
 struct kav_view {
+	/* What the fast path reads, together. */
 	const uint8_t *entries;		/* entry 0 in the mapping */
-	const struct kav_table_header *hdr;
+	const __u64 *key_gen_word;	/* &hdr->key_gen */
 	uint64_t bound;			/* entries [0, bound) may be read */
-	uint64_t key_gen;		/* hdr->key_gen the keys were read at */
+	uint64_t key_gen;		/* *key_gen_word the keys were read at */
 	uint32_t entry_shift;		/* log2(entry_size) */
 	uint32_t addr_max;
-	uint64_t keys_revoked;		/* bit n: slot n is revoked */
-	uint64_t keys_valid;		/* bit n: slot n holds a key */
-	uint32_t vni[KAV_MAX_AUTH_KEYS];	/* slot n's VNI */
+	/*
+	 * keys[slot + 1]: the slot's VNI in the low 32 bits, and above them
+	 * KAV_VIEW_KEY_REVOKED or KAV_VIEW_KEY_INVALID; keys[0] is for
+	 * entries bound to no key (KAV_NONE + 1 == 0): VNI 0.
+	 */
+	uint64_t keys[KAV_MAX_AUTH_KEYS + 1];
+	const struct kav_table_header *hdr;
 	struct fid_av *av;
 };
+
+/* struct kav_view.keys flags */
+#define KAV_VIEW_KEY_REVOKED	(1ULL << 32)
+#define KAV_VIEW_KEY_INVALID	(1ULL << 33)
 
 /**
  * struct kav_view_entry - one resolved entry
@@ -112,7 +121,7 @@ static inline int kav_view_resolve(struct kav_view *view, fi_addr_t fi_addr,
 	/* Group and rx bits go; a key handle or NOTAVAIL is past any bound. */
 	uint64_t index = (uint32_t)fi_addr;
 	const struct kav_entry *e;
-	uint64_t seq, key;
+	uint64_t seq, key, word;
 	uint32_t flags;
 
 	if (__builtin_expect(index >= view->bound, 0))
@@ -126,23 +135,30 @@ static inline int kav_view_resolve(struct kav_view *view, fi_addr_t fi_addr,
 	out->user_id = __atomic_load_n(&e->user_id, __ATOMIC_RELAXED);
 	/* The loads above before seq and key_gen are looked at again. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (__builtin_expect((seq & 1) ||
-			     __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq ||
-			     __atomic_load_n(&view->hdr->key_gen,
-					     __ATOMIC_RELAXED) != view->key_gen ||
-			     !(flags & KAV_ENTRY_VALID) ||
-			     (key != KAV_NONE && key >= KAV_MAX_AUTH_KEYS) ||
-			     out->addr_len > view->addr_max, 0))
+	/*
+	 * Anything unusual goes to the slow path, which answers it: a write
+	 * in progress or done meanwhile, keys changed since they were
+	 * cached, an entry that is not valid. (addr_len needs no check: the
+	 * kernel wrote it with the address, and seq says the two agree.)
+	 */
+	if (__builtin_expect((seq & 1) |
+			     (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) !=
+			      seq) |
+			     (__atomic_load_n(view->key_gen_word,
+					      __ATOMIC_RELAXED) !=
+			      view->key_gen) |
+			     ((flags & KAV_ENTRY_VALID) == 0) |
+			     (key + 1 > KAV_MAX_AUTH_KEYS), 0))
+		return kav_view_resolve_slow(view, fi_addr, out);
+	word = view->keys[key + 1];
+	/* A revoked (or, never here, invalid) key: the slow path says so. */
+	if (__builtin_expect(word >> 32, 0))
 		return kav_view_resolve_slow(view, fi_addr, out);
 	out->addr = e->addr;
+	out->vni = (uint32_t)word;
 	out->key = key;
 	out->seq = seq;
-	if (key == KAV_NONE) {
-		out->vni = 0;
-		return 0;
-	}
-	out->vni = view->vni[key];
-	return (view->keys_revoked >> key) & 1 ? -FI_EKEYREJECTED : 0;
+	return 0;
 }
 
 /* The entry's sequence now: equal to @seq while the entry is unchanged. */
