@@ -24,7 +24,7 @@ KAV_CFLAGS := -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -I$(CURDIR)/uapi \
 
 .PHONY: all kmod modules_install check deps lint unit vmtest demo install clean \
 	install-node install-slurm dkms-src deb pkgcheck
-all: kmod lib tools
+all: kmod lib prov tools
 
 kmod:
 	@test -n "$(KDIR)" || { echo "no kernel build tree: run 'make deps' or set KDIR=" >&2; exit 1; }
@@ -36,6 +36,7 @@ modules_install: kmod
 	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
 
 include lib/lib.mk
+include prov/prov.mk
 include tools/tools.mk
 include tests/unit/unit.mk
 include tests/selftests/selftests.mk

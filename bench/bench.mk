@@ -27,8 +27,9 @@ BENCH_DEPS := bench/bench.h tests/selftests/kav_nl_util.h \
 # AVs beside it; the rpath keeps it on this tree's libkav.
 NATIVE_BIN  := $(BENCH_DIR)/kav_read_bench
 NATIVE_SRCS := $(addprefix bench/native/,kav_read_bench.c read_loops.c \
-	       fake_ioctl.c malloc_count.c instr.c) bench/domains.c \
-	       bench/util.c tests/unit/fake_kav.c tests/unit/fake_table.c
+	       malloc_count.c instr.c) bench/domains.c \
+	       bench/util.c tests/unit/fake_kav.c tests/unit/fake_table.c \
+	       tests/unit/fake_ioctl.c
 NATIVE_DEPS := bench/native/native.h bench/bench.h tests/unit/fake_kav.h \
 	       tests/unit/fake_table.h uapi/linux/kav.h \
 	       lib/include/kav/kav_view.h lib/libkav.so.0

@@ -26,6 +26,7 @@
 #include <rdma/fi_errno.h>
 #include <kav/kav_view.h>
 
+#include "fake_kav.h"
 #include "native.h"
 
 /* bench/util.c and bench/domains.c are kav_bench's; so are these. */
@@ -563,7 +564,9 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	for (ci = 0; ci < RB_MAX_CASES * NR_RB_ACCESS * NR_RB_METHODS; ci++)
 		(&ipr[0][0][0])[ci] = -1;	/* not counted */
-	rb_fake_kernel_init();
+	/* libkav's ioctls go to the fake kernel (tests/unit/fake_ioctl.c). */
+	fake_ioctl_install();
+	fake_ioctl_enter = rb_malloc_pause;
 	ret = open_domains();
 	if (ret)
 		return 1;

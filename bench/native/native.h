@@ -67,9 +67,6 @@ uint64_t rb_expect(const struct rb_case *c, enum rb_access acc, uint64_t m);
 /* The AV a method reads. */
 enum bench_impl rb_method_impl(enum rb_method meth);
 
-/* fake_ioctl.c: libkav's kav ioctls go to the fake kernel. */
-void rb_fake_kernel_init(void);
-
 /* malloc_count.c: count allocations while counting is on. */
 void rb_malloc_count(bool on);
 void rb_malloc_pause(bool pause);	/* the fake kernel's own */

@@ -7,8 +7,8 @@
 #                         from linux-source-6.12, via harness-headers.sh)
 #   sparse (C=2, W=1)     the module, built against each Debian kernel
 #                         build tree tested (6.1, 6.12) in build/lint/
-#   cppcheck              lib/, tools/ and bench/ (suppressions: cppcheck.suppress)
-#   clang-tidy            lib/, tools/ and bench/ (checks: clang-tidy.yaml)
+#   cppcheck              lib/, prov/, tools/ and bench/ (suppressions: cppcheck.suppress)
+#   clang-tidy            lib/, prov/, tools/ and bench/ (checks: clang-tidy.yaml)
 #   ShellCheck            tools/slurm, scripts, tests/{pkg,vm,lint}, bench/run.sh
 #   man --warnings=w      every man page, Documentation/*.[1-8], as man(1)
 #                         renders it at 80 columns; an alias page (".so
@@ -88,7 +88,7 @@ run_sparse() {
 }
 
 userspace_sources() {
-	(cd "$REPO" && find lib tools bench -name '*.c' 2>/dev/null | sort)
+	(cd "$REPO" && find lib prov tools bench -name '*.c' 2>/dev/null | sort)
 }
 
 run_cppcheck() {
@@ -100,7 +100,7 @@ run_cppcheck() {
 		-D_GNU_SOURCE -Iuapi -Ilib/include -Ilib -Itests/selftests \
 		-Ibench -Itests/unit \
 		--template='{file}:{line}: {severity}: {message} [{id}]' \
-		lib tools bench 2>&1)
+		lib prov tools bench 2>&1)
 	report cppcheck "$out"
 }
 
@@ -165,7 +165,8 @@ run_shellcheck() {
 	local f out
 	command -v shellcheck >/dev/null || { report shellcheck "shellcheck not installed (scripts/deps.sh)"; return; }
 	for f in "$REPO"/tools/slurm/* "$REPO"/scripts/*.sh "$REPO"/tests/pkg/*.sh \
-		 "$REPO"/tests/vm/*.sh "$REPO"/tests/lint/*.sh "$REPO"/bench/run.sh; do
+		 "$REPO"/tests/vm/*.sh "$REPO"/tests/lint/*.sh "$REPO"/bench/run.sh \
+		 "$REPO"/tests/hook/*.sh; do
 		[[ -f $f ]] && files+=("${f#"$REPO"/}")
 	done
 	out=$(cd "$REPO" && shellcheck -x --severity=warning "${files[@]}" 2>&1 || true)

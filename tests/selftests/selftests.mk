@@ -14,7 +14,7 @@ SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_lib_test kav_con
 		  kav_uffd_test kav_slurm_test \
 		  kav_instant_on_test kav_layout_test \
 		  kav_concurrency_test kav_race_test kav_view_test \
-		  kav_scale_test kav_memory_test
+		  kav_scale_test kav_memory_test kav_hook_test
 SELFTEST_LATE  := kav_fail_nth_test kav_fuzz_test kav_chaos_test \
 		  kav_module_test
 SELFTEST_NAMES := $(SELFTEST_EARLY) $(SELFTEST_LATE)
@@ -65,6 +65,13 @@ $(SELFTEST_DIR)/kav_layout_test: tests/selftests/kav_layout_test.c \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) -I$(CURDIR)/tests/unit $< \
 		tests/unit/fake_table.c -o $@ lib/libkav.a
+
+# kav_hook_test drives libfabric with FI_HOOK=kav: it needs libfabric.so
+# and the provider, which the guest gets in /tests beside it.
+$(SELFTEST_DIR)/kav_hook_test: tests/selftests/kav_hook_test.c $(SELFTEST_DEPS) \
+		| prov/libkav-fi.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) $< -o $@ lib/libkav.a -lfabric
 
 $(SELFTEST_DIR)/kav_demo: tests/demo/kav_demo.c uapi/linux/kav.h lib/libkav.a
 	@mkdir -p $(@D)

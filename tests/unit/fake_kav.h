@@ -112,6 +112,13 @@ int fake_kav_ioctl(int fd, unsigned long req, void *arg);
 void fake_kav_close(int fd);
 
 void fake_kav_install(void);	/* hook (KAV_TESTING) + reset */
+/*
+ * fake_ioctl.c: ioctl() and close() of the program, for a production
+ * libkav; install resets the fake with kav.ko's max_entries and points
+ * KAV_DEVICE at /dev/null. fake_ioctl_enter is called around each ioctl.
+ */
+void fake_ioctl_install(void);
+extern void (*fake_ioctl_enter)(bool entering);
 void fake_kav_reset(void);	/* unhook and forget every fake AV */
 
 #endif

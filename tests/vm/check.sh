@@ -423,6 +423,12 @@ main() {
 		[[ ! -f $f ]] || EXTRAS+=" $f"
 	done
 	EXTRAS+=" ${KAV_EXTRA_FILES:-}"
+	# The hooking provider, for kav_hook_test (FI_PROVIDER_PATH=/tests).
+	if [[ -f $REPO/prov/libkav-fi.so ]]; then
+		EXTRAS+=" $REPO/prov/libkav-fi.so"
+	else
+		note "prov/libkav-fi.so is not built (make prov): kav_hook_test will fail"
+	fi
 	if [[ -x $REPO/tools/kavctl/kavctl ]]; then
 		EXTRAS+=" $REPO/tools/kavctl/kavctl"
 	else

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The fake kernel under the production libkav. libkav.so.0 calls libc's
- * ioctl() and close(); this executable defines both, and the dynamic
- * linker binds libkav's calls to the executable's definitions first. kav's
- * ioctls (type KAV_IOCTL_TYPE) go to the fake kernel (tests/unit/fake_kav.c),
- * everything else to libc. The domain fd is /dev/null (KAV_DEVICE); AV fds
- * are the fake's memfds, which libkav maps as it would map /dev/kav's.
+ * The fake kernel under a production libkav (no KAV_TESTING seam): libkav
+ * calls libc's ioctl() and close(); the program (or a preloaded object)
+ * that links this file defines both, and the dynamic linker binds
+ * libkav's calls to these first. kav's ioctls (type KAV_IOCTL_TYPE) go to
+ * the fake kernel (fake_kav.c), everything else to libc. The domain fd
+ * is /dev/null (KAV_DEVICE); AV fds are the fake's memfds, which libkav
+ * maps as it would map /dev/kav's.
+ *
+ * Users: the native read benchmark (bench/native), and the hook's host
+ * test double, libkav-fake-kernel.so (tests/hook), preloaded under
+ * unmodified libfabric programs.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,7 +20,9 @@
 #include <unistd.h>
 
 #include "fake_kav.h"
-#include "native.h"
+
+/* Called around each fake ioctl (the benchmark stops counting mallocs). */
+void (*fake_ioctl_enter)(bool entering);
 
 static int (*libc_ioctl)(int fd, unsigned long req, ...);
 static int (*libc_close)(int fd);
@@ -37,11 +44,12 @@ int ioctl(int fd, unsigned long req, ...)
 				     dlsym(RTLD_NEXT, "ioctl");
 		return libc_ioctl(fd, req, arg);
 	}
-	/* What the kernel does is not libkav's cost. */
 	in_fake = true;
-	rb_malloc_pause(true);
+	if (fake_ioctl_enter)
+		fake_ioctl_enter(true);
 	ret = fake_kav_ioctl(fd, req, arg);
-	rb_malloc_pause(false);
+	if (fake_ioctl_enter)
+		fake_ioctl_enter(false);
 	in_fake = false;
 	if (ret < 0) {
 		errno = -ret;
@@ -62,7 +70,7 @@ int close(int fd)
 	return libc_close(fd);
 }
 
-void rb_fake_kernel_init(void)
+void fake_ioctl_install(void)
 {
 	fake_kav_install();
 	/* kav.ko's default, so that the tables are the module's. */

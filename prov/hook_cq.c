@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The CQ wrapper: completions are the core's, unchanged, except source
+ * addresses (fi_cq_readfrom(), FI_SOURCE), which the core reports in its
+ * own AV's terms and the application expects in kav's.
+ */
+#include <stdlib.h>
+
+#include "kav_hook.h"
+
+static struct kavh_cq *kavh_cq(struct fid_cq *cq)
+{
+	return kavh_container_of(cq, struct kavh_cq, cq);
+}
+
+static void kavh_cq_fix_src(struct kavh_cq *cq, fi_addr_t *src, ssize_t n)
+{
+	struct kavh_av *av = __atomic_load_n(&cq->av, __ATOMIC_ACQUIRE);
+	ssize_t i;
+
+	for (i = 0; i < n; i++)
+		src[i] = kavh_src(av, src[i]);
+}
+
+static ssize_t kavh_cq_read(struct fid_cq *cq, void *buf, size_t count)
+{
+	return fi_cq_read(kavh_cq(cq)->core, buf, count);
+}
+
+static ssize_t kavh_cq_readfrom(struct fid_cq *cq_fid, void *buf,
+				size_t count, fi_addr_t *src_addr)
+{
+	struct kavh_cq *cq = kavh_cq(cq_fid);
+	ssize_t ret;
+
+	ret = fi_cq_readfrom(cq->core, buf, count, src_addr);
+	if (ret > 0 && src_addr)
+		kavh_cq_fix_src(cq, src_addr, ret);
+	return ret;
+}
+
+static ssize_t kavh_cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
+			       uint64_t flags)
+{
+	return fi_cq_readerr(kavh_cq(cq)->core, buf, flags);
+}
+
+static ssize_t kavh_cq_sread(struct fid_cq *cq, void *buf, size_t count,
+			     const void *cond, int timeout)
+{
+	return fi_cq_sread(kavh_cq(cq)->core, buf, count, cond, timeout);
+}
+
+static ssize_t kavh_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
+				 size_t count, fi_addr_t *src_addr,
+				 const void *cond, int timeout)
+{
+	struct kavh_cq *cq = kavh_cq(cq_fid);
+	ssize_t ret;
+
+	ret = fi_cq_sreadfrom(cq->core, buf, count, src_addr, cond, timeout);
+	if (ret > 0 && src_addr)
+		kavh_cq_fix_src(cq, src_addr, ret);
+	return ret;
+}
+
+static int kavh_cq_signal(struct fid_cq *cq)
+{
+	return fi_cq_signal(kavh_cq(cq)->core);
+}
+
+static const char *kavh_cq_strerror(struct fid_cq *cq, int prov_errno,
+				    const void *err_data, char *buf,
+				    size_t len)
+{
+	return fi_cq_strerror(kavh_cq(cq)->core, prov_errno, err_data, buf,
+			      len);
+}
+
+static struct fi_ops_cq kavh_cq_ops = {
+	.size = sizeof(struct fi_ops_cq),
+	.read = kavh_cq_read,
+	.readfrom = kavh_cq_readfrom,
+	.readerr = kavh_cq_readerr,
+	.sread = kavh_cq_sread,
+	.sreadfrom = kavh_cq_sreadfrom,
+	.signal = kavh_cq_signal,
+	.strerror = kavh_cq_strerror,
+};
+
+static int kavh_cq_close(struct fid *fid)
+{
+	struct kavh_cq *cq = kavh_container_of(fid, struct kavh_cq, cq.fid);
+	int ret;
+
+	ret = fi_close(&cq->core->fid);
+	if (ret)
+		return ret;
+	free(cq);
+	return 0;
+}
+
+static int kavh_cq_control(struct fid *fid, int command, void *arg)
+{
+	struct kavh_cq *cq = kavh_container_of(fid, struct kavh_cq, cq.fid);
+
+	return kavh_fid_control(&cq->core->fid, command, arg);
+}
+
+static struct fi_ops kavh_cq_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = kavh_cq_close,
+	.bind = kavh_no_bind,
+	.control = kavh_cq_control,
+	.ops_open = kavh_fid_ops_open,
+};
+
+struct kavh_cq *kavh_cq_of(struct fid *fid)
+{
+	if (!fid || fid->fclass != FI_CLASS_CQ || fid->ops != &kavh_cq_fi_ops)
+		return NULL;
+	return kavh_container_of(fid, struct kavh_cq, cq.fid);
+}
+
+int kavh_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+		 struct fid_cq **cq_fid, void *context)
+{
+	struct kavh_domain *dom = kavh_container_of(domain, struct kavh_domain,
+						    domain);
+	struct kavh_cq *cq;
+	int ret;
+
+	if (!cq_fid)
+		return -FI_EINVAL;
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return -FI_ENOMEM;
+	ret = fi_cq_open(dom->core, attr, &cq->core, context);
+	if (ret) {
+		free(cq);
+		return ret;
+	}
+	cq->cq.fid.fclass = FI_CLASS_CQ;
+	cq->cq.fid.context = context;
+	cq->cq.fid.ops = &kavh_cq_fi_ops;
+	cq->cq.ops = &kavh_cq_ops;
+	*cq_fid = &cq->cq;
+	return 0;
+}

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * ofi_hook_kav: a libfabric hooking provider (FI_HOOK=kav) that gives every
+ * application kav's address vector, whatever core provider it runs on.
+ *
+ * libfabric hands the hook each fabric it opens (fi_fabric() ->
+ * fi_provider.fabric() with attr->fabric = the core's fabric). The hook
+ * wraps the fabric, and below it the domain, AVs, endpoints, CQs and EQs:
+ *
+ *   application --fi_addr (kav's)--> hook --fi_addr (core's)--> core
+ *
+ * - The application's AV is kav's (libkav over /dev/kav): inserts are
+ *   authorised by the kernel first, lookups, straddr, named AVs, FI_READ
+ *   and map_addr are kav's.
+ * - A private AV of the core provider (always FI_AV_TABLE) carries the
+ *   data path. Each kav entry is mirrored into it, at insert for the
+ *   process's own inserts, on first use for entries someone else wrote
+ *   (named AVs): struct kavh_slot.
+ * - Every call that takes an fi_addr_t translates it (kavh_xlate(), no
+ *   lock, no system call); source addresses translate back (kavh_src()).
+ *
+ * Only libfabric's installed public headers are used (rdma/, and
+ * rdma/providers/ for struct fi_provider, FI_EXT_INI, fi_param_*, fi_log).
+ */
+#ifndef KAV_HOOK_H
+#define KAV_HOOK_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+#include <rdma/providers/fi_log.h>
+#include <rdma/providers/fi_prov.h>
+
+#include <kav/kav.h>
+#include <kav/kav_view.h>
+
+#define KAVH_NAME	"ofi_hook_kav"
+
+#define kavh_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#define kavh_likely(x)		__builtin_expect(!!(x), 1)
+#define kavh_unlikely(x)	__builtin_expect(!!(x), 0)
+
+extern struct fi_provider kavh_prov;
+
+#define kavh_warn(subsys, ...)	FI_WARN(&kavh_prov, subsys, __VA_ARGS__)
+#define kavh_info(subsys, ...)	FI_INFO(&kavh_prov, subsys, __VA_ARGS__)
+
+/* The provider's parameters (FI_OFI_HOOK_KAV_*), read once at init. */
+struct kavh_params {
+	bool have_vni;		/* FI_OFI_HOOK_KAV_VNI was set */
+	uint32_t vni;
+	bool require;		/* FI_OFI_HOOK_KAV_REQUIRE */
+	bool stats;		/* FI_OFI_HOOK_KAV_STATS (default on) */
+};
+extern struct kavh_params kavh_params;
+
+/*
+ * A growable array that readers index with no lock: chunks never move,
+ * and the directory of chunks is replaced (release) when it grows; old
+ * directories are kept until the array is freed. Writers hold the
+ * owner's lock.
+ */
+#define KAVH_CHUNK_SHIFT	10
+#define KAVH_CHUNK		(1U << KAVH_CHUNK_SHIFT)
+
+struct kavh_dir {
+	struct kavh_dir *retired;	/* the directory this one replaced */
+	size_t nr_chunks;
+	void *chunk[];
+};
+
+struct kavh_vec {
+	struct kavh_dir *dir;		/* atomic: readers load it (acquire) */
+	size_t elem_size;
+	uint8_t fill;			/* byte a new chunk is filled with */
+};
+
+void kavh_vec_init(struct kavh_vec *v, size_t elem_size, uint8_t fill);
+void *kavh_vec_make(struct kavh_vec *v, uint64_t index);
+void kavh_vec_free(struct kavh_vec *v);
+
+/* Element @index, or NULL if its chunk was never made. */
+static inline void *kavh_vec_get(const struct kavh_vec *v, uint64_t index)
+{
+	const struct kavh_dir *dir = __atomic_load_n(&v->dir,
+						     __ATOMIC_ACQUIRE);
+	uint64_t c = index >> KAVH_CHUNK_SHIFT;
+	char *chunk;
+
+	if (kavh_unlikely(!dir || c >= dir->nr_chunks))
+		return NULL;
+	chunk = __atomic_load_n(&dir->chunk[c], __ATOMIC_ACQUIRE);
+	if (kavh_unlikely(!chunk))
+		return NULL;
+	return chunk + (index & (KAVH_CHUNK - 1)) * v->elem_size;
+}
+
+/* Counters for the stats line at close (relaxed atomics). */
+struct kavh_stats {
+	uint64_t inserted;		/* addresses kav accepted */
+	uint64_t refused;		/* addresses kav refused */
+	uint64_t mirrored;		/* entries copied into the core AV */
+	uint64_t lazy;			/* ... of which on first use */
+	uint64_t revalidated;		/* slot checks after a table change */
+	uint64_t denied;		/* data-path calls refused */
+};
+
+static inline void kavh_count(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+struct kavh_fabric {
+	struct fid_fabric fabric;
+	struct fid_fabric *core;
+	const struct fi_provider *core_prov;
+};
+
+struct kavh_domain {
+	struct fid_domain domain;
+	struct fid_domain *core;
+	struct fid_domain *kav;		/* NULL: no kav, AVs are the core's */
+	struct kavh_fabric *fab;
+	uint32_t addr_format;
+	size_t addr_stride;		/* bytes per element of insert arrays */
+};
+
+/*
+ * One kav entry's mirror in the core AV. @stamp is the table's
+ * kavh_table_stamp() at which the entry was last seen to be @seq, valid
+ * and under a usable key; KAVH_STALE when the slot must be checked again.
+ * The writer (under kavh_av.lock) stores KAVH_STALE, then the fields,
+ * then the stamp with release; readers load the stamp with acquire.
+ */
+struct kavh_slot {
+	uint64_t stamp;
+	uint64_t core;			/* fi_addr in the core AV, or NOTAVAIL */
+	uint64_t seq;			/* the kav entry's seq when mirrored */
+	uint64_t __pad;
+};
+
+#define KAVH_STALE	(~0ULL)
+
+struct kavh_eq;
+
+struct kavh_av {
+	struct fid_av av;
+	struct fid_av *kav;		/* the application's AV (NULL: none) */
+	struct fid_av *core;		/* the data path's */
+	struct kavh_domain *dom;
+	const struct kav_table_header *hdr;
+	struct kavh_vec slots;		/* kav index -> struct kavh_slot */
+	struct kavh_vec kav_of;		/* core index -> kav fi_addr */
+	struct kavh_eq *eq;		/* FI_EVENT: where completions go */
+	uint64_t flags;			/* fi_av_attr.flags */
+	pthread_mutex_t lock;		/* writers of slots/kav_of, view */
+	struct kav_view view;		/* used under lock only */
+	char *name;			/* named AV (for the stats line) */
+	struct kavh_stats stats;
+};
+
+/* The table has not changed (entries, keys) while this is unchanged. */
+static inline uint64_t kavh_table_stamp(const struct kav_table_header *hdr)
+{
+	/* Both only grow, so their sum changes whenever either does. */
+	return __atomic_load_n(&hdr->generation, __ATOMIC_ACQUIRE) +
+	       __atomic_load_n(&hdr->key_gen, __ATOMIC_ACQUIRE);
+}
+
+int kavh_xlate_slow(struct kavh_av *av, fi_addr_t addr, fi_addr_t *core);
+
+/*
+ * kav fi_addr -> core fi_addr, for the data path. Bits 32..63 (rx
+ * context, group) are the caller's and pass through; FI_ADDR_UNSPEC
+ * passes through. Returns 0 or a negative fabric error (-FI_EINVAL: no
+ * such entry; -FI_EKEYREJECTED: its key was revoked).
+ */
+static inline int kavh_xlate(struct kavh_av *av, fi_addr_t addr,
+			     fi_addr_t *core)
+{
+	const struct kavh_slot *s;
+
+	if (!av || addr == FI_ADDR_UNSPEC) {
+		*core = addr;
+		return 0;
+	}
+	s = kavh_vec_get(&av->slots, addr & KAV_FI_ADDR_LOW_MASK);
+	if (kavh_likely(s) &&
+	    kavh_likely(__atomic_load_n(&s->stamp, __ATOMIC_ACQUIRE) ==
+			kavh_table_stamp(av->hdr))) {
+		*core = __atomic_load_n(&s->core, __ATOMIC_RELAXED) |
+			(addr & ~KAV_FI_ADDR_LOW_MASK);
+		return 0;
+	}
+	return kavh_xlate_slow(av, addr, core);
+}
+
+/* core fi_addr (from the core's CQ) -> kav fi_addr. */
+static inline fi_addr_t kavh_src(struct kavh_av *av, fi_addr_t core)
+{
+	const uint64_t *k;
+
+	if (!av || core == FI_ADDR_NOTAVAIL)
+		return core;
+	k = kavh_vec_get(&av->kav_of, core & KAV_FI_ADDR_LOW_MASK);
+	if (!k)
+		return FI_ADDR_NOTAVAIL;
+	return __atomic_load_n(k, __ATOMIC_RELAXED);
+}
+
+/* Events the hook raises itself (AV completions), ahead of the core's. */
+struct kavh_event {
+	struct kavh_event *next;
+	uint32_t event;
+	bool err;
+	union {
+		struct fi_eq_entry entry;
+		struct fi_eq_err_entry err_entry;
+	} u;
+};
+
+struct kavh_eq {
+	struct fid_eq eq;
+	struct fid_eq *core;
+	struct kavh_fabric *fab;
+	pthread_mutex_t lock;
+	struct kavh_event *head, **tail;
+};
+
+int kavh_eq_post(struct kavh_eq *eq, uint32_t event, bool err,
+		 const void *entry, size_t len);
+
+struct kavh_cq {
+	struct fid_cq cq;
+	struct fid_cq *core;
+	struct kavh_av *av;		/* of the endpoints bound to it */
+};
+
+struct kavh_ep {
+	struct fid_ep ep;
+	struct fid_ep *core;
+	struct kavh_av *av;		/* NULL: nothing to translate */
+	struct kavh_domain *dom;
+	struct kavh_cq *cq[2];		/* transmit, receive */
+	struct kavh_ep *srx;		/* its shared receive context */
+};
+
+/* fid helpers: the core object behind one of ours, or the fid itself. */
+int kavh_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
+struct fid *kavh_core_fid(struct fid *fid);
+const struct fi_ops *kavh_domain_fi_ops(void);
+const struct fi_ops *kavh_pep_fi_ops(void);
+struct fid *kavh_pep_core(struct fid *fid);
+struct kavh_av *kavh_av_of(struct fid *fid);
+struct kavh_cq *kavh_cq_of(struct fid *fid);
+struct kavh_ep *kavh_ep_of(struct fid *fid);
+struct kavh_eq *kavh_eq_of(struct fid *fid);
+
+/* Openers, one per file. */
+int kavh_fabric_wrap(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
+		     void *context);
+int kavh_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_domain **domain, void *context);
+int kavh_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		 struct fid_av **av, void *context);
+int kavh_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+		 struct fid_cq **cq, void *context);
+int kavh_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
+		 struct fid_eq **eq, void *context);
+int kavh_ep_open(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **ep, void *context);
+int kavh_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
+		  struct fid_ep **rx_ep, void *context);
+int kavh_pep_open(struct fid_fabric *fabric, struct fi_info *info,
+		  struct fid_pep **pep, void *context);
+
+/* The data-path ops tables (hook_data.c). */
+extern struct fi_ops_msg kavh_msg_ops;
+extern struct fi_ops_tagged kavh_tagged_ops;
+extern struct fi_ops_rma kavh_rma_ops;
+extern struct fi_ops_atomic kavh_atomic_ops;
+
+/* Pass-through helpers shared by every wrapper (hook_fid.c). */
+int kavh_fid_control(struct fid *core, int command, void *arg);
+int kavh_fid_ops_open(struct fid *fid, const char *name, uint64_t flags,
+		      void **ops, void *context);
+
+void kavh_av_stats_line(struct kavh_av *av);
+
+#endif /* KAV_HOOK_H */

@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kav_hook_test: the hooking provider ofi_hook_kav (prov/, libkav-fi.so)
+ * under unmodified libfabric calls (fi_getinfo -> fi_fabric -> fi_domain
+ * -> fi_av_open ...) with FI_HOOK=kav, over libfabric's own tcp;ofi_rxm
+ * and udp;ofi_rxd on 127.0.0.1, through the real /dev/kav:
+ *
+ *  - messages flow through the hook, and FI_SOURCE names the peer by its
+ *    kav fi_addr;
+ *  - the application's AV is kav's: a named AV the hook fills is read by
+ *    plain libkav;
+ *  - instant-on: ranks open a launcher's FI_NAMED_AV_<n> with FI_READ,
+ *    send to ((fi_addr_t *)map_addr)[rank] and the hook mirrors peers on
+ *    first use;
+ *  - a key without a grant fails fi_domain(); keyless inserts on a
+ *    default node fail in kav and never reach the core AV; a revocation
+ *    refuses the next send; another uid cannot use the job's key or join
+ *    its AV;
+ *  - FI_EVENT AVs report through the hook's EQ;
+ *  - no /dev/kav: pass-through, or fi_domain() fails with
+ *    FI_OFI_HOOK_KAV_REQUIRE=1.
+ *
+ * The provider is found next to this program (FI_PROVIDER_PATH), or in
+ * $KAV_HOOK_DIR.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/wait.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_tagged.h>
+#include <kav/kav.h>
+#include "kselftest_harness.h"
+#include "kav_test_util.h"
+#include "kav_test_grants.h"
+#include "kav_attack_util.h"
+
+#define VNI_JOB		0x4801
+#define VNI_NOGRANT	0x4802
+#define TAG		0x5a5aULL
+#define PORT_BASE	23400		/* instant-on ranks' fixed ports */
+
+/* One endpoint and its objects, opened through libfabric with the hook. */
+struct hk {
+	struct fi_info *info;
+	struct fid_fabric *fab;
+	struct fid_domain *dom;
+	struct fid_av *av;
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	struct fid_eq *eq;
+	char name[64];
+	size_t namelen;
+};
+
+/*
+ * Every open endpoint of the process: a connection or a reliable-datagram
+ * handshake between two of them needs both to make progress.
+ */
+static struct hk *hk_all[4];
+
+static void hk_progress(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(hk_all) / sizeof(hk_all[0]); i++)
+		if (hk_all[i] && hk_all[i]->cq)
+			fi_cq_read(hk_all[i]->cq, NULL, 0);
+}
+
+static void hk_track(struct hk *h, bool on)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(hk_all) / sizeof(hk_all[0]); i++) {
+		if (on && !hk_all[i]) {
+			hk_all[i] = h;
+			return;
+		}
+		if (!on && hk_all[i] == h)
+			hk_all[i] = NULL;
+	}
+}
+
+/* FI_HOOK=kav with the provider beside this program; before fi_* calls. */
+static void hook_env(void)
+{
+	char self[PATH_MAX], *slash;
+	const char *dir = getenv("KAV_HOOK_DIR");
+	ssize_t n;
+
+	if (!dir) {
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n > 0) {
+			self[n] = '\0';
+			slash = strrchr(self, '/');
+			if (slash)
+				*slash = '\0';
+			dir = self;
+		}
+	}
+	setenv("FI_PROVIDER_PATH", dir ? dir : ".", 1);
+	setenv("FI_HOOK", "kav", 1);
+	setenv("FI_OFI_HOOK_KAV_STATS", "1", 1);
+	/* libfabric logs nothing by default; the stats line is a warning. */
+	setenv("FI_LOG_LEVEL", "warn", 1);
+}
+
+/* fi_getinfo for @prov on 127.0.0.1 (@port 0: any). */
+static int hk_getinfo(struct hk *h, const char *prov, int port, uint64_t caps)
+{
+	struct fi_info *hints = fi_allocinfo();
+	char svc[16];
+	int ret;
+
+	if (!hints)
+		return -FI_ENOMEM;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_TAGGED | FI_MSG | caps;
+	/* No FI_CONTEXT, no local MRs: the test passes neither. */
+	hints->mode = 0;
+	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+				      FI_MR_PROV_KEY;
+	hints->addr_format = FI_SOCKADDR_IN;
+	hints->fabric_attr->prov_name = strdup(prov);
+	snprintf(svc, sizeof(svc), "%d", port);
+	ret = fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", port ? svc : NULL,
+			 FI_SOURCE, hints, &h->info);
+	fi_freeinfo(hints);
+	return ret;
+}
+
+static int hk_open_domain(struct hk *h, const char *prov, int port,
+			  uint64_t caps)
+{
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	ret = hk_getinfo(h, prov, port, caps);
+	if (ret)
+		return ret;
+	ret = fi_fabric(h->info->fabric_attr, &h->fab, NULL);
+	if (ret)
+		return ret;
+	return fi_domain(h->fab, h->info, &h->dom, NULL);
+}
+
+/* Endpoint bound to @h->av (opened by the caller) and a tagged CQ. */
+static int hk_open_ep(struct hk *h)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	int ret;
+
+	ret = fi_cq_open(h->dom, &cq_attr, &h->cq, NULL);
+	if (ret)
+		return ret;
+	ret = fi_endpoint(h->dom, h->info, &h->ep, NULL);
+	if (ret)
+		return ret;
+	ret = fi_ep_bind(h->ep, &h->av->fid, 0);
+	if (!ret)
+		ret = fi_ep_bind(h->ep, &h->cq->fid, FI_TRANSMIT | FI_RECV);
+	if (!ret)
+		ret = fi_enable(h->ep);
+	if (ret)
+		return ret;
+	hk_track(h, true);
+	h->namelen = sizeof(h->name);
+	return fi_getname(&h->ep->fid, h->name, &h->namelen);
+}
+
+static int hk_open(struct hk *h, const char *prov, struct fi_av_attr *attr,
+		   uint64_t caps)
+{
+	struct fi_av_attr def = { .type = FI_AV_TABLE };
+	int ret;
+
+	ret = hk_open_domain(h, prov, 0, caps);
+	if (ret)
+		return ret;
+	ret = fi_av_open(h->dom, attr ? attr : &def, &h->av, NULL);
+	if (ret)
+		return ret;
+	return hk_open_ep(h);
+}
+
+/* Close everything; returns what fi_close(av) logged on stderr. */
+static void hk_close(struct hk *h, char *log, size_t loglen)
+{
+	char path[] = "/tmp/kav_hook_log.XXXXXX";
+	int fd = -1, saved = -1;
+	ssize_t n;
+
+	hk_track(h, false);
+	if (log) {
+		fd = mkstemp(path);
+		saved = dup(2);
+		if (fd >= 0 && saved >= 0)
+			dup2(fd, 2);
+	}
+	if (h->ep)
+		fi_close(&h->ep->fid);
+	if (h->av)
+		fi_close(&h->av->fid);
+	if (log && fd >= 0 && saved >= 0) {
+		fflush(stderr);
+		dup2(saved, 2);
+		n = pread(fd, log, loglen - 1, 0);
+		log[n > 0 ? n : 0] = '\0';
+		fputs(log, stderr);	/* still in the test's output */
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	if (saved >= 0)
+		close(saved);
+	if (h->cq)
+		fi_close(&h->cq->fid);
+	if (h->eq)
+		fi_close(&h->eq->fid);
+	if (h->dom)
+		fi_close(&h->dom->fid);
+	if (h->fab)
+		fi_close(&h->fab->fid);
+	if (h->info)
+		fi_freeinfo(h->info);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Wait for @n completions; FI_SOURCE's address of the last in *src. */
+static int hk_wait(struct hk *h, int n, fi_addr_t *src)
+{
+	struct fi_cq_tagged_entry ent;
+	struct fi_cq_err_entry err;
+	double end = kav_now() + 10;
+	fi_addr_t from = FI_ADDR_NOTAVAIL;
+	ssize_t ret;
+
+	while (n > 0) {
+		ret = fi_cq_readfrom(h->cq, &ent, 1, &from);
+		if (ret == 1) {
+			if (src)
+				*src = from;
+			n--;
+			continue;
+		}
+		if (ret == -FI_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			fi_cq_readerr(h->cq, &err, 0);
+			return -err.err;
+		}
+		if (ret != -FI_EAGAIN)
+			return (int)ret;
+		if (kav_now() > end)
+			return -FI_ETIMEDOUT;
+		hk_progress();
+	}
+	return 0;
+}
+
+/* A tagged message from @h to @dest and back into @h's buffer. */
+static int hk_send(struct hk *h, fi_addr_t dest, const char *msg)
+{
+	double end = kav_now() + 10;
+	ssize_t ret;
+
+	do {
+		if (kav_now() > end)
+			return -FI_ETIMEDOUT;
+		ret = fi_tsend(h->ep, msg, strlen(msg) + 1, NULL, dest, TAG,
+			       NULL);
+		if (ret == -FI_EAGAIN)
+			hk_progress();
+	} while (ret == -FI_EAGAIN);
+	return (int)ret;
+}
+
+static bool kav_loaded(void)
+{
+	return access(kav_test_device(), F_OK) == 0;
+}
+
+FIXTURE(hook) {
+	struct hk a, b;
+	struct kav_test_grants g;	/* revoked at teardown, whatever failed */
+	char log[8192];
+};
+
+FIXTURE_VARIANT(hook) {
+	const char *prov;
+	/*
+	 * libfabric 1.17's ofi_rxd reports FI_SOURCE 0 for a sender at
+	 * index 1 of the receiver's AV, with or without the hook (measured
+	 * with the same program on the host): its answer cannot be checked.
+	 */
+	bool source_ok;
+};
+
+FIXTURE_VARIANT_ADD(hook, tcp) {
+	.prov = "tcp;ofi_rxm",
+	.source_ok = true,
+};
+
+FIXTURE_VARIANT_ADD(hook, udp) {
+	.prov = "udp;ofi_rxd",
+	.source_ok = false,
+};
+
+FIXTURE_SETUP(hook)
+{
+	memset(self, 0, sizeof(*self));
+	hook_env();
+	if (!kav_loaded())
+		SKIP(return, "no %s: kav.ko is not loaded", kav_test_device());
+	/* Loopback: the guest's init leaves lo down. */
+	if (system("ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up"))
+		TH_LOG("could not bring lo up");
+}
+
+FIXTURE_TEARDOWN(hook)
+{
+	hk_close(&self->a, NULL, 0);
+	hk_close(&self->b, NULL, 0);
+	kav_test_revoke_all(&self->g);
+}
+
+/* Grant VNI_JOB to this uid, until kav_test_revoke_all() or teardown. */
+static void grant_job(struct __test_metadata *_metadata,
+		      struct kav_test_grants *g)
+{
+	memset(g, 0, sizeof(*g));
+	ASSERT_EQ(0, kav_test_grant(g, VNI_JOB, 1)) {
+		TH_LOG("cannot grant VNI %#x (netlink)", VNI_JOB);
+	}
+}
+
+static void set_vni(uint32_t vni)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", vni);
+	setenv("FI_OFI_HOOK_KAV_VNI", v, 1);
+}
+
+/*
+ * Two endpoints of one process, each in the other's AV: messages both
+ * ways, FI_SOURCE naming the sender by its kav fi_addr, the stats line
+ * saying kav served the AV.
+ */
+TEST_F(hook, messages_under_job_key)
+{
+	fi_addr_t a_in_b, b_in_a, src = FI_ADDR_NOTAVAIL;
+	char buf[64];
+
+	grant_job(_metadata, &self->g);
+	set_vni(VNI_JOB);
+	ASSERT_EQ(0, hk_open(&self->a, variant->prov, NULL, FI_SOURCE));
+	ASSERT_EQ(0, hk_open(&self->b, variant->prov, NULL, FI_SOURCE));
+	/* A dummy first entry, so the two AVs' indices differ from 0. */
+	ASSERT_EQ(1, fi_av_insert(self->b.av, self->b.name, 1, &a_in_b, 0,
+				  NULL));
+	ASSERT_EQ(1, fi_av_insert(self->b.av, self->a.name, 1, &a_in_b, 0,
+				  NULL));
+	ASSERT_EQ(1, fi_av_insert(self->a.av, self->b.name, 1, &b_in_a, 0,
+				  NULL));
+	EXPECT_EQ(1, a_in_b);
+	EXPECT_EQ(0, b_in_a);
+	ASSERT_EQ(0, fi_trecv(self->b.ep, buf, sizeof(buf), NULL,
+			      FI_ADDR_UNSPEC, TAG, 0, NULL));
+	ASSERT_EQ(0, hk_send(&self->a, b_in_a, "hello through kav"));
+	ASSERT_EQ(0, hk_wait(&self->b, 1, &src));
+	ASSERT_EQ(0, hk_wait(&self->a, 1, NULL));
+	EXPECT_STREQ("hello through kav", buf);
+	if (variant->source_ok)
+		EXPECT_EQ(a_in_b, src) TH_LOG("FI_SOURCE %#llx, not a's kav fi_addr",
+					      (unsigned long long)src);
+	/* And back, with a directed receive (translated too). */
+	ASSERT_EQ(0, fi_trecv(self->a.ep, buf, sizeof(buf), NULL, b_in_a,
+			      TAG, 0, NULL));
+	ASSERT_EQ(0, hk_send(&self->b, a_in_b, "and back"));
+	ASSERT_EQ(0, hk_wait(&self->a, 1, &src));
+	ASSERT_EQ(0, hk_wait(&self->b, 1, NULL));
+	EXPECT_STREQ("and back", buf);
+	if (variant->source_ok)
+		EXPECT_EQ(b_in_a, src);
+	/* fi_av_lookup is kav's: the address inserted. */
+	{
+		char addr[64];
+		size_t len = sizeof(addr);
+
+		ASSERT_EQ(0, fi_av_lookup(self->a.av, b_in_a, addr, &len));
+		EXPECT_EQ(self->b.namelen, len);
+		EXPECT_EQ(0, memcmp(addr, self->b.name, len));
+	}
+	hk_close(&self->a, self->log, sizeof(self->log));
+	EXPECT_NE(NULL, strstr(self->log, "stats: kav served AV (private)"));
+	EXPECT_NE(NULL, strstr(self->log, "1 inserted, 0 refused, 1 mirrored"));
+	kav_test_revoke_all(&self->g);
+}
+
+/* The hook's named AV is kav's: plain libkav reads what it inserted. */
+TEST_F(hook, named_av_is_kavs)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE,
+				   .name = "kav-hook-test" };
+	struct fi_av_attr rattr = { .type = FI_AV_TABLE,
+				    .name = "kav-hook-test",
+				    .flags = FI_READ };
+	struct fi_domain_attr dattr = { 0 };
+	struct fi_info info = { .addr_format = FI_SOCKADDR_IN,
+				.domain_attr = &dattr };
+	struct kav_auth_key key = { .vni = VNI_JOB };
+	struct fid_domain *kdom;
+	struct fid_av *kav;
+	fi_addr_t fa;
+	char addr[64];
+	size_t len = sizeof(addr);
+
+	grant_job(_metadata, &self->g);
+	set_vni(VNI_JOB);
+	ASSERT_EQ(0, hk_open(&self->a, variant->prov, &attr, 0));
+	ASSERT_EQ(1, fi_av_insert(self->a.av, self->a.name, 1, &fa, 0, NULL));
+	dattr.auth_key = (uint8_t *)&key;
+	dattr.auth_key_size = sizeof(key);
+	ASSERT_EQ(0, kav_domain_open(&info, &kdom, NULL));
+	ASSERT_EQ(0, fi_av_open(kdom, &rattr, &kav, NULL));
+	ASSERT_EQ(0, fi_av_lookup(kav, fa, addr, &len));
+	EXPECT_EQ(self->a.namelen, len);
+	EXPECT_EQ(0, memcmp(addr, self->a.name, len));
+	ASSERT_NE(NULL, rattr.map_addr);
+	EXPECT_EQ(fa, ((fi_addr_t *)rattr.map_addr)[0]);
+	fi_close(&kav->fid);
+	fi_close(&kdom->fid);
+	kav_test_revoke_all(&self->g);
+}
+
+/* A rank of an instant-on job: open FI_NAMED_AV_7 with FI_READ, ping. */
+static int rank_main(const char *prov, int rank)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE, .flags = FI_READ,
+				   .name = "FI_NAMED_AV_7\n", .count = 2 };
+	fi_addr_t *map, peer, src = FI_ADDR_NOTAVAIL;
+	char buf[64], log[8192];
+	struct hk h;
+	int ret;
+
+	ret = hk_open_domain(&h, prov, PORT_BASE + rank, 0);
+	if (ret)
+		return 10;
+	if (fi_av_open(h.dom, &attr, &h.av, NULL) || !attr.map_addr)
+		return 11;
+	ret = hk_open_ep(&h);
+	if (ret)
+		return 13;
+	/* FI_READ: the rank cannot write the launcher's AV. */
+	peer = 0;
+	if (fi_av_insert(h.av, h.name, 1, &peer, 0, NULL) == 1 ||
+	    peer != FI_ADDR_NOTAVAIL)
+		return 14;
+	map = (fi_addr_t *)attr.map_addr;
+	peer = map[1 - rank];
+	if (fi_trecv(h.ep, buf, sizeof(buf), NULL, FI_ADDR_UNSPEC, TAG, 0,
+		     NULL))
+		return 15;
+	if (rank == 0 && hk_send(&h, peer, "ping"))
+		return 16;
+	if (hk_wait(&h, 1, &src))
+		return 17;		/* rank 1: the ping; rank 0: its send */
+	if (rank == 1 && (strcmp(buf, "ping") || hk_send(&h, peer, "pong")))
+		return 18;
+	if (hk_wait(&h, 1, NULL))
+		return 19;
+	if (rank == 0 && strcmp(buf, "pong"))
+		return 20;
+	hk_close(&h, log, sizeof(log));
+	if (!strstr(log, "\"FI_NAMED_AV_7\"") ||
+	    !strstr(log, "1 mirrored (1 on first use)"))
+		return 21;
+	return 0;
+}
+
+/*
+ * Instant-on: the launcher (plain libkav, the job's key) fills
+ * FI_NAMED_AV_7 with both ranks' fixed addresses; the ranks start with
+ * FI_HOOK=kav, exchange nothing, and talk.
+ */
+TEST_F(hook, instant_on_ranks)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE,
+				   .name = "FI_NAMED_AV_7\n" };
+	struct fi_domain_attr dattr = { 0 };
+	struct fi_info info = { .addr_format = FI_SOCKADDR_IN,
+				.domain_attr = &dattr };
+	struct kav_auth_key key = { .vni = VNI_JOB };
+	struct sockaddr_in sin[2];
+	struct fid_domain *kdom;
+	struct fid_av *kav;
+	fi_addr_t fa[2];
+	pid_t pid[2];
+	int r, status;
+
+	grant_job(_metadata, &self->g);
+	set_vni(VNI_JOB);
+	dattr.auth_key = (uint8_t *)&key;
+	dattr.auth_key_size = sizeof(key);
+	ASSERT_EQ(0, kav_domain_open(&info, &kdom, NULL));
+	ASSERT_EQ(0, fi_av_open(kdom, &attr, &kav, NULL));
+	for (r = 0; r < 2; r++)
+		sin[r] = kav_sin(INADDR_LOOPBACK, PORT_BASE + r);
+	ASSERT_EQ(2, fi_av_insert(kav, sin, 2, fa, 0, NULL));
+	for (r = 0; r < 2; r++) {
+		pid[r] = fork();
+		ASSERT_LE(0, pid[r]);
+		if (!pid[r])
+			_exit(rank_main(variant->prov, r));
+	}
+	for (r = 0; r < 2; r++) {
+		ASSERT_EQ(pid[r], waitpid(pid[r], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("rank %d failed at step %d",
+							 r, WEXITSTATUS(status));
+	}
+	fi_close(&kav->fid);
+	fi_close(&kdom->fid);
+	kav_test_revoke_all(&self->g);
+}
+
+/* A VNI without a grant: fi_domain() fails, the core never opened. */
+TEST_F(hook, ungranted_key_fails_domain)
+{
+	set_vni(VNI_NOGRANT);
+	EXPECT_EQ(-FI_EACCES, hk_open_domain(&self->a, variant->prov, 0, 0));
+	EXPECT_EQ(NULL, self->a.dom);
+}
+
+/*
+ * No key on a default node (keyless off): kav refuses the insert, so
+ * the core AV never holds the address and a send to it is refused by the
+ * hook.
+ */
+TEST_F(hook, keyless_insert_never_reaches_core)
+{
+	int keyless = kav_get_allow_keyless();
+	fi_addr_t fa = 0;
+	int errs[1] = { 0 };
+
+	/* kav_test_util.h turned keyless mode on for the suite: a node's default. */
+	ASSERT_EQ(0, kav_set_allow_keyless(false));
+	unsetenv("FI_OFI_HOOK_KAV_VNI");
+	ASSERT_EQ(0, hk_open(&self->a, variant->prov, NULL, 0));
+	EXPECT_EQ(0, fi_av_insert(self->a.av, self->a.name, 1, &fa,
+				  FI_SYNC_ERR, errs));
+	EXPECT_EQ(FI_ADDR_NOTAVAIL, fa);
+	EXPECT_EQ(FI_EACCES, errs[0]);
+	EXPECT_EQ(-FI_EINVAL, fi_tsend(self->a.ep, "x", 1, NULL, 0, TAG,
+				       NULL));
+	hk_close(&self->a, self->log, sizeof(self->log));
+	EXPECT_NE(NULL, strstr(self->log, "0 inserted, 1 refused, 0 mirrored"));
+	kav_set_allow_keyless(keyless == 1);
+}
+
+/* A revocation refuses the very next send to a peer under the key. */
+TEST_F(hook, revocation_refuses_next_send)
+{
+	fi_addr_t self_addr;
+	char buf[64];
+
+	grant_job(_metadata, &self->g);
+	set_vni(VNI_JOB);
+	ASSERT_EQ(0, hk_open(&self->a, variant->prov, NULL, 0));
+	ASSERT_EQ(1, fi_av_insert(self->a.av, self->a.name, 1, &self_addr, 0,
+				  NULL));
+	ASSERT_EQ(0, fi_trecv(self->a.ep, buf, sizeof(buf), NULL,
+			      FI_ADDR_UNSPEC, TAG, 0, NULL));
+	ASSERT_EQ(0, hk_send(&self->a, self_addr, "before"));
+	ASSERT_EQ(0, hk_wait(&self->a, 2, NULL));
+	kav_test_revoke_all(&self->g);
+	EXPECT_EQ(-FI_EKEYREJECTED, fi_tsend(self->a.ep, "after", 6, NULL,
+					     self_addr, TAG, NULL));
+	EXPECT_EQ(-FI_EKEYREJECTED, fi_tinject(self->a.ep, "after", 6,
+					       self_addr, TAG));
+	hk_close(&self->a, self->log, sizeof(self->log));
+	EXPECT_NE(NULL, strstr(self->log, "2 data-path calls refused"));
+}
+
+/* Another uid can neither use the job's key nor join the job's AV. */
+TEST_F(hook, other_uid_cannot_use_job_key)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE,
+				   .name = "kav-hook-job" };
+	pid_t pid;
+	int status;
+
+	grant_job(_metadata, &self->g);
+	set_vni(VNI_JOB);
+	ASSERT_EQ(0, hk_open(&self->a, variant->prov, &attr, 0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct fi_av_attr join = { .type = FI_AV_TABLE,
+					   .name = "kav-hook-job",
+					   .flags = FI_READ };
+		struct hk o;
+		int ret;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		/* The job's key: no grant for uid 65534. */
+		if (hk_open_domain(&o, variant->prov, 0, 0) != -FI_EACCES)
+			_exit(3);
+		hk_close(&o, NULL, 0);
+		/*
+		 * Keyless: no domain at all if /dev/kav is not its to open,
+		 * else a domain that cannot open the job's AV (mode 0600).
+		 */
+		unsetenv("FI_OFI_HOOK_KAV_VNI");
+		ret = hk_open_domain(&o, variant->prov, 0, 0);
+		if (ret && ret != -FI_EACCES)
+			_exit(4);
+		if (!ret && fi_av_open(o.dom, &join, &o.av, NULL) == 0)
+			_exit(5);
+		hk_close(&o, NULL, 0);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child step %d",
+						 WEXITSTATUS(status));
+	hk_close(&self->a, NULL, 0);
+	kav_test_revoke_all(&self->g);
+}
+
+/* FI_EVENT: one error event per refused address, then the completion. */
+TEST_F(hook, av_events_through_hook_eq)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE, .flags = FI_EVENT };
+	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_UNSPEC };
+	struct fi_eq_err_entry err;
+	struct fi_eq_entry ent;
+	struct sockaddr_in sin[2];
+	fi_addr_t fa[2];
+	uint32_t event;
+	int ctx;
+
+	grant_job(_metadata, &self->g);
+	set_vni(VNI_JOB);
+	ASSERT_EQ(0, hk_open_domain(&self->a, variant->prov, 0, 0));
+	ASSERT_EQ(0, fi_eq_open(self->a.fab, &eq_attr, &self->a.eq, NULL));
+	ASSERT_EQ(0, fi_av_open(self->a.dom, &attr, &self->a.av, NULL));
+	EXPECT_EQ(-FI_ENOEQ, fi_av_insert(self->a.av, sin, 1, fa, 0, NULL));
+	ASSERT_EQ(0, fi_av_bind(self->a.av, &self->a.eq->fid, 0));
+	sin[0] = kav_sin(INADDR_LOOPBACK, 4000);
+	sin[1] = kav_sin(INADDR_LOOPBACK, 4001);
+	sin[1].sin_family = AF_UNIX;		/* kav refuses it */
+	EXPECT_EQ(0, fi_av_insert(self->a.av, sin, 2, fa, 0, &ctx));
+	EXPECT_EQ(-FI_EAVAIL, fi_eq_sread(self->a.eq, &event, &ent,
+					  sizeof(ent), 1000, 0));
+	ASSERT_EQ(sizeof(err), fi_eq_readerr(self->a.eq, &err, 0));
+	EXPECT_EQ(&self->a.av->fid, err.fid);
+	EXPECT_EQ(&ctx, err.context);
+	EXPECT_EQ(1, err.data);
+	EXPECT_LT(0, err.err);
+	ASSERT_EQ(sizeof(ent), fi_eq_sread(self->a.eq, &event, &ent,
+					   sizeof(ent), 1000, 0));
+	EXPECT_EQ(FI_AV_COMPLETE, event);
+	EXPECT_EQ(&self->a.av->fid, ent.fid);
+	EXPECT_EQ(&ctx, ent.context);
+	EXPECT_EQ(1, ent.data);
+	kav_test_revoke_all(&self->g);
+}
+
+/* No device: pass-through, or a clear failure when kav is required. */
+TEST_F(hook, no_device_passes_through_unless_required)
+{
+	fi_addr_t fa;
+	pid_t pid;
+	int status;
+
+	setenv("KAV_DEVICE", "/nonexistent/kav", 1);
+	unsetenv("FI_OFI_HOOK_KAV_VNI");
+	/* libfabric reads its parameters once per process: a fresh one. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct hk o;
+
+		setenv("FI_OFI_HOOK_KAV_REQUIRE", "1", 1);
+		_exit(hk_open_domain(&o, variant->prov, 0, 0) == -FI_ENODEV ?
+		      0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("REQUIRE=1 did not fail");
+	ASSERT_EQ(0, hk_open(&self->a, variant->prov, NULL, 0));
+	/* The core's own AV: keyless inserts work, unchecked. */
+	EXPECT_EQ(1, fi_av_insert(self->a.av, self->a.name, 1, &fa, 0, NULL));
+}
+
+TEST_HARNESS_MAIN
