@@ -85,14 +85,19 @@ vmtest: selftests tools $(BENCH_BIN) $(FUZZ_BIN)
 demo: deps selftests
 	tests/vm/check.sh --demo --kernels 6.12 --selftests "$(DEMO_BINS)"
 
-# libkav (shared, static, headers, pkg-config), kavctl and the man pages.
-install: lib tools
+# libkav (shared, static, headers, pkg-config), the hooking provider in
+# libfabric's provider directory (LIBDIR/libfabric: Debian's libfabric
+# looks there; elsewhere set FI_PROVIDER_PATH), kavctl and the man pages.
+FI_PROVDIR ?= $(LIBDIR)/libfabric
+install: lib prov tools
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/kav $(DESTDIR)$(INCDIR)/linux
 	install -m 0644 lib/include/kav/*.h $(DESTDIR)$(INCDIR)/kav/
 	install -m 0644 uapi/linux/kav.h $(DESTDIR)$(INCDIR)/linux/kav.h
 	install -m 0755 lib/libkav.so.0 $(DESTDIR)$(LIBDIR)/libkav.so.0
 	ln -sf libkav.so.0 $(DESTDIR)$(LIBDIR)/libkav.so
 	install -m 0644 lib/libkav.a $(DESTDIR)$(LIBDIR)/libkav.a
+	install -d $(DESTDIR)$(FI_PROVDIR)
+	install -m 0644 prov/libkav-fi.so $(DESTDIR)$(FI_PROVDIR)/libkav-fi.so
 	sed -e 's|@VERSION@|$(KAV_VERSION)|' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 		lib/kav.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kav.pc
 	install -d $(DESTDIR)$(BINDIR)

@@ -17,6 +17,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static cpio kmod xz-utils
 	zstd			# unpacks the 6.12 vmlinux for fast boots
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev libfabric-dev
+	libfabric-bin		# fi_info: the hook is listed (make pkgcheck)
 	sparse pkg-config gcc make
 	# the debug kernel (tests/vm/debug-kernel.sh) builds from linux-source
 	bc bison flex libelf-dev libssl-dev python3 perl
@@ -24,6 +25,8 @@ PACKAGES=(
 	valgrind		# make bench: callgrind counts the native reads
 	man-db groff-base	# make lint: the man pages
 	dkms dh-dkms debhelper dpkg-dev	# make deb, make pkgcheck
+	curl			# tests/hook/sources.sh: Debian's MPICH orig tarball
+	autoconf automake libtool	# tests/hook/build-fabtests.sh: autoreconf
 )
 SERIES=(6.1 6.12)
 

@@ -10,7 +10,7 @@
 # Checks: DKMS built and installed kav.ko for each installed Debian kernel
 # (6.12: .ko.xz), of this version; the node files are in place; a program
 # built with `pkg-config kav` links against the installed libkav.so.0 and
-# runs; kavctl --help and -V; the man pages are found by man; the Slurm
+# runs; libfabric's fi_info -l lists the hooking provider; kavctl --help and -V; the man pages are found by man; the Slurm
 # scripts are installed; then after purge: no package, no file of theirs,
 # no DKMS state, no module, no configuration file.
 #
@@ -71,6 +71,11 @@ apt_purge() {
 	apt-get purge -y -qq "$@" >"$TMP/purge.log" 2>&1
 }
 
+# libfabric finds the hooking provider where libkav0 put it.
+hook_listed() {
+	fi_info -l 2>/dev/null | grep -q '^ofi_hook_kav:'
+}
+
 man_pages_found() {
 	man -w 7 kav && man -w 8 kavctl && man -w 3 kav_domain_open &&
 		man -w 3 kav_av
@@ -115,7 +120,7 @@ main() {
 	done
 	mapfile -t KVERS < <(kernels)
 
-	echo "1..$((11 + ${#KVERS[@]}))"
+	echo "1..$((12 + ${#KVERS[@]}))"
 	if any_present; then
 		apt-get purge -y -qq "${PACKAGES[@]}" >/dev/null 2>&1 || true
 	fi
@@ -135,6 +140,8 @@ main() {
 		test "$(pkg-config --modversion kav 2>/dev/null)" == "$VERSION"
 	check "an application built with pkg-config kav links libkav.so.0 and runs" \
 		app_runs
+	check "fi_info -l lists ofi_hook_kav (libkav0's libfabric/libkav-fi.so)" \
+		hook_listed
 	check "kavctl --help" sh -c 'kavctl --help | grep -q "^Usage: kavctl"'
 	check "kavctl -V says $VERSION" \
 		sh -c "kavctl -V | grep -q '^kavctl $VERSION '"
