@@ -42,6 +42,7 @@ include tests/unit/unit.mk
 include tests/selftests/selftests.mk
 include bench/bench.mk
 include tests/fuzz/fuzz.mk
+include tests/hook/hook.mk
 
 deps:
 	scripts/deps.sh
@@ -75,11 +76,15 @@ lint:
 # per kernel, tests/fuzz) goes last, on the module kav_module_test
 # reloaded: run before kav_fail_nth_test, its netlink sweeps failed on the
 # two-CPU debug kernel (not understood yet; see hardening.rst).
-VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(BENCH_BIN) $(SELFTEST_LATE_BINS) \
-	       $(FUZZ_BIN)
+#
+# The hook's guests (fabtests, MPICH) go after the early programs, with
+# their files in /tests; they skip on the debug kernels (no IPv4).
+VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(HOOK_GUEST_BINS) $(BENCH_BIN) \
+	       $(SELFTEST_LATE_BINS) $(FUZZ_BIN)
 
-vmtest: selftests tools $(BENCH_BIN) $(FUZZ_BIN)
-	tests/vm/check.sh --selftests "$(VMTEST_BINS)" \
+vmtest: selftests tools hook-deps $(BENCH_BIN) $(FUZZ_BIN)
+	KAV_EXTRA_FILES="$(HOOK_GUEST_FILES)" tests/vm/check.sh \
+		--selftests "$(VMTEST_BINS)" \
 		--race-tests "$(SELFTEST_RACE) $(notdir $(FUZZ_BIN))"
 
 demo: deps selftests

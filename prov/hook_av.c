@@ -65,16 +65,41 @@ static int kavh_mirror(struct kavh_av *av, uint64_t index,
 			  fi_strerror(ret < 0 ? -ret : FI_EINVAL));
 		return ret < 0 ? ret : -FI_EINVAL;
 	}
-	back = kavh_vec_make(&av->kav_of, core);
-	if (!back) {
-		fi_av_remove(av->core, &core, 1, 0);
-		return -FI_ENOMEM;
+	/*
+	 * The way back, for FI_SOURCE: core fi_addrs of an FI_AV_TABLE (and
+	 * of libfabric's util AVs) are small indices; a core whose FI_AV_MAP
+	 * addresses are pointers gets FI_ADDR_NOTAVAIL as source instead.
+	 */
+	if (core <= KAV_FI_ADDR_LOW_MASK) {
+		back = kavh_vec_make(&av->kav_of, core);
+		if (!back) {
+			fi_av_remove(av->core, &core, 1, 0);
+			return -FI_ENOMEM;
+		}
+		__atomic_store_n(back, index, __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(back, index, __ATOMIC_RELAXED);
 	s->seq = ent->seq;
 	__atomic_store_n(&s->core, core, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->stamp, stamp, __ATOMIC_RELEASE);
 	kavh_count(&av->stats.mirrored, 1);
+	return 0;
+}
+
+/*
+ * May this domain send to @ent? Only under its own key: kav.ko checked
+ * the domain's grant for it when the domain was opened (and revokes the
+ * key in every AV when the grant goes), whereas an entry of a shared
+ * named AV may be bound to another job's key that this process could
+ * read but was never granted. A keyless domain sends to keyless entries
+ * only.
+ */
+static int kavh_may_send(const struct kavh_domain *dom,
+			 const struct kav_view_entry *ent)
+{
+	bool keyed = ent->key != FI_ADDR_NOTAVAIL;
+
+	if (keyed != dom->keyed || (keyed && ent->vni != dom->vni))
+		return -FI_EACCES;
 	return 0;
 }
 
@@ -92,6 +117,8 @@ static int kavh_sync_slot(struct kavh_av *av, uint64_t index, bool lazy)
 	for (tries = 0; tries < 100; tries++) {
 		stamp = kavh_table_stamp(av->hdr);
 		ret = kav_view_resolve(&av->view, index, &ent);
+		if (!ret)
+			ret = kavh_may_send(av->dom, &ent);
 		if (ret)
 			return ret;
 		s = kavh_vec_make(&av->slots, index);
@@ -113,6 +140,21 @@ static int kavh_sync_slot(struct kavh_av *av, uint64_t index, bool lazy)
 	return -FI_EAGAIN;
 }
 
+/* Why the data path refused a peer, in the hook's terms. */
+static const char *kavh_refusal(int err)
+{
+	switch (err) {
+	case -FI_EACCES:
+		return "its entry is bound to a key this domain was not granted";
+	case -FI_EKEYREJECTED:
+		return "its key was revoked";
+	case -FI_EINVAL:
+		return "no such entry in the AV";
+	default:
+		return fi_strerror(-err);
+	}
+}
+
 int kavh_xlate_slow(struct kavh_av *av, fi_addr_t addr, fi_addr_t *core)
 {
 	uint64_t index = addr & KAV_FI_ADDR_LOW_MASK;
@@ -130,7 +172,7 @@ int kavh_xlate_slow(struct kavh_av *av, fi_addr_t addr, fi_addr_t *core)
 		kavh_count(&av->stats.denied, 1);
 		FI_WARN_SPARSE(&kavh_prov, FI_LOG_EP_DATA,
 			       "fi_addr %#llx refused: %s\n",
-			       (unsigned long long)addr, kav_strerror(ret));
+			       (unsigned long long)addr, kavh_refusal(ret));
 	}
 	return ret;
 }
@@ -476,19 +518,23 @@ struct kavh_av *kavh_av_of(struct fid *fid)
 	return kavh_container_of(fid, struct kavh_av, av.fid);
 }
 
-/* The private core AV: dense indices, nothing shared, no events. */
+/*
+ * The private core AV: the application's type (a core may insist that it
+ * match its domain's av_type; MPICH asks FI_AV_MAP), nothing shared, no
+ * events.
+ */
 static int kavh_core_av_open(struct kavh_av *av, const struct fi_av_attr *attr,
 			     struct fid_domain *core_dom)
 {
 	struct fi_av_attr cattr;
 
 	memset(&cattr, 0, sizeof(cattr));
-	cattr.type = FI_AV_TABLE;
+	cattr.type = attr->type;
 	cattr.rx_ctx_bits = attr->rx_ctx_bits;
 	cattr.count = attr->count;
 	cattr.ep_per_node = attr->ep_per_node;
 	cattr.flags = attr->flags & FI_SYMMETRIC;
-	return fi_av_open(core_dom, &cattr, &av->core, NULL);
+	return KAVH_CORE_CALL(fi_av_open(core_dom, &cattr, &av->core, NULL));
 }
 
 int kavh_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
@@ -526,7 +572,11 @@ int kavh_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	kattr = *attr;
 	kattr.flags &= ~FI_EVENT;
 	ret = fi_av_open(dom->kav, &kattr, &av->kav, context);
-	if (ret) {
+	if (ret == -FI_ENOENT && (attr->flags & FI_READ)) {
+		/* A probe (MPICH's instant-on): the caller falls back. */
+		kavh_info(FI_LOG_AV, "no named AV %s to join\n", av->name);
+		goto err_free;
+	} else if (ret) {
 		kavh_warn(FI_LOG_AV, "kav AV%s%s: %s\n",
 			  attr->name ? " " : "", av->name ? av->name : "",
 			  kav_strerror(ret));

@@ -135,7 +135,7 @@ int kavh_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return -FI_ENOMEM;
-	ret = fi_cq_open(dom->core, attr, &cq->core, context);
+	ret = KAVH_CORE_CALL(fi_cq_open(dom->core, attr, &cq->core, context));
 	if (ret) {
 		free(cq);
 		return ret;

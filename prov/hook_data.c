@@ -23,6 +23,17 @@ static inline int kavh_ep_xlate(struct kavh_ep *ep, fi_addr_t addr,
 			  core);
 }
 
+/* A receive's source: translated only when the endpoint is directed. */
+static inline int kavh_ep_src(struct kavh_ep *ep, fi_addr_t addr,
+			      fi_addr_t *core)
+{
+	if (!ep->directed) {
+		*core = addr;
+		return 0;
+	}
+	return kavh_ep_xlate(ep, addr, core);
+}
+
 /* fi_msg */
 
 static ssize_t kavh_recv(struct fid_ep *ep_fid, void *buf, size_t len,
@@ -32,7 +43,7 @@ static ssize_t kavh_recv(struct fid_ep *ep_fid, void *buf, size_t len,
 	fi_addr_t core;
 	int ret;
 
-	ret = kavh_ep_xlate(ep, src, &core);
+	ret = kavh_ep_src(ep, src, &core);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_recv(ep->core, buf, len, desc, core, context);
@@ -46,7 +57,7 @@ static ssize_t kavh_recvv(struct fid_ep *ep_fid, const struct iovec *iov,
 	fi_addr_t core;
 	int ret;
 
-	ret = kavh_ep_xlate(ep, src, &core);
+	ret = kavh_ep_src(ep, src, &core);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_recvv(ep->core, iov, desc, count, core, context);
@@ -59,7 +70,7 @@ static ssize_t kavh_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 	struct fi_msg m = *msg;
 	int ret;
 
-	ret = kavh_ep_xlate(ep, msg->addr, &m.addr);
+	ret = kavh_ep_src(ep, msg->addr, &m.addr);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_recvmsg(ep->core, &m, flags);
@@ -168,7 +179,7 @@ static ssize_t kavh_trecv(struct fid_ep *ep_fid, void *buf, size_t len,
 	fi_addr_t core;
 	int ret;
 
-	ret = kavh_ep_xlate(ep, src, &core);
+	ret = kavh_ep_src(ep, src, &core);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_trecv(ep->core, buf, len, desc, core, tag, ignore, context);
@@ -182,7 +193,7 @@ static ssize_t kavh_trecvv(struct fid_ep *ep_fid, const struct iovec *iov,
 	fi_addr_t core;
 	int ret;
 
-	ret = kavh_ep_xlate(ep, src, &core);
+	ret = kavh_ep_src(ep, src, &core);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_trecvv(ep->core, iov, desc, count, core, tag, ignore,
@@ -196,7 +207,7 @@ static ssize_t kavh_trecvmsg(struct fid_ep *ep_fid,
 	struct fi_msg_tagged m = *msg;
 	int ret;
 
-	ret = kavh_ep_xlate(ep, msg->addr, &m.addr);
+	ret = kavh_ep_src(ep, msg->addr, &m.addr);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_trecvmsg(ep->core, &m, flags);

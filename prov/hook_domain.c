@@ -174,15 +174,6 @@ static struct fi_ops_mr kavh_mr_ops = {
 	.regattr = kavh_mr_regattr,
 };
 
-/*
- * Depth of the hook's own calls into the core's fi_domain() on this
- * thread. A layered provider (ofi_rxm, ofi_rxd) opens its core's domain
- * through the same hook while the application's domain is being opened:
- * that inner domain's AVs are the layered provider's, not the
- * application's, and stay the core's.
- */
-static __thread unsigned int kavh_nesting;
-
 /* Bytes per element of an fi_av_insert() array, as kav_domain_open(3). */
 static size_t kavh_addr_stride(uint32_t addr_format)
 {
@@ -244,6 +235,8 @@ static int kavh_open_kav(struct kavh_domain *dom, const struct fi_info *info)
 		dom->kav = NULL;
 		return ret;
 	}
+	dom->keyed = dattr.auth_key != NULL;
+	dom->vni = key.vni;
 	if (dattr.auth_key)
 		kavh_info(FI_LOG_DOMAIN, "kav serves the AVs of domain %s, VNI %u\n",
 			  info->domain_attr && info->domain_attr->name ?
@@ -265,15 +258,17 @@ int kavh_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 
 	if (!info || !domain)
 		return -FI_EINVAL;
+	/* A layered provider's inner domain: the core's own. */
+	if (kavh_nesting)
+		return fi_domain(fab->core, info, domain, context);
 	dom = calloc(1, sizeof(*dom));
 	if (!dom)
 		return -FI_ENOMEM;
 	dom->fab = fab;
 	dom->addr_format = info->addr_format;
 	dom->addr_stride = kavh_addr_stride(info->addr_format);
-	if (kavh_nesting ||
-	    (info->ep_attr && info->ep_attr->type == FI_EP_MSG)) {
-		/* A layered provider's inner domain; connected endpoints. */
+	if (info->ep_attr && info->ep_attr->type == FI_EP_MSG) {
+		/* Connected endpoints: no AV. */
 	} else if (!dom->addr_stride) {
 		kavh_warn(FI_LOG_DOMAIN,
 			  "kav does not hold addresses of format %u (%s): %s\n",
@@ -296,9 +291,7 @@ int kavh_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		if (ret && (ret != -FI_ENODEV || kavh_params.require))
 			goto err_free;
 	}
-	kavh_nesting++;
-	ret = fi_domain(fab->core, info, &dom->core, context);
-	kavh_nesting--;
+	ret = KAVH_CORE_CALL(fi_domain(fab->core, info, &dom->core, context));
 	if (ret)
 		goto err_kav;
 	dom->domain.fid.fclass = FI_CLASS_DOMAIN;

@@ -46,7 +46,7 @@ static int kavh_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	struct kavh_av *av;
 	int ret;
 
-	ret = fi_ep_bind(ep->core, kavh_core_fid(bfid), flags);
+	ret = KAVH_CORE_CALL(fi_ep_bind(ep->core, kavh_core_fid(bfid), flags));
 	if (ret)
 		return ret;
 	av = kavh_av_of(bfid);
@@ -208,7 +208,8 @@ static int kavh_cm_shutdown(struct fid_ep *ep, uint64_t flags)
 
 static int kavh_cm_listen(struct fid_pep *pep)
 {
-	return fi_listen((struct fid_pep *)kavh_pep_core(&pep->fid));
+	return KAVH_CORE_CALL(fi_listen((struct fid_pep *)
+					kavh_pep_core(&pep->fid)));
 }
 
 static int kavh_cm_reject(struct fid_pep *pep, fid_t handle,
@@ -275,12 +276,16 @@ int kavh_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (!ep)
 		return -FI_ENOMEM;
 	/* The core's endpoint names its wrapper (EQ events, kavh_eq.c). */
-	ret = fi_endpoint(dom->core, info, &ep->core, &ep->ep.fid);
+	ret = KAVH_CORE_CALL(fi_endpoint(dom->core, info, &ep->core,
+					 &ep->ep.fid));
 	if (ret) {
 		free(ep);
 		return ret;
 	}
 	kavh_ep_init(ep, dom, FI_CLASS_EP, context);
+	ep->directed = (info && (info->caps & FI_DIRECTED_RECV)) ||
+		       (info && info->rx_attr &&
+			(info->rx_attr->caps & FI_DIRECTED_RECV));
 	*ep_fid = &ep->ep;
 	return 0;
 }
@@ -298,12 +303,14 @@ int kavh_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return -FI_ENOMEM;
-	ret = fi_srx_context(dom->core, attr, &ep->core, &ep->ep.fid);
+	ret = KAVH_CORE_CALL(fi_srx_context(dom->core, attr, &ep->core,
+					    &ep->ep.fid));
 	if (ret) {
 		free(ep);
 		return ret;
 	}
 	kavh_ep_init(ep, dom, FI_CLASS_SRX_CTX, context);
+	ep->directed = attr && (attr->caps & FI_DIRECTED_RECV);
 	*rx_ep = &ep->ep;
 	return 0;
 }
@@ -332,7 +339,8 @@ static int kavh_pep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	struct kavh_pep *pep = kavh_container_of(fid, struct kavh_pep,
 						 pep.fid);
 
-	return fi_pep_bind(pep->core, kavh_core_fid(bfid), flags);
+	return KAVH_CORE_CALL(fi_pep_bind(pep->core, kavh_core_fid(bfid),
+					  flags));
 }
 
 static int kavh_pep_control(struct fid *fid, int command, void *arg)
@@ -371,10 +379,13 @@ int kavh_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 
 	if (!pep_fid)
 		return -FI_EINVAL;
+	if (kavh_nesting)	/* a layered provider's: the core's own */
+		return fi_passive_ep(fab->core, info, pep_fid, context);
 	pep = calloc(1, sizeof(*pep));
 	if (!pep)
 		return -FI_ENOMEM;
-	ret = fi_passive_ep(fab->core, info, &pep->core, &pep->pep.fid);
+	ret = KAVH_CORE_CALL(fi_passive_ep(fab->core, info, &pep->core,
+					   &pep->pep.fid));
 	if (ret) {
 		free(pep);
 		return ret;

@@ -239,10 +239,12 @@ int kavh_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 
 	if (!eq_fid)
 		return -FI_EINVAL;
+	if (kavh_nesting)	/* a layered provider's: the core's own */
+		return fi_eq_open(fab->core, attr, eq_fid, context);
 	eq = calloc(1, sizeof(*eq));
 	if (!eq)
 		return -FI_ENOMEM;
-	ret = fi_eq_open(fab->core, attr, &eq->core, context);
+	ret = KAVH_CORE_CALL(fi_eq_open(fab->core, attr, &eq->core, context));
 	if (ret) {
 		free(eq);
 		return ret;

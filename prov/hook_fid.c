@@ -6,6 +6,8 @@
  */
 #include "kav_hook.h"
 
+__thread unsigned int kavh_nesting;
+
 int kavh_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
 	(void)fid;
@@ -57,7 +59,7 @@ int kavh_fid_control(struct fid *core, int command, void *arg)
 			  "fi_control(FI_ALIAS) is not supported under FI_HOOK=kav\n");
 		return -FI_ENOSYS;
 	}
-	return core->ops->control(core, command, arg);
+	return KAVH_CORE_CALL(core->ops->control(core, command, arg));
 }
 
 int kavh_fid_ops_open(struct fid *fid, const char *name, uint64_t flags,

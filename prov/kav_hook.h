@@ -107,6 +107,27 @@ static inline void *kavh_vec_get(const struct kavh_vec *v, uint64_t index)
 	return chunk + (index & (KAVH_CHUNK - 1)) * v->elem_size;
 }
 
+/*
+ * Depth of the hook's own control calls into the core on this thread.
+ * A layered provider (ofi_rxm, ofi_rxd) opens its core's domain, EQ and
+ * passive endpoints through the same hook, from inside the application's
+ * fi_domain(), fi_endpoint(), fi_enable() ...: those calls reach the hook
+ * with kavh_nesting > 0 and get the core's objects unwrapped, so the
+ * inner provider's own traffic pays nothing for the hook and its AVs
+ * stay the core's. Data-path calls do not count (none opens objects
+ * through a fabric).
+ */
+extern __thread unsigned int kavh_nesting;
+
+#define KAVH_CORE_CALL(expr)						\
+	({								\
+		__typeof__(expr) _r;					\
+		kavh_nesting++;						\
+		_r = (expr);						\
+		kavh_nesting--;						\
+		_r;							\
+	})
+
 /* Counters for the stats line at close (relaxed atomics). */
 struct kavh_stats {
 	uint64_t inserted;		/* addresses kav accepted */
@@ -135,6 +156,9 @@ struct kavh_domain {
 	struct kavh_fabric *fab;
 	uint32_t addr_format;
 	size_t addr_stride;		/* bytes per element of insert arrays */
+	/* The domain's key: the only one its data path sends under. */
+	bool keyed;
+	uint32_t vni;
 };
 
 /*
@@ -255,6 +279,12 @@ struct kavh_ep {
 	struct kavh_domain *dom;
 	struct kavh_cq *cq[2];		/* transmit, receive */
 	struct kavh_ep *srx;		/* its shared receive context */
+	/*
+	 * FI_DIRECTED_RECV: only then is a receive's source address an
+	 * address; otherwise fi_endpoint(3) says it is ignored (fabtests
+	 * passes 0), so it is passed on untranslated.
+	 */
+	bool directed;
 };
 
 /* fid helpers: the core object behind one of ours, or the fid itself. */

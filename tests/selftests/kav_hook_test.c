@@ -43,6 +43,7 @@
 
 #define VNI_JOB		0x4801
 #define VNI_NOGRANT	0x4802
+#define VNI_OTHER	0x4803	/* another job's, granted too */
 #define TAG		0x5a5aULL
 #define PORT_BASE	23400		/* instant-on ranks' fixed ports */
 
@@ -641,6 +642,54 @@ TEST_F(hook, other_uid_cannot_use_job_key)
 						 WEXITSTATUS(status));
 	hk_close(&self->a, NULL, 0);
 	kav_test_revoke_all(&self->g);
+}
+
+/*
+ * Another job of the same user, with a key of its own: it may read the
+ * job's named AV (same uid, mode 0600) but not send to its entries,
+ * which are bound to a key it was never granted.
+ */
+TEST_F(hook, other_job_cannot_send_under_job_key)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE,
+				   .name = "kav-hook-job-a" };
+	fi_addr_t fa;
+	pid_t pid;
+	int status;
+
+	grant_job(_metadata, &self->g);
+	ASSERT_EQ(0, kav_test_grant(&self->g, VNI_OTHER, 1));
+	set_vni(VNI_JOB);
+	/* Job A: its rank's address, under VNI_JOB. */
+	ASSERT_EQ(0, hk_open(&self->a, variant->prov, &attr, 0));
+	ASSERT_EQ(1, fi_av_insert(self->a.av, self->a.name, 1, &fa, 0, NULL));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct fi_av_attr join = { .type = FI_AV_TABLE,
+					   .name = "kav-hook-job-a",
+					   .flags = FI_READ };
+		char log[8192];
+		struct hk o;
+
+		/* Job B: its own key, granted; job A's AV, readable. */
+		set_vni(VNI_OTHER);
+		if (hk_open_domain(&o, variant->prov, 0, 0))
+			_exit(2);
+		if (fi_av_open(o.dom, &join, &o.av, NULL) || !join.map_addr)
+			_exit(3);
+		if (hk_open_ep(&o))
+			_exit(4);
+		if (fi_tsend(o.ep, "x", 1, NULL,
+			     ((fi_addr_t *)join.map_addr)[0], TAG, NULL) !=
+		    -FI_EACCES)
+			_exit(5);
+		hk_close(&o, log, sizeof(log));
+		_exit(strstr(log, "1 data-path calls refused") ? 0 : 6);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("job B, step %d",
+						 WEXITSTATUS(status));
 }
 
 /* FI_EVENT: one error event per refused address, then the completion. */

@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# mpich-guest.sh: a real MPICH 4.0.2 job (ch4:ofi, built by build-mpich.sh)
+# with FI_HOOK=kav over tcp;ofi_rxm in the VM, started instantly: the
+# launcher (kav_mpi_launch) fills FI_NAMED_AV_0 with every rank's address
+# under the job's VNI, which is granted to the job's cgroup only; the
+# ranks open it with FI_READ (MPICH's try_open_shared_av) and find their
+# peers through map_addr, with no address exchange. Prints TAP:
+#
+#   - for N = 2, 8 and 32 ranks: the job (ping-pong, allreduce) passes
+#     with instant-on, every rank's stats line names FI_NAMED_AV_0 and
+#     its peers were copied to the core on first use; and it passes
+#     without instant-on (no named AV: MPICH exchanges addresses);
+#   - a rank of another job (another cgroup) under this job's VNI
+#     cannot start: fi_domain() is refused;
+#   - another job under its own VNI, which may read this job's AV (same
+#     user), cannot send to its ranks: the hook refuses the send.
+#
+# "# table: N | instant-on s | exchange s" lines give the slowest rank's
+# MPI_Init time, which Documentation/hook-results.md reports.
+set -u
+
+VNI=0x4b01
+VNI2=0x4b02
+PORT=24000
+CG=/sys/fs/cgroup
+OUT=/tmp/mpich
+
+if [ ! -e /proc/net/tcp ]; then
+	echo "1..0 # SKIP no IPv4 in this kernel (the debug kernels)"
+	exit 0
+fi
+mkdir -p $OUT /etc
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+echo "127.0.0.1 localhost $(hostname)" >/etc/hosts
+export PATH=/tests:$PATH
+mkdir -p $CG/kavjob1 $CG/kavjob2
+G1=$(./kavctl grant add vni $VNI cgroup $CG/kavjob1) &&
+	G2=$(./kavctl grant add vni $VNI2 cgroup $CG/kavjob2) || {
+	echo "Bail out! kavctl cannot grant the jobs' VNIs"
+	exit 1
+}
+export FI_PROVIDER="tcp;ofi_rxm" FI_TCP_IFACE=lo FI_HOOK=kav \
+	FI_PROVIDER_PATH=/tests FI_OFI_HOOK_KAV_STATS=1 FI_LOG_LEVEL=warn
+
+# in_job CGROUP VNI CMD...: CMD in CGROUP, with the hook's key VNI.
+in_job() {
+	cg=$1 vni=$2
+	shift 2
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG/$cg" \
+		env FI_OFI_HOOK_KAV_VNI="$vni" "$@"
+}
+
+# job N [--no-av]: an N-rank job of kavjob1; output in $OUT/job.log.
+job() {
+	n=$1
+	shift
+	# shellcheck disable=SC2016 # PMI_RANK is the rank's, not ours
+	in_job kavjob1 $VNI ./kav_mpi_launch --vni $VNI --port $PORT \
+		--ranks "$n" "$@" -- mpiexec -launcher fork -n "$n" sh -c \
+		'p=$(('$PORT' + PMI_RANK)); FI_TCP_PORT_LOW_RANGE=$p FI_TCP_PORT_HIGH_RANGE=$p exec ./mpi_instant' \
+		>$OUT/job.log 2>&1
+}
+
+init_time() {
+	sed -n 's/.*MPI_Init max \([0-9.]*\) s.*/\1/p' $OUT/job.log
+}
+
+passed() {
+	grep -q "mpi_instant: $1 ranks, .*pingpong ok, allreduce ok" $OUT/job.log
+}
+
+echo "1..8"
+T=0
+for n in 2 8 32; do
+	T=$((T + 1))
+	job $n
+	rc=$?
+	inst=$(init_time)
+	named=$(grep -c 'stats: kav served AV "FI_NAMED_AV_0" .*([1-9][0-9]* on first use)' $OUT/job.log)
+	if [ $rc = 0 ] && passed $n && [ "$named" = "$n" ]; then
+		echo "ok $T - $n ranks start instantly from FI_NAMED_AV_0 (MPI_Init ${inst}s)"
+	else
+		echo "not ok $T - $n ranks with instant-on (exit $rc, $named of $n stats lines)"
+		tail -n 20 $OUT/job.log | sed 's/^/#   /'
+	fi
+	T=$((T + 1))
+	job $n --no-av
+	rc=$?
+	exch=$(init_time)
+	if [ $rc = 0 ] && passed $n; then
+		echo "ok $T - $n ranks without instant-on (MPI_Init ${exch}s)"
+	else
+		echo "not ok $T - $n ranks without instant-on (exit $rc)"
+		tail -n 20 $OUT/job.log | sed 's/^/#   /'
+	fi
+	echo "# table: $n | ${inst:-?} | ${exch:-?}"
+done
+
+# Another job's rank under this job's key: no grant for its cgroup.
+T=$((T + 1))
+in_job kavjob1 $VNI ./kav_mpi_launch --vni $VNI --port $PORT --ranks 2 -- \
+	sh -c 'echo $$ >'$CG'/kavjob2/cgroup.procs && exec mpiexec -launcher fork -n 1 ./mpi_instant' \
+	>$OUT/foreign.log 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q "kav domain for VNI $(printf %u $VNI): no grant" $OUT/foreign.log; then
+	echo "ok $T - a rank of another cgroup cannot use the job's VNI"
+else
+	echo "not ok $T - a rank of another cgroup with the job's VNI (exit $rc)"
+	tail -n 20 $OUT/foreign.log | sed 's/^/#   /'
+fi
+
+# Another job with its own key reads this job's AV but cannot send to it.
+T=$((T + 1))
+in_job kavjob1 $VNI ./kav_mpi_launch --vni $VNI --port $PORT --ranks 2 -- \
+	sh -c 'echo $$ >'$CG'/kavjob2/cgroup.procs && exec env FI_OFI_HOOK_KAV_VNI='$VNI2' mpiexec -launcher fork -n 2 ./mpi_instant' \
+	>$OUT/foreign2.log 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q "refused: its entry is bound to a key this domain was not granted" $OUT/foreign2.log; then
+	echo "ok $T - another job reading this job's AV cannot send under its key"
+else
+	echo "not ok $T - another job sending to this job's ranks (exit $rc)"
+	tail -n 20 $OUT/foreign2.log | sed 's/^/#   /'
+fi
+./kavctl grant del "$G1"
+./kavctl grant del "$G2"
