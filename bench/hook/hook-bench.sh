@@ -50,18 +50,21 @@ env_for() {
 	fi
 }
 
+PORT=9800
+
 # pingpong MODE PROV ITERS [WRAPPER...]: the client's output.
 pingpong() {
 	local mode=$1 prov=$2 iters=$3 srv rc=0
 	shift 3
+	PORT=$((PORT + 1))	# the last pair's may be in TIME_WAIT
 	# shellcheck disable=SC2046 # env_for's words
 	env $(env_for "$mode") "$FT/fi_rdm_tagged_pingpong" -p "$prov" \
-		-s 127.0.0.1 -S 8 -I "$iters" >"$TMP/srv.log" 2>&1 &
+		-s 127.0.0.1 -B $PORT -S 8 -I "$iters" >"$TMP/srv.log" 2>&1 &
 	srv=$!
 	sleep 0.3
 	# shellcheck disable=SC2046
 	env $(env_for "$mode") "$@" "$FT/fi_rdm_tagged_pingpong" -p "$prov" \
-		-s 127.0.0.1 -B 9700 -S 8 -I "$iters" 127.0.0.1 \
+		-s 127.0.0.1 -P $PORT -S 8 -I "$iters" 127.0.0.1 \
 		>"$TMP/cli.log" 2>&1 || rc=$?
 	wait "$srv" || rc=$?
 	[[ $rc == 0 ]] || { cat "$TMP/cli.log" "$TMP/srv.log" >&2; die "$mode $prov pingpong failed"; }

@@ -598,50 +598,66 @@ TEST_F(hook, revocation_refuses_next_send)
 	EXPECT_NE(NULL, strstr(self->log, "2 data-path calls refused"));
 }
 
+/*
+ * uid 65534, in a process of its own (libfabric reads its parameters
+ * once per process): with the job's key (@keyed) fi_domain() is refused;
+ * keyless it gets no domain if /dev/kav is not its to open, else a
+ * domain that cannot open the job's AV (mode 0600). The exit status
+ * names the step that failed.
+ */
+static pid_t stranger(const char *prov, bool keyed, int go)
+{
+	struct fi_av_attr join = { .type = FI_AV_TABLE,
+				   .name = "kav-hook-job", .flags = FI_READ };
+	pid_t pid = fork();
+	struct hk o;
+	char c;
+	int ret;
+
+	if (pid)
+		return pid;
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	if (setgid(65534) || setuid(65534))
+		_exit(2);
+	if (keyed) {
+		set_vni(VNI_JOB);
+		_exit(hk_open_domain(&o, prov, 0, 0) == -FI_EACCES ? 0 : 3);
+	}
+	unsetenv("FI_OFI_HOOK_KAV_VNI");
+	ret = hk_open_domain(&o, prov, 0, 0);
+	if (ret && ret != -FI_EACCES)
+		_exit(4);
+	if (!ret && fi_av_open(o.dom, &join, &o.av, NULL) == 0)
+		_exit(5);
+	_exit(0);
+}
+
 /* Another uid can neither use the job's key nor join the job's AV. */
 TEST_F(hook, other_uid_cannot_use_job_key)
 {
 	struct fi_av_attr attr = { .type = FI_AV_TABLE,
 				   .name = "kav-hook-job" };
-	pid_t pid;
-	int status;
+	int go[2], status, i;
+	pid_t pid[2];
 
 	grant_job(_metadata, &self->g);
+	ASSERT_EQ(0, pipe(go));
+	for (i = 0; i < 2; i++) {
+		pid[i] = stranger(variant->prov, i == 0, go[0]);
+		ASSERT_LE(0, pid[i]);
+	}
+	close(go[0]);
 	set_vni(VNI_JOB);
 	ASSERT_EQ(0, hk_open(&self->a, variant->prov, &attr, 0));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		struct fi_av_attr join = { .type = FI_AV_TABLE,
-					   .name = "kav-hook-job",
-					   .flags = FI_READ };
-		struct hk o;
-		int ret;
-
-		if (setgid(65534) || setuid(65534))
-			_exit(2);
-		/* The job's key: no grant for uid 65534. */
-		if (hk_open_domain(&o, variant->prov, 0, 0) != -FI_EACCES)
-			_exit(3);
-		hk_close(&o, NULL, 0);
-		/*
-		 * Keyless: no domain at all if /dev/kav is not its to open,
-		 * else a domain that cannot open the job's AV (mode 0600).
-		 */
-		unsetenv("FI_OFI_HOOK_KAV_VNI");
-		ret = hk_open_domain(&o, variant->prov, 0, 0);
-		if (ret && ret != -FI_EACCES)
-			_exit(4);
-		if (!ret && fi_av_open(o.dom, &join, &o.av, NULL) == 0)
-			_exit(5);
-		hk_close(&o, NULL, 0);
-		_exit(0);
+	ASSERT_EQ(2, write(go[1], "gg", 2));
+	close(go[1]);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_EQ(0, WEXITSTATUS(status))
+			TH_LOG("%s stranger, step %d", i ? "keyless" : "keyed",
+			       WEXITSTATUS(status));
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child step %d",
-						 WEXITSTATUS(status));
-	hk_close(&self->a, NULL, 0);
-	kav_test_revoke_all(&self->g);
 }
 
 /*
@@ -653,16 +669,15 @@ TEST_F(hook, other_job_cannot_send_under_job_key)
 {
 	struct fi_av_attr attr = { .type = FI_AV_TABLE,
 				   .name = "kav-hook-job-a" };
+	int go[2], status;
 	fi_addr_t fa;
 	pid_t pid;
-	int status;
+	char c = 0;
 
 	grant_job(_metadata, &self->g);
 	ASSERT_EQ(0, kav_test_grant(&self->g, VNI_OTHER, 1));
-	set_vni(VNI_JOB);
-	/* Job A: its rank's address, under VNI_JOB. */
-	ASSERT_EQ(0, hk_open(&self->a, variant->prov, &attr, 0));
-	ASSERT_EQ(1, fi_av_insert(self->a.av, self->a.name, 1, &fa, 0, NULL));
+	ASSERT_EQ(0, pipe(go));
+	/* libfabric reads its parameters once per process: fork first. */
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -672,6 +687,9 @@ TEST_F(hook, other_job_cannot_send_under_job_key)
 		char log[8192];
 		struct hk o;
 
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
 		/* Job B: its own key, granted; job A's AV, readable. */
 		set_vni(VNI_OTHER);
 		if (hk_open_domain(&o, variant->prov, 0, 0))
@@ -687,6 +705,13 @@ TEST_F(hook, other_job_cannot_send_under_job_key)
 		hk_close(&o, log, sizeof(log));
 		_exit(strstr(log, "1 data-path calls refused") ? 0 : 6);
 	}
+	close(go[0]);
+	/* Job A: its rank's address, under VNI_JOB. */
+	set_vni(VNI_JOB);
+	ASSERT_EQ(0, hk_open(&self->a, variant->prov, &attr, 0));
+	ASSERT_EQ(1, fi_av_insert(self->a.av, self->a.name, 1, &fa, 0, NULL));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	close(go[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("job B, step %d",
 						 WEXITSTATUS(status));
