@@ -41,7 +41,7 @@ $(BENCH_BIN): $(BENCH_SRCS) $(BENCH_DEPS)
 	$(CC) $(CFLAGS) $(KAV_CFLAGS) -I$(CURDIR)/tests/selftests \
 		$(BENCH_SRCS) -o $@ lib/libkav.a -lfabric
 
-bench: deps $(BENCH_BIN) $(NATIVE_BIN)
+bench: deps $(BENCH_BIN) $(NATIVE_BIN) hook-deps
 	bench/run.sh $(BENCH_BIN) $(NATIVE_BIN)
 
 $(NATIVE_BIN): $(NATIVE_SRCS) $(NATIVE_DEPS)

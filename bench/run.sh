@@ -4,7 +4,11 @@
 # run.sh KAV_BENCH [KAV_READ_BENCH]: make bench. First, on the host,
 # kav_read_bench (bench/native): the read path natively, over the
 # production libkav and the fake kernel's tables, against libfabric's AVs
-# (a few minutes, callgrind included). Then boots Debian's 6.12 kernel in
+# (a few minutes, callgrind included); and bench/hook/hook-bench.sh: what
+# FI_HOOK=kav adds to fabtests' pingpong (latency, rate, the hook's own
+# instructions and cache misses per call), natively over the hook's test
+# double. In the guest, hook-bench-guest.sh runs the same pingpong over
+# the real /dev/kav, for the TCG ratio. Then boots Debian's 6.12 kernel in
 # the VM with kav.ko and runs "kav_bench --full" (libfabric and every
 # library it needs are copied into the guest with it) for what only the
 # kernel can tell: insert, churn, join, memory. Then:
@@ -37,13 +41,20 @@ native=''
 if [[ -n $NATIVE ]]; then
 	"$NATIVE" --out "$OUT/native.md" || rc=$?
 	native=$(cat "$OUT/native.md" 2>/dev/null || true)
+	"$HERE/hook/hook-bench.sh" "$OUT/hook-native.md" || rc=$?
+	native+=$'\n\n'$(cat "$OUT/hook-native.md" 2>/dev/null || true)
 fi
+FT=${KAV_FABTESTS:-/var/cache/kav/fabtests-1.13.1}/bin
+KAV_EXTRA_FILES="$FT/fi_rdm_tagged_pingpong" \
 KAV_VM_MEM=${KAV_VM_MEM:-16G} KAV_VM_CHECKS=0 \
 KAV_TEST_TIMEOUT=${KAV_TEST_TIMEOUT:-7200} \
 KAV_VM_TIMEOUT=${KAV_VM_TIMEOUT:-7500} \
 	"$REPO/tests/vm/check.sh" --demo --kernels 6.12 \
-	--args "--full ${KAV_BENCH_ARGS:-}" --selftests "$BIN" |
+	--args "--full ${KAV_BENCH_ARGS:-}" \
+	--selftests "$BIN $HERE/hook/hook-bench-guest.sh" |
 	tee "$OUT/output.txt" || rc=$?
+hook_vm=$(sed -n '/@@KAV-HOOK-BENCH-BEGIN$/,/@@KAV-HOOK-BENCH-END$/{//!p}' \
+	"$OUT/output.txt")
 
 report=$(sed -n '/^@@KAV-BENCH-REPORT-BEGIN$/,/^@@KAV-BENCH-REPORT-END$/{//!p}' \
 	"$OUT/output.txt")
@@ -72,6 +83,13 @@ fi
 		echo
 		# One heading level down, under this section.
 		echo "$report" | sed -e 's/^## /### /' -e 's/^# /## /'
+		echo
+		echo "### FI_HOOK=kav in the guest (TCG ratio only)"
+		echo
+		echo "fi_rdm_tagged_pingpong, 8 bytes, 200 iterations, median of" \
+		     "5 runs alternately, over the real /dev/kav:"
+		echo
+		echo "${hook_vm:-(no result)}"
 	else
 		echo "$report"
 	fi
