@@ -60,7 +60,7 @@ for prov in "tcp;ofi_rxm" "udp;ofi_rxd"; do
 	h=$(median <$OUT/hook)
 	awk -v prov="$prov" -v p="${p:-0}" -v h="${h:-0}" 'BEGIN {
 		printf "| %s | %s | %s | %s |\n", prov, p, h,
-			p > 0 ? sprintf("%.3f", h / p) : "-" }'
+			(p > 0 ? sprintf("%.3f", h / p) : "-") }'
 done
 echo "@@KAV-HOOK-BENCH-END"
 ./kavctl grant del "$GRANT"
