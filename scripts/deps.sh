@@ -18,6 +18,7 @@ PACKAGES=(
 	zstd			# unpacks the 6.12 vmlinux for fast boots
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev libfabric-dev
 	libfabric-bin		# fi_info: the hook is listed (make pkgcheck)
+	netbase			# /etc/services: fabtests' fi_av_test in the guest
 	sparse pkg-config gcc make
 	# the debug kernel (tests/vm/debug-kernel.sh) builds from linux-source
 	bc bison flex libelf-dev libssl-dev python3 perl
