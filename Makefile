@@ -78,7 +78,7 @@ lint:
 # two-CPU debug kernel (not understood yet; see hardening.rst).
 #
 # The hook's guests (fabtests, MPICH) go after the early programs, with
-# their files in /tests; they skip on the debug kernels (no IPv4).
+# their files in /tests (on the debug kernels too: KASAN under MPICH).
 VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(HOOK_GUEST_BINS) $(BENCH_BIN) \
 	       $(SELFTEST_LATE_BINS) $(FUZZ_BIN)
 

@@ -8,10 +8,11 @@
 # ranks open it with FI_READ (MPICH's try_open_shared_av) and find their
 # peers through map_addr, with no address exchange. Prints TAP:
 #
-#   - for N = 2, 8 and 32 ranks: the job (ping-pong, allreduce) passes
-#     with instant-on, every rank's stats line names FI_NAMED_AV_0 and
-#     its peers were copied to the core on first use; and it passes
-#     without instant-on (no named AV: MPICH exchanges addresses);
+#   - for N = 2, 8 and 32 ranks (2 and 8 on the debug kernels): the job
+#     (ping-pong, allreduce) passes with instant-on, every rank's stats
+#     line names FI_NAMED_AV_0 and its peers were copied to the core on
+#     first use; and it passes without instant-on (no named AV: MPICH
+#     exchanges addresses);
 #   - a rank of another job (another cgroup) under this job's VNI
 #     cannot start: fi_domain() is refused;
 #   - another job under its own VNI, which may read this job's AV (same
@@ -28,7 +29,7 @@ CG=/sys/fs/cgroup
 OUT=/tmp/mpich
 
 if [ ! -e /proc/net/tcp ]; then
-	echo "1..0 # SKIP no IPv4 in this kernel (the debug kernels)"
+	echo "1..0 # SKIP no IPv4 in this kernel"
 	exit 0
 fi
 mkdir -p $OUT /etc
@@ -71,9 +72,15 @@ passed() {
 	grep -q "mpi_instant: $1 ranks, .*pingpong ok, allreduce ok" $OUT/job.log
 }
 
-echo "1..8"
+# The debug kernels (KASAN's shadow, kmemleak) leave too little of the
+# guest's memory for 32 MPICH ranks: 2 and 8 there.
+SIZES="2 8 32"
+case $(uname -r) in
+*kav*) SIZES="2 8" ;;
+esac
+echo "1..$(( $(echo $SIZES | wc -w) * 2 + 2 ))"
 T=0
-for n in 2 8 32; do
+for n in $SIZES; do
 	T=$((T + 1))
 	job $n
 	rc=$?

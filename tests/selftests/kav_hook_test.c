@@ -322,10 +322,10 @@ FIXTURE_SETUP(hook)
 	hook_env();
 	if (!kav_loaded())
 		SKIP(return, "no %s: kav.ko is not loaded", kav_test_device());
-	/* The debug kernels are built without IPv4: nothing to carry. */
+	/* A kernel without IPv4 has nothing to carry these providers. */
 	s = socket(AF_INET, SOCK_DGRAM, 0);
 	if (s < 0)
-		SKIP(return, "no IPv4 in this kernel (the debug kernels)");
+		SKIP(return, "no IPv4 in this kernel");
 	close(s);
 	/* Loopback: the guest's init leaves lo down. */
 	if (system("ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up"))
@@ -538,6 +538,61 @@ TEST_F(hook, instant_on_ranks)
 	fi_close(&kav->fid);
 	fi_close(&kdom->fid);
 	kav_test_revoke_all(&self->g);
+}
+
+/*
+ * Joining a large named AV costs nothing up front: a rank opens a
+ * 100000-entry AV with FI_READ, sends to its last entry (itself), and
+ * exactly that one entry is copied into the core AV.
+ */
+#define BIG_AV		100000
+TEST_F(hook, large_named_av_joined_lazily)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE,
+				   .name = "kav-hook-big" };
+	struct fi_av_attr join = { .type = FI_AV_TABLE, .flags = FI_READ,
+				   .name = "kav-hook-big" };
+	struct fi_domain_attr dattr = { 0 };
+	struct fi_info info = { .addr_format = FI_SOCKADDR_IN,
+				.domain_attr = &dattr };
+	struct kav_auth_key key = { .vni = VNI_JOB };
+	struct sockaddr_in *sin;
+	struct fid_domain *kdom;
+	struct fid_av *kav;
+	char buf[64];
+	int i;
+
+	grant_job(_metadata, &self->g);
+	set_vni(VNI_JOB);
+	dattr.auth_key = (uint8_t *)&key;
+	dattr.auth_key_size = sizeof(key);
+	ASSERT_EQ(0, kav_domain_open(&info, &kdom, NULL));
+	ASSERT_EQ(0, fi_av_open(kdom, &attr, &kav, NULL));
+	sin = calloc(BIG_AV, sizeof(*sin));
+	ASSERT_NE(NULL, sin);
+	/* Peers that never answer, then this process's fixed address. */
+	for (i = 0; i < BIG_AV - 1; i++)
+		sin[i] = kav_sin(0x0a000000 + i, 9);
+	sin[BIG_AV - 1] = kav_sin(INADDR_LOOPBACK, PORT_BASE + 10);
+	ASSERT_EQ(BIG_AV, fi_av_insert(kav, sin, BIG_AV, NULL, 0, NULL));
+	free(sin);
+	ASSERT_EQ(0, hk_open_domain(&self->a, variant->prov, PORT_BASE + 10,
+				    0));
+	ASSERT_EQ(0, fi_av_open(self->a.dom, &join, &self->a.av, NULL));
+	ASSERT_NE(NULL, join.map_addr);
+	ASSERT_EQ(0, hk_open_ep(&self->a));
+	ASSERT_EQ(0, fi_trecv(self->a.ep, buf, sizeof(buf), NULL,
+			      FI_ADDR_UNSPEC, TAG, 0, NULL));
+	ASSERT_EQ(0, hk_send(&self->a,
+			     ((fi_addr_t *)join.map_addr)[BIG_AV - 1],
+			     "to myself"));
+	ASSERT_EQ(0, hk_wait(&self->a, 2, NULL));
+	EXPECT_STREQ("to myself", buf);
+	hk_close(&self->a, self->log, sizeof(self->log));
+	EXPECT_NE(NULL, strstr(self->log,
+			       "0 inserted, 0 refused, 1 mirrored (1 on first use)"));
+	fi_close(&kav->fid);
+	fi_close(&kdom->fid);
 }
 
 /* A VNI without a grant: fi_domain() fails, the core never opened. */
