@@ -8,7 +8,7 @@
 # ranks open it with FI_READ (MPICH's try_open_shared_av) and find their
 # peers through map_addr, with no address exchange. Prints TAP:
 #
-#   - for N = 2, 8 and 32 ranks (2 and 8 on the debug kernels): the job
+#   - for N = 2, 8 and 32 ranks (2 on the debug kernels): the job
 #     (ping-pong, allreduce) passes with instant-on, every rank's stats
 #     line names FI_NAMED_AV_0 and its peers were copied to the core on
 #     first use; and it passes without instant-on (no named AV: MPICH
@@ -73,10 +73,11 @@ passed() {
 }
 
 # The debug kernels (KASAN's shadow, kmemleak) leave too little of the
-# guest's memory for 32 MPICH ranks: 2 and 8 there.
+# guest's memory for 32 MPICH ranks, and make check's time budget too
+# little for more: one 2-rank job there.
 SIZES="2 8 32"
 case $(uname -r) in
-*kav*) SIZES="2 8" ;;
+*kav*) SIZES="2" ;;
 esac
 echo "1..$(( $(echo $SIZES | wc -w) * 2 + 2 ))"
 T=0
