@@ -45,6 +45,7 @@ enum kav_ioctl_nr {
 	KAV_CMD_AV_EP_OPEN,		/* AV fd */
 	KAV_CMD_EP_ENABLE,		/* endpoint fd */
 	KAV_CMD_DOMAIN_SET_KEY,		/* domain fd */
+	KAV_CMD_DOMAIN_WHOAMI,		/* domain fd */
 };
 
 /* Address formats an AV stores. The kernel validates every address. */
@@ -333,6 +334,86 @@ struct kav_domain_key {
 	struct kav_auth_key key;
 };
 
+/* Bytes of a grant's or pin's tag, without the terminating NUL. */
+#define KAV_TAG_MAX		63
+
+/**
+ * struct kav_grant_info - one grant, as KAV_IOC_DOMAIN_WHOAMI reports it
+ * @id: the grant's id (kavctl grant show ID)
+ * @vni: the key it grants
+ * @sel_type: enum kav_grant_selector: which part of the identity matched
+ * @sel_id: the uid or gid (KAV_SEL_UID, KAV_SEL_GID) in the caller's user
+ *	namespace (the overflow id when it has none there), else 0
+ * @sel_cookie: the cgroup id (KAV_SEL_CGROUP) or network namespace
+ *	cookie (KAV_SEL_NETNS), else 0
+ * @limit_entries: entries allowed under the grant; 0: no limit
+ * @nr_entries: entries bound under the grant now (everyone's)
+ * @limit_avs: AVs allowed to hold the key under the grant; 0: no limit
+ * @nr_avs: AVs holding the key under the grant now
+ * @tag: the administrator's tag, NUL-terminated ("" when none)
+ */
+struct kav_grant_info {
+	__u32 id;
+	__u32 vni;
+	__u32 sel_type;
+	__u32 sel_id;
+	__aligned_u64 sel_cookie;
+	__aligned_u64 limit_entries;
+	__aligned_u64 nr_entries;
+	__u32 limit_avs;
+	__u32 nr_avs;
+	char tag[KAV_TAG_MAX + 1];
+};
+
+/* struct kav_whoami.status */
+#define KAV_WHOAMI_KEYED	0x1U	/* the domain has a key: @key_vni */
+#define KAV_WHOAMI_KEY_REVOKED	0x2U	/* ... and its grant was revoked */
+#define KAV_WHOAMI_KEYLESS_OK	0x4U	/* allow_keyless is on */
+
+/**
+ * struct kav_whoami - KAV_IOC_DOMAIN_WHOAMI, on a domain fd
+ * @size: sizeof(struct kav_whoami)
+ * @flags: must be 0
+ * @uid: out: the opener's euid, in the caller's user namespace
+ * @gid: out: the opener's egid, in the caller's user namespace
+ * @cgroup_id: out: the opener's cgroup (v2) at open
+ * @netns_cookie: out: the opener's network namespace at open
+ * @ipc_ns: out: inode number of the IPC namespace its AV names live in
+ * @status: out: KAV_WHOAMI_*
+ * @key_vni: out: the domain's key, with KAV_WHOAMI_KEYED; else 0
+ * @nr_grants: out: grants that match the identity now, for any key
+ * @max_grants: in: room in @grants, in elements (0: only count)
+ * @grant_size: in: bytes per element of @grants, at least 112 (the first
+ *	struct kav_grant_info); the kernel writes what both sides know of
+ *	each element and zeroes the rest
+ * @grants: user pointer to @max_grants elements, or 0
+ * @__reserved: must be 0
+ *
+ * Any tenant may ask about its own domain: no privilege is needed, and
+ * only grants that match the domain's captured identity are reported.
+ * The first min(@nr_grants, @max_grants) elements are written, in grant
+ * id order; call with @max_grants 0 to size the array first. Grants can
+ * come and go between two calls: compare @nr_grants with @max_grants.
+ * Errors: EINVAL (flags, reserved, a non-zero @max_grants with a
+ * @grant_size below 112), EFAULT.
+ */
+struct kav_whoami {
+	__u32 size;
+	__u32 flags;
+	__u32 uid;
+	__u32 gid;
+	__aligned_u64 cgroup_id;
+	__aligned_u64 netns_cookie;
+	__u32 ipc_ns;
+	__u32 status;
+	__u32 key_vni;
+	__u32 nr_grants;
+	__u32 max_grants;
+	__u32 grant_size;
+	__aligned_u64 grants;
+	__aligned_u64 __reserved;
+};
+
 /*
  * An AV fd opened with KAV_AV_RDONLY can only be mapped: INSERT, REMOVE,
  * KEY_INSERT, KEY_REMOVE, SET_USER_ID and EP_OPEN (an enabled endpoint
@@ -347,6 +428,7 @@ struct kav_domain_key {
 #define KAV_IOC_AV_EP_OPEN	_IO(KAV_IOCTL_TYPE, KAV_CMD_AV_EP_OPEN)
 #define KAV_IOC_EP_ENABLE	_IO(KAV_IOCTL_TYPE, KAV_CMD_EP_ENABLE)
 #define KAV_IOC_DOMAIN_SET_KEY	_IO(KAV_IOCTL_TYPE, KAV_CMD_DOMAIN_SET_KEY)
+#define KAV_IOC_DOMAIN_WHOAMI	_IO(KAV_IOCTL_TYPE, KAV_CMD_DOMAIN_WHOAMI)
 
 /*
  * The table mapping: mmap(NULL, map_size, PROT_READ, MAP_SHARED, av_fd, 0).
@@ -491,7 +573,20 @@ struct kav_entry {
  * Attributes are flat; 64-bit ones are padded with KAV_A_PAD.
  * KAV_A_ENTRY_BYTES is per entry slot in AV_GET and per valid entry (all
  * of the module's memory over all entries) in STATS_GET. Errors carry
- * extack messages. Documentation/admin-guide.rst describes each command.
+ * extack messages. Documentation/admin-guide.rst describes each command;
+ * Documentation/netlink/specs/kav.yaml is the family's YNL description.
+ *
+ * Grants are idempotent: a GRANT_ADD whose key, selector and tag (none is
+ * a tag too) equal a live grant's makes that grant's limits the ones the
+ * request gives (an absent limit is no limit) and replies with it and
+ * KAV_A_GRANT_UPDATED, instead of adding a second grant. GRANT_SET
+ * changes the limits and the tag of grant KAV_A_GRANT_ID in place (a
+ * limit below what is in use refuses new charges and takes nothing
+ * away). GRANT_GET with KAV_A_GRANT_ID replies with that grant; as a
+ * dump it takes KAV_A_VNI and KAV_A_TAG as filters. AV_PIN takes an
+ * optional KAV_A_TAG, reported with the AV while it is pinned. Dumps set
+ * NLM_F_DUMP_INTR on a message when the list changed while the dump was
+ * in progress: start it again for a consistent view.
  */
 #define KAV_GENL_NAME		"kav"
 #define KAV_GENL_VERSION	1
@@ -510,6 +605,7 @@ enum kav_genl_cmd {
 	KAV_GENL_CMD_AV_DEL,		/* notification: AV destroyed */
 	KAV_GENL_CMD_AV_PIN,		/* keep a named AV (KAV_A_AV_ID) */
 	KAV_GENL_CMD_AV_UNPIN,		/* drop that pin (KAV_A_AV_ID) */
+	KAV_GENL_CMD_GRANT_SET,		/* change a grant's limits or tag */
 	__KAV_GENL_CMD_MAX,
 };
 
@@ -564,6 +660,9 @@ enum kav_genl_attr {
 	KAV_A_IPC_NS,		/* u32: out, the name's IPC namespace (inode) */
 	KAV_A_NR_OPEN,		/* u32: out, open AV file descriptions */
 	KAV_A_ENTRY_BYTES,	/* u32: out, kernel bytes per entry */
+	KAV_A_TAG,		/* string: a grant's or pin's tag */
+	KAV_A_GRANT_UPDATED,	/* flag: out, GRANT_ADD updated a grant */
+	KAV_A_STAT_DENY_MODE,	/* u64: out, denials: named AV mode bits */
 	__KAV_A_MAX,
 };
 
