@@ -25,7 +25,7 @@ PACKAGES=(
 	cppcheck clang-tidy shellcheck	# make lint
 	valgrind		# make bench: callgrind counts the native reads
 	man-db groff-base	# make lint: the man pages
-	dkms dh-dkms debhelper dpkg-dev	# make deb, make pkgcheck
+	dkms dh-dkms debhelper dpkg-dev lintian	# make deb, make pkgcheck
 	curl			# tests/hook/sources.sh: Debian's MPICH orig tarball
 	autoconf automake libtool	# tests/hook/build-fabtests.sh: autoreconf
 )
