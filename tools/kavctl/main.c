@@ -7,6 +7,7 @@
 #include <linux/kav.h>
 
 #include "args.h"
+#include "conf.h"
 #include "kavctl.h"
 
 static const char usage_head[] =
@@ -109,6 +110,10 @@ int main(int argc, char **argv)
 	if (kc_find_cgroup2_mount("/proc/self/mounts", mount,
 				  sizeof(mount)) == 0)
 		kc_set_cgroup2_mount(mount);
+
+	/* kavctl apply [--dry-run] [--prune] [--dir DIR]: apply.c. */
+	if (argc > 1 && strcmp(argv[1], "apply") == 0)
+		return kc_apply_main(argc - 1, argv + 1);
 
 	if (kc_parse_argv(argc, argv, &cmd, err, sizeof(err))) {
 		kc_err("%s", err);

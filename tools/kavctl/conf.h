@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * Declarative grants: the files of /etc/kav/grants.d (kavctl apply).
+ *
+ * Every file DIR/NAME.conf is read, in lexical (C locale) order of NAME;
+ * other names, hidden files and directories are ignored. A file holds one
+ * grant per line, in the words of `kavctl grant add`:
+ *
+ *   vni VNI SELECTOR [max-entries N] [max-avs N] [tag TAG]
+ *   SELECTOR := uid UID | user NAME | gid GID | group NAME |
+ *               cgroup PATH | netns NAME-OR-PATH
+ *
+ * Words are separated by blanks; '#' at the start of a word starts a
+ * comment to the end of the line; blank lines are ignored. The selectors
+ * that name something that does not survive a reboot (cgroup-id,
+ * netns-pid) are refused. Names, cgroups and network namespaces are
+ * resolved when the files are loaded, so a missing one is an error of its
+ * line. A grant without "tag" gets the file's tag, "grants.d/NAME".
+ */
+#ifndef KAVCTL_CONF_H
+#define KAVCTL_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/kav.h>
+
+#include "kavctl.h"
+
+/* The default directory, and the environment variable that overrides it. */
+#define KC_GRANTS_DIR		"/etc/kav/grants.d"
+#define KC_GRANTS_DIR_ENV	"KAV_GRANTS_DIR"
+/* Tags of the grants that the files own (and apply --prune may revoke). */
+#define KC_CONF_TAG_PREFIX	"grants.d/"
+
+/* One grant line, resolved. */
+struct kc_conf_grant {
+	char file[KC_NAME_MAX];		/* base name, for messages */
+	unsigned int line;
+	struct kc_grant_spec spec;	/* vni, selector, limits */
+	char tag[KAV_TAG_MAX + 1];
+	/* The selector as the kernel reports it in a dump. */
+	uint32_t sel_id;		/* KAV_SEL_UID, KAV_SEL_GID */
+	uint64_t cgroup_id;		/* KAV_SEL_CGROUP */
+	uint64_t netns_cookie;		/* KAV_SEL_NETNS */
+};
+
+struct kc_conf {
+	struct kc_conf_grant *g;
+	size_t n, cap;
+	unsigned int nr_files;
+	unsigned int nr_errors;
+	bool dir_missing;
+};
+
+/*
+ * Reads every file of @dir into @c. Each error is printed on stderr as
+ * "FILE:LINE: reason" and counted in @c->nr_errors. A missing @dir is no
+ * error (@c->dir_missing); an unreadable one is (returns -1). Returns 0
+ * when the directory could be listed, even with errors in its files.
+ */
+int kc_conf_load(const char *dir, struct kc_conf *c);
+void kc_conf_free(struct kc_conf *c);
+
+/*
+ * Parses one line (modified in place) of file @file (for default tags).
+ * Returns 1 and fills @g (selector not yet resolved: see
+ * kc_conf_resolve()), 0 for a blank or comment line, or -1 with a reason
+ * in @err. Unit tested; no system look-ups but user and group names.
+ */
+int kc_conf_parse_line(const char *file, char *line,
+		       struct kc_conf_grant *g, char *err, size_t errlen);
+
+/*
+ * Resolves @g's cgroup (its id) or network namespace (its cookie).
+ * Returns 0, or -1 with a reason in @err.
+ */
+int kc_conf_resolve(struct kc_conf_grant *g, char *err, size_t errlen);
+
+/* The tag a file's lines get by default: "grants.d/" and the stem. */
+void kc_conf_default_tag(const char *file, char *tag, size_t len);
+
+/* Does @tag belong to the files (KC_CONF_TAG_PREFIX)? */
+bool kc_conf_owns_tag(const char *tag);
+
+/* "vni 50 user alice (uid 1000) max-entries 10 tag T", for messages. */
+void kc_conf_describe(const struct kc_conf_grant *g, char *buf, size_t len);
+
+/*
+ * `kavctl apply ...` (apply.c): @argv[0] is "apply". Parses its own
+ * options and returns an enum kc_exit.
+ */
+int kc_apply_main(int argc, char **argv);
+
+#endif /* KAVCTL_CONF_H */
