@@ -43,6 +43,7 @@ include tests/selftests/selftests.mk
 include bench/bench.mk
 include tests/fuzz/fuzz.mk
 include tests/hook/hook.mk
+include Documentation/examples/examples.mk
 
 deps:
 	scripts/deps.sh
@@ -79,11 +80,11 @@ lint:
 #
 # The hook's guests (fabtests, MPICH) go after the early programs, with
 # their files in /tests (on the debug kernels too: KASAN under MPICH).
-VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(HOOK_GUEST_BINS) $(BENCH_BIN) \
+VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(EXAMPLE_TEST) $(HOOK_GUEST_BINS) $(BENCH_BIN) \
 	       $(SELFTEST_LATE_BINS) $(FUZZ_BIN)
 
-vmtest: selftests tools hook-deps $(BENCH_BIN) $(FUZZ_BIN)
-	KAV_EXTRA_FILES="$(HOOK_GUEST_FILES)" tests/vm/check.sh \
+vmtest: selftests tools hook-deps examples $(BENCH_BIN) $(FUZZ_BIN)
+	KAV_EXTRA_FILES="$(HOOK_GUEST_FILES) $(EXAMPLE_BINS)" tests/vm/check.sh \
 		--selftests "$(VMTEST_BINS)" \
 		--race-tests "$(SELFTEST_RACE) $(notdir $(FUZZ_BIN))"
 
@@ -120,9 +121,11 @@ install-node:
 	install -D -m 0644 tools/node/kav-modules-load.conf $(DESTDIR)$(SYSCONFDIR)/modules-load.d/kav.conf
 
 # The Slurm prolog and epilog (Documentation/slurm.rst).
+# kav-slurm-lib.sh is sourced, not run: 0644 (lintian: executable-not-elf-or-script).
 install-slurm:
 	install -d $(DESTDIR)$(SLURMDIR)
-	install -m 0755 tools/slurm/kav-slurm-* $(DESTDIR)$(SLURMDIR)/
+	install -m 0755 $(filter-out %.sh,$(wildcard tools/slurm/kav-slurm-*)) $(DESTDIR)$(SLURMDIR)/
+	install -m 0644 tools/slurm/kav-slurm-lib.sh $(DESTDIR)$(SLURMDIR)/
 
 # The DKMS source tree, /usr/src/kav-<version> for PREFIX=/usr: the layout
 # of this repository (kmod/dkms.conf), then `dkms install kav/<version>`.

@@ -1,0 +1,64 @@
+/* kav_domain_open(3): every AV of the domain bound to one granted VNI. */
+#include <arpa/inet.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <kav/kav.h>
+
+int main(int argc, char **argv)
+{
+    const char *arg = argc > 1 ? argv[1] : "100";
+    struct kav_auth_key key = { 0 };
+    struct fi_domain_attr dattr = {
+        .auth_key = (uint8_t *)&key,
+        .auth_key_size = sizeof(key),
+    };
+    struct fi_info info = { .addr_format = FI_SOCKADDR_IN,
+                            .domain_attr = &dattr };
+    struct fi_av_attr attr = { .type = FI_AV_TABLE, .count = 16 };
+    struct sockaddr_in sin = { .sin_family = AF_INET,
+                               .sin_port = htons(5000) };
+    struct fid_domain *dom;
+    struct fid_av *av;
+    unsigned long vni;
+    fi_addr_t fa;
+    char buf[64], *end;
+    size_t len = sizeof(buf);
+    int err = 0, ret;
+
+    vni = strtoul(arg, &end, 0);
+    if (end == arg || *end || vni > UINT32_MAX) {
+        fprintf(stderr, "usage: %s [VNI]: bad VNI \"%s\"\n", argv[0], arg);
+        return 2;
+    }
+    key.vni = vni;
+    inet_pton(AF_INET, "10.0.0.1", &sin.sin_addr);
+    ret = kav_domain_open(&info, &dom, NULL);
+    if (ret) {
+        fprintf(stderr, "kav_domain_open(vni %lu): %s\n", vni,
+                kav_strerror(ret));
+        return 1;
+    }
+    ret = fi_av_open(dom, &attr, &av, NULL);
+    if (ret) {
+        fprintf(stderr, "fi_av_open: %s\n", kav_strerror(ret));
+        fi_close(&dom->fid);
+        return 1;
+    }
+    ret = fi_av_insert(av, &sin, 1, &fa, FI_SYNC_ERR, &err);
+    if (ret == 1)
+        printf("%llu: %s\n", (unsigned long long)fa,
+               fi_av_straddr(av, &sin, buf, &len));
+    else
+        fprintf(stderr, "fi_av_insert: %s\n",
+                kav_strerror(ret < 0 ? ret : -err));
+    err = ret == 1 ? 0 : 1;
+    ret = fi_close(&av->fid);
+    if (ret == 0)
+        ret = fi_close(&dom->fid);
+    if (ret) {
+        fprintf(stderr, "fi_close: %s\n", kav_strerror(ret));
+        err = 1;
+    }
+    return err;
+}
