@@ -121,11 +121,9 @@ install-node:
 	install -D -m 0644 tools/node/kav-modules-load.conf $(DESTDIR)$(SYSCONFDIR)/modules-load.d/kav.conf
 
 # The Slurm prolog and epilog (Documentation/slurm.rst).
-# kav-slurm-lib.sh is sourced, not run: 0644 (lintian: executable-not-elf-or-script).
 install-slurm:
 	install -d $(DESTDIR)$(SLURMDIR)
-	install -m 0755 $(filter-out %.sh,$(wildcard tools/slurm/kav-slurm-*)) $(DESTDIR)$(SLURMDIR)/
-	install -m 0644 tools/slurm/kav-slurm-lib.sh $(DESTDIR)$(SLURMDIR)/
+	install -m 0755 tools/slurm/kav-slurm-* $(DESTDIR)$(SLURMDIR)/
 
 # The DKMS source tree, /usr/src/kav-<version> for PREFIX=/usr: the layout
 # of this repository (kmod/dkms.conf), then `dkms install kav/<version>`.
