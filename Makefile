@@ -8,6 +8,8 @@ BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 UDEVDIR  ?= $(PREFIX)/lib/udev
+# kav-grants.service: where systemd (and bookworm's dh_installsystemd) look.
+SYSTEMDUNITDIR ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 SLURMDIR ?= $(PREFIX)/lib/kav/slurm
 DKMSDIR  ?= $(PREFIX)/src/kav-$(KAV_VERSION)
 DESTDIR  ?=
@@ -114,11 +116,18 @@ install: lib prov tools
 	done
 
 # A node's configuration of kav.ko: udev rule for /dev/kav, modprobe.d
-# (parameters, all commented out), modules-load.d (load at boot).
+# (parameters, all commented out), modules-load.d (load at boot); the
+# grants of /etc/kav/grants.d (its README: the format, all commented
+# out), kav-grants.service and the udev rule that applies them whenever
+# kav.ko is loaded (kavctl apply).
 install-node:
 	install -D -m 0644 tools/node/60-kav.rules $(DESTDIR)$(UDEVDIR)/rules.d/60-kav.rules
 	install -D -m 0644 tools/node/kav-modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/kav.conf
 	install -D -m 0644 tools/node/kav-modules-load.conf $(DESTDIR)$(SYSCONFDIR)/modules-load.d/kav.conf
+	install -D -m 0644 tools/node/61-kav-grants.rules $(DESTDIR)$(UDEVDIR)/rules.d/61-kav-grants.rules
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|@BINDIR@|$(BINDIR)|' tools/node/kav-grants.service > $(DESTDIR)$(SYSTEMDUNITDIR)/kav-grants.service
+	install -D -m 0644 tools/node/grants.d-example.conf $(DESTDIR)$(SYSCONFDIR)/kav/grants.d/README
 
 # The Slurm prolog and epilog (Documentation/slurm.rst).
 install-slurm:
