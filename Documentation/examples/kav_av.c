@@ -51,7 +51,7 @@ static int rank(int me)
 
     if (open_domain(&dom))
         return 1;
-    ret = fi_av_open(dom, &attr, &av, NULL);  /* -FI_EAGAIN: not filled */
+    ret = fi_av_open(dom, &attr, &av, NULL);  /* -FI_EAGAIN: unfilled */
     if (ret) {
         fi_close(&dom->fid);
         return fail("fi_av_open(\"" NAME "\", FI_READ)", ret);
@@ -81,7 +81,8 @@ static int run_ranks(void)
         snprintf(arg, sizeof(arg), "%d", r);
         pid[r] = fork();
         if (pid[r] == 0) {
-            execl("/proc/self/exe", "kav_av", "rank", arg, (char *)NULL);
+            execl("/proc/self/exe", "kav_av", "rank", arg,
+                  (char *)NULL);
             perror("execl /proc/self/exe");
             _exit(127);
         }
@@ -134,10 +135,10 @@ static int launcher(uint32_t vni)
         sin[r] = (struct sockaddr_in){ .sin_family = AF_INET,
             .sin_port = htons(5000 + r),
             .sin_addr.s_addr = htonl(0x0a000001 + r) };  /* 10.0.0.x */
-        handles[r] = kh;              /* in: its key; out: its fi_addr */
+        handles[r] = kh;        /* in: its key; out: its fi_addr */
     }
-    ret = fi_av_insert(av, sin, RANKS, handles, FI_AUTH_KEY | FI_SYNC_ERR,
-                       errs);
+    ret = fi_av_insert(av, sin, RANKS, handles,
+                       FI_AUTH_KEY | FI_SYNC_ERR, errs);
     if (ret < 0)
         bad = fail("fi_av_insert", ret);
     for (r = 0; r < RANKS; r++)

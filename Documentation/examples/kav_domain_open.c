@@ -1,4 +1,4 @@
-/* kav_domain_open(3): every AV of the domain bound to one granted VNI. */
+/* kav_domain_open(3): a domain whose AVs use one granted VNI. */
 #include <arpa/inet.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,7 +28,8 @@ int main(int argc, char **argv)
 
     vni = strtoul(arg, &end, 0);
     if (end == arg || *end || vni > UINT32_MAX) {
-        fprintf(stderr, "usage: %s [VNI]: bad VNI \"%s\"\n", argv[0], arg);
+        fprintf(stderr, "usage: %s [VNI]: bad VNI \"%s\"\n",
+                argv[0], arg);
         return 2;
     }
     key.vni = vni;

@@ -1,4 +1,4 @@
-/* An AV held by the kernel: insert four addresses under a granted VNI. */
+/* An AV held by the kernel: four addresses under a granted VNI. */
 #include <arpa/inet.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@ static int fail(const char *what, int err)
 
 int main(int argc, char **argv)
 {
-    /* The VNI an administrator granted: kavctl grant add vni 42 uid ... */
+    /* A VNI the administrator granted: kavctl grant add vni 42 ... */
     const char *arg = argc > 1 ? argv[1] : "42";
     char *end;
     unsigned long vni = strtoul(arg, &end, 0);
@@ -34,7 +34,8 @@ int main(int argc, char **argv)
     char buf[64];
 
     if (end == arg || *end || vni > UINT32_MAX) {
-        fprintf(stderr, "usage: %s [VNI]: bad VNI \"%s\"\n", argv[0], arg);
+        fprintf(stderr, "usage: %s [VNI]: bad VNI \"%s\"\n",
+                argv[0], arg);
         return 2;
     }
     ret = kav_domain_open(&info, &dom, NULL);  /* opens /dev/kav */
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
         addrs[i] = (struct sockaddr_in){ .sin_family = AF_INET,
             .sin_port = htons(5000 + i),
             .sin_addr.s_addr = htonl(0x0a000001 + i) };  /* 10.0.0.x */
-    /* One ioctl per 16384 addresses; errs[i] says why address i failed. */
+    /* One ioctl per 16384 addresses; errs[i]: why address i failed. */
     ret = fi_av_insert(av, addrs, N, fi_addrs, FI_SYNC_ERR, errs);
     if (ret < 0)
         bad = fail("fi_av_insert", ret);
@@ -60,7 +61,8 @@ int main(int argc, char **argv)
         if (errs[i])
             bad = fail("fi_av_insert: an address", -errs[i]);
     if (!bad) {
-        ret = fi_av_lookup(av, fi_addrs[N - 1], &sa, &len); /* no syscall */
+        /* Read from the mapped table: no system call. */
+        ret = fi_av_lookup(av, fi_addrs[N - 1], &sa, &len);
         slen = sizeof(buf);
         if (ret)
             bad = fail("fi_av_lookup", ret);

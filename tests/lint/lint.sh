@@ -9,11 +9,14 @@
 #                         build tree tested (6.1, 6.12) in build/lint/
 #   cppcheck              lib/, prov/, tools/ and bench/ (suppressions: cppcheck.suppress)
 #   clang-tidy            lib/, prov/, tools/ and bench/ (checks: clang-tidy.yaml)
-#   ShellCheck            tools/slurm, scripts, tests/{pkg,vm,lint}, bench/run.sh
+#   ShellCheck            tools/slurm, scripts, tests/{pkg,vm,lint}, bench/run.sh,
+#                         Documentation/examples
 #   man --warnings=w      every man page, Documentation/*.[1-8], as man(1)
 #                         renders it at 80 columns; an alias page (".so
 #                         manN/X.N" alone) must name a page there that
 #                         lists it under NAME
+#   check-sync.sh         README.md's and the man pages' examples are the
+#                         programs in Documentation/examples, verbatim
 #
 # Each finding is printed; the last line is "lint: clean" or
 # "lint: N tool(s) with findings", and the exit status says the same.
@@ -166,11 +169,17 @@ run_shellcheck() {
 	command -v shellcheck >/dev/null || { report shellcheck "shellcheck not installed (scripts/deps.sh)"; return; }
 	for f in "$REPO"/tools/slurm/* "$REPO"/scripts/*.sh "$REPO"/tests/pkg/*.sh \
 		 "$REPO"/tests/vm/*.sh "$REPO"/tests/lint/*.sh "$REPO"/bench/run.sh \
-		 "$REPO"/tests/hook/*.sh; do
+		 "$REPO"/tests/hook/*.sh "$REPO"/Documentation/examples/*.sh; do
 		[[ -f $f ]] && files+=("${f#"$REPO"/}")
 	done
 	out=$(cd "$REPO" && shellcheck -x --severity=warning "${files[@]}" 2>&1 || true)
 	report shellcheck "$out"
+}
+
+# The documents' example programs are the files in Documentation/examples.
+run_examples() {
+	report "examples in sync (Documentation/examples/check-sync.sh)" \
+		"$("$REPO/Documentation/examples/check-sync.sh" 2>&1)"
 }
 
 main() {
@@ -181,6 +190,7 @@ main() {
 	run_clang_tidy
 	run_man
 	run_shellcheck
+	run_examples
 	if [[ $FAILED -gt 0 ]]; then
 		echo "lint: $FAILED tool(s) with findings"
 		return 1
