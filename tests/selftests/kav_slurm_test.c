@@ -22,9 +22,9 @@
 
 #define JOB		"4242"
 #define JOB_UID		1000
-#define VNI		1234		/* the first of SLINGSHOT_VNIS */
+#define VNI		1234		/* the first of SLINGSHOT_VNIS: a step's */
 #define VNIS		"SLINGSHOT_VNIS=1234,1300"
-#define VNI_SECOND	1300		/* listed, not the job's key */
+#define VNI_SECOND	1300		/* the last: the job VNI, granted too */
 #define VNI_OTHER	4343		/* someone else's */
 #define CG_SCOPE	"system.slice/slurmstepd.scope"
 #define CG_JOB		CG_SCOPE "/job_" JOB
@@ -34,6 +34,9 @@
 #define STATE_DIR	"/tmp/kav-slurm-state"
 #define STATE		STATE_DIR "/job_" JOB
 #define CONF		"/tmp/kav-slurm-test.conf"
+#define FAKE_SQUEUE	"/tmp/kav-slurm-squeue"	/* prints an AdminComment */
+#define FAKE_SCANCEL	"/tmp/kav-slurm-scancel"	/* records the job id */
+#define CANCELLED	"/tmp/kav-slurm-cancelled"
 #define AV_JOB		"slurm-" JOB "-world"
 #define AV_DECOY	"slurm-" JOB "0-x"	/* job 42420's prefix */
 #define AV_INTRUDER	"slurm-" JOB "-intruder"	/* not from the job */
@@ -228,6 +231,22 @@ static long long state_value(const char *key)
 	}
 	fclose(f);
 	return v;
+}
+
+/* How many "@key=" lines the state file has. */
+static int state_count(const char *key)
+{
+	char line[512];
+	size_t len = strlen(key);
+	int n = 0;
+	FILE *f = fopen(STATE, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, key, len) && line[len] == '=';
+	fclose(f);
+	return n;
 }
 
 static bool state_exists(void)
@@ -478,6 +497,7 @@ FIXTURE_TEARDOWN(slurm)
 	kav_cgroup_remove(CG_STEP);
 	kav_cgroup_remove(CG_JOB);
 	kav_cgroup_remove(CG_JOB2);
+	kav_cgroup_remove(CG_SCOPE "/job_4244");
 	kav_cgroup_remove(CG_SCOPE);
 	kav_cgroup_remove("system.slice");
 	kav_cgroup_remove(CG_OTHER);
@@ -500,8 +520,15 @@ TEST_F_TIMEOUT(slurm, prolog_grants_the_job_key_once, 180)
 	total = grant_total(&self->nl);
 	ASSERT_EQ(0, prolog(&r, env("SLURM_JOB_ID=" JOB, VNIS)))
 		TH_LOG("%s", r.out);
+	/* Every VNI of the list: the step's (first) and the job's (last). */
 	ASSERT_EQ(1, job_grants(&self->nl, VNI, self->job, &g));
-	EXPECT_EQ(total + 1, grant_total(&self->nl));
+	EXPECT_EQ(1, job_grants(&self->nl, VNI_SECOND, self->job, NULL));
+	EXPECT_EQ(total + 2, grant_total(&self->nl));
+	EXPECT_EQ(2, state_count("grant"));
+	EXPECT_EQ(2, state_count("vni"));
+	/* And says so. */
+	EXPECT_NE(NULL, strstr(r.out, "granted vni 1234 1300 (from SLINGSHOT_VNIS"))
+		TH_LOG("%s", r.out);
 	EXPECT_EQ(0, g.limit_entries);
 	EXPECT_EQ(0, g.limit_avs);
 	/* The state file records it. */
@@ -515,7 +542,9 @@ TEST_F_TIMEOUT(slurm, prolog_grants_the_job_key_once, 180)
 		TH_LOG("%s", r.out);
 	EXPECT_EQ(1, job_grants(&self->nl, VNI, self->job, &again));
 	EXPECT_EQ(g.id, again.id);
-	EXPECT_EQ(total + 1, grant_total(&self->nl));
+	EXPECT_EQ(1, job_grants(&self->nl, VNI_SECOND, self->job, NULL));
+	EXPECT_EQ(total + 2, grant_total(&self->nl));
+	EXPECT_EQ(2, state_count("grant"));
 	EXPECT_EQ(g.id, state_value("grant"));
 	EXPECT_NE(NULL, strstr(r.out, "already granted")) TH_LOG("%s", r.out);
 }
@@ -532,13 +561,17 @@ TEST_F_TIMEOUT(slurm, only_the_job_may_use_its_key, 180)
 	EXPECT_EQ(0, run_tenant(CG_JOB2, VNI, -FI_EACCES));
 	EXPECT_EQ(0, run_tenant(CG_OTHER, VNI, -FI_EACCES));
 	EXPECT_EQ(0, run_tenant("", VNI, -FI_EACCES));
-	/* The job itself gets only the key it was given. */
-	EXPECT_EQ(0, run_tenant(CG_STEP, VNI_SECOND, -FI_EACCES));
+	/* The job VNI (the list's last) too, and only the keys given. */
+	EXPECT_EQ(0, run_tenant(CG_STEP, VNI_SECOND, 0));
+	EXPECT_EQ(0, run_tenant(CG_JOB2, VNI_SECOND, -FI_EACCES));
+	EXPECT_EQ(0, run_tenant(CG_STEP, VNI_OTHER, -FI_EACCES));
 
 	ASSERT_EQ(0, epilog(&r, JOB)) TH_LOG("%s", r.out);
 	EXPECT_EQ(0, job_grants(&self->nl, VNI, self->job, NULL));
+	EXPECT_EQ(0, cgroup_grants(&self->nl, self->job));
 	EXPECT_FALSE(state_exists());
 	EXPECT_EQ(0, run_tenant(CG_STEP, VNI, -FI_EACCES));
+	EXPECT_EQ(0, run_tenant(CG_STEP, VNI_SECOND, -FI_EACCES));
 	/* Twice, and for a job that never had a prolog: nothing to do. */
 	EXPECT_EQ(0, epilog(&r, JOB)) TH_LOG("%s", r.out);
 	EXPECT_EQ(0, epilog(&r, "4243")) TH_LOG("%s", r.out);
@@ -667,7 +700,16 @@ TEST_F_TIMEOUT(slurm, bad_input_grants_nothing, 240)
 		env("SLURM_JOB_ID=" JOB, "SLINGSHOT_VNIS=1234 1300"),
 		env("SLURM_JOB_ID=" JOB, "KAV_JOB_VNI=-1", VNIS),
 		env("SLURM_JOB_ID=" JOB, "KAV_JOB_VNI=*", VNIS),
-		env("SLURM_JOB_ID=4244", VNIS),		/* no such cgroup */
+		env("SLURM_JOB_ID=" JOB, VNIS, "KAV_SLURM_ADMIN_COMMENT=yes"),
+		/* AdminComment: two kav_vnis= words, a bad one, no squeue */
+		env("SLURM_JOB_ID=" JOB, "KAV_SLURM_ADMIN_COMMENT=1",
+		    "KAV_SLURM_SQUEUE=" FAKE_SQUEUE, "FAKE_AC=kav_vnis=1 kav_vnis=2"),
+		env("SLURM_JOB_ID=" JOB, "KAV_SLURM_ADMIN_COMMENT=1",
+		    "KAV_SLURM_SQUEUE=" FAKE_SQUEUE, "FAKE_AC=kav_vnis=12,x"),
+		env("SLURM_JOB_ID=" JOB, "KAV_SLURM_ADMIN_COMMENT=1",
+		    "KAV_SLURM_SQUEUE=" FAKE_SQUEUE, "FAKE_AC=kav_vnis="),
+		env("SLURM_JOB_ID=" JOB, "KAV_SLURM_ADMIN_COMMENT=1",
+		    "KAV_SLURM_SQUEUE=/nonexistent/squeue", VNIS),
 		env("SLURM_JOB_ID=" JOB, VNIS, "KAV_SLURM_MAX_AVS=4294967296"),
 		env("SLURM_JOB_ID=" JOB, VNIS, "KAV_SLURM_MAX_ENTRIES=lots"),
 		env("SLURM_JOB_ID=" JOB, VNIS, "SLURM_JOB_UID=root"),
@@ -680,6 +722,8 @@ TEST_F_TIMEOUT(slurm, bad_input_grants_nothing, 240)
 	size_t i;
 
 	ASSERT_LE(0, total);
+	ASSERT_EQ(0, write_file(FAKE_SQUEUE, "#!/bin/sh\necho \"$FAKE_AC\"\n"));
+	ASSERT_EQ(0, chmod(FAKE_SQUEUE, 0755));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		EXPECT_NE(0, prolog(&r, bad[i]))
 			TH_LOG("case %zu (%s ...) passed:\n%s", i, bad[i][0],
@@ -706,6 +750,54 @@ TEST_F_TIMEOUT(slurm, bad_input_grants_nothing, 240)
 	EXPECT_EQ(total, grant_total(&self->nl));
 	EXPECT_FALSE(state_exists());
 	EXPECT_EQ(0, cgroup_grants(&self->nl, self->job));
+	unlink(FAKE_SQUEUE);
+}
+
+/*
+ * Slurm 22.05 runs the Prolog before slurmstepd makes the job's cgroup:
+ * the prolog makes it in slurmstepd.scope, grants to it, and the epilog
+ * removes it. Where it cannot (the parent is no cgroup), the job is
+ * cancelled and the prolog exits 0: the node is not drained.
+ */
+TEST_F_TIMEOUT(slurm, the_prolog_makes_the_jobs_cgroup, 180)
+{
+	struct kav_nl_grant g;
+	uint64_t cgid;
+	char buf[64] = "";
+	struct run r;
+	FILE *f;
+
+	ASSERT_EQ(0, kav_cgroup_id(CG_SCOPE "/job_4244"));
+	ASSERT_EQ(0, prolog(&r, env("SLURM_JOB_ID=4244", VNIS)))
+		TH_LOG("%s", r.out);
+	cgid = kav_cgroup_id(CG_SCOPE "/job_4244");
+	ASSERT_NE(0, cgid) TH_LOG("%s", r.out);
+	EXPECT_EQ(1, job_grants(&self->nl, VNI, cgid, &g));
+	EXPECT_EQ(1, job_grants(&self->nl, VNI_SECOND, cgid, NULL));
+	EXPECT_NE(NULL, strstr(r.out, "created the job's cgroup")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, epilog(&r, "4244")) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, cgroup_grants(&self->nl, cgid));
+	EXPECT_EQ(0, kav_cgroup_id(CG_SCOPE "/job_4244")) TH_LOG("%s", r.out);
+
+	/* No cgroup v2 parent: the job is cancelled, the prolog exits 0. */
+	ASSERT_EQ(0, write_file(FAKE_SCANCEL,
+				"#!/bin/sh\necho \"$1\" >" CANCELLED "\n"));
+	ASSERT_EQ(0, chmod(FAKE_SCANCEL, 0755));
+	unlink(CANCELLED);
+	EXPECT_EQ(0, prolog(&r, env("SLURM_JOB_ID=" JOB, VNIS,
+				    "KAV_SLURM_CGROUP=/tmp/no-cgroup/job_%j",
+				    "KAV_SLURM_SCANCEL=" FAKE_SCANCEL)))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "cancelling job " JOB)) TH_LOG("%s", r.out);
+	f = fopen(CANCELLED, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_STREQ(JOB "\n", buf);
+	EXPECT_EQ(0, cgroup_grants(&self->nl, self->job));
+	EXPECT_FALSE(state_exists());
+	unlink(CANCELLED);
+	unlink(FAKE_SCANCEL);
 }
 
 TEST_F_TIMEOUT(slurm, key_sources_and_limits, 240)
@@ -721,6 +813,29 @@ TEST_F_TIMEOUT(slurm, key_sources_and_limits, 240)
 	EXPECT_EQ(1, job_grants(&self->nl, 4244, self->job, NULL));
 	EXPECT_EQ(0, job_grants(&self->nl, VNI, self->job, NULL));
 	ASSERT_EQ(0, epilog(&r, JOB)) TH_LOG("%s", r.out);
+
+	/* The job's AdminComment (KAV_SLURM_ADMIN_COMMENT=1), every VNI of
+	 * it, before SLINGSHOT_VNIS. */
+	ASSERT_EQ(0, write_file(FAKE_SQUEUE, "#!/bin/sh\necho \"$FAKE_AC\"\n"));
+	ASSERT_EQ(0, chmod(FAKE_SQUEUE, 0755));
+	ASSERT_EQ(0, prolog(&r, env("SLURM_JOB_ID=" JOB, "KAV_SLURM_ADMIN_COMMENT=1",
+				    "KAV_SLURM_SQUEUE=" FAKE_SQUEUE,
+				    "FAKE_AC=site kav_vnis=4246,4247 x", VNIS)))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(1, job_grants(&self->nl, 4246, self->job, NULL));
+	EXPECT_EQ(1, job_grants(&self->nl, 4247, self->job, NULL));
+	EXPECT_EQ(0, job_grants(&self->nl, VNI, self->job, NULL));
+	EXPECT_NE(NULL, strstr(r.out, "from AdminComment")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, epilog(&r, JOB)) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, cgroup_grants(&self->nl, self->job));
+	/* An AdminComment without kav_vnis=: the next source. */
+	ASSERT_EQ(0, prolog(&r, env("SLURM_JOB_ID=" JOB, "KAV_SLURM_ADMIN_COMMENT=1",
+				    "KAV_SLURM_SQUEUE=" FAKE_SQUEUE,
+				    "FAKE_AC=", VNIS)))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(1, job_grants(&self->nl, VNI, self->job, NULL));
+	ASSERT_EQ(0, epilog(&r, JOB)) TH_LOG("%s", r.out);
+	unlink(FAKE_SQUEUE);
 
 	/* SPANK_KAV_JOB_VNI when the site trusts it; limits. */
 	ASSERT_EQ(0, prolog(&r, env("SLURM_JOB_ID=" JOB, "SPANK_KAV_JOB_VNI=4245",
@@ -746,6 +861,7 @@ TEST_F_TIMEOUT(slurm, key_sources_and_limits, 240)
 				  "KAV_SLURM_MAX_AVS=5"), true))
 		TH_LOG("%s", r.out);
 	ASSERT_EQ(1, job_grants(&self->nl, VNI, self->job, &g));
+	EXPECT_EQ(1, job_grants(&self->nl, VNI_SECOND, self->job, NULL));
 	EXPECT_EQ(32, g.limit_entries);
 	EXPECT_EQ(5, g.limit_avs);
 	EXPECT_EQ(0, tool_run(&r, "kav-slurm-epilog", NULL,

@@ -18,7 +18,7 @@
 # The cgroup v2 hierarchy, where Slurm's cgroup/v2 plugin puts jobs.
 KAV_CGROUP_ROOT=/sys/fs/cgroup
 # What a site may set in the configuration file.
-KAV_SETTINGS='KAVCTL KAV_SLURM_STATE_DIR KAV_SLURM_CGROUP KAV_SLURM_AV_PREFIX KAV_SLURM_MAX_ENTRIES KAV_SLURM_MAX_AVS KAV_SLURM_TRUST_SPANK'
+KAV_SETTINGS='KAVCTL KAV_SLURM_STATE_DIR KAV_SLURM_CGROUP KAV_SLURM_AV_PREFIX KAV_SLURM_MAX_ENTRIES KAV_SLURM_MAX_AVS KAV_SLURM_TRUST_SPANK KAV_SLURM_ADMIN_COMMENT KAV_SLURM_SQUEUE KAV_SLURM_SCANCEL'
 
 # ---------------------------------------------------------------- logging
 
@@ -164,43 +164,91 @@ kav_init() {
 	0 | 1) ;;
 	*) kav_die "KAV_SLURM_TRUST_SPANK must be 0 or 1" ;;
 	esac
+	case ${KAV_SLURM_ADMIN_COMMENT:-0} in
+	0 | 1) ;;
+	*) kav_die "KAV_SLURM_ADMIN_COMMENT must be 0 or 1" ;;
+	esac
+	# The grants' tag (kavctl grant add ... tag T): the epilog finds
+	# them by it.
+	KAV_TAG=slurm-$KAV_JOB
 }
 
-# kav_pick_vni: the job's auth key into KAV_VNI (empty: none configured)
-# and where it came from into KAV_VNI_FROM. The first source set wins:
+# kav_vni_list VALUE WHERE: VALUE, a comma-separated list of VNIs, checked
+# element by element (a malformed list is an error, never guessed at),
+# appended to KAV_VNIS (space-separated, each VNI once).
+kav_vni_list() {
+	_rest=$1,
+	while [ -n "$_rest" ]; do
+		_v=${_rest%%,*}
+		_rest=${_rest#*,}
+		kav_check_vni "$_v" "$2"
+		kav_in "$_v" "$KAV_VNIS" || KAV_VNIS=${KAV_VNIS:+$KAV_VNIS }$_v
+	done
+}
+
+# kav_admin_comment_vnis: the "kav_vnis=LIST" word of the job's
+# AdminComment, which only a Slurm administrator (root, SlurmUser, an
+# operator, a job_submit plugin, PrologSlurmctld) can set; never the
+# job's submitter. Printed empty when the comment has none. One query to
+# slurmctld (squeue), made only when KAV_SLURM_ADMIN_COMMENT=1.
+kav_admin_comment_vnis() {
+	_sq=${KAV_SLURM_SQUEUE:-squeue}
+	_ac=$("$_sq" --noheader --jobs="$KAV_JOB" --Format=admin_comment:4096 \
+		</dev/null 2>&1) ||
+		kav_die "$_sq --jobs=$KAV_JOB --Format=admin_comment: ${_ac:-failed} (is slurmctld reachable?)"
+	_n=0
+	_av=
+	for _w in $_ac; do
+		case $_w in
+		kav_vnis=*) _n=$((_n + 1)) _av=${_w#kav_vnis=} ;;
+		esac
+	done
+	[ "$_n" -le 1 ] ||
+		kav_die "the job's AdminComment has $_n kav_vnis= words: '$_ac'"
+	[ "$_n" = 0 ] || [ -n "$_av" ] ||
+		kav_die "the job's AdminComment has an empty kav_vnis="
+	printf '%s\n' "$_av"
+}
+
+# kav_pick_vni: the job's auth keys (VNIs) into KAV_VNIS (space-separated,
+# empty: none configured) and where they came from into KAV_VNI_FROM.
+# Every VNI of the first source that is set is granted (a job holds a
+# list: switch/hpe_slingshot gives each step its own VNI and the job VNI
+# last). Each source is a comma-separated list:
 #   KAV_JOB_VNI        set by the site (a wrapper around the prolog);
 #   SPANK_KAV_JOB_VNI  a SPANK plugin's spank_job_control_setenv(), only
 #                      with KAV_SLURM_TRUST_SPANK=1: it is set on the
 #                      submitting side, where the user controls it;
-#   SLINGSHOT_VNIS     switch/hpe_slingshot's list: its first VNI.
+#   AdminComment       "kav_vnis=LIST" in the job's AdminComment, only
+#                      with KAV_SLURM_ADMIN_COMMENT=1 (squeue);
+#   SLINGSHOT_VNIS     switch/hpe_slingshot's list, all of it.
 # A source that is set but malformed is an error, never skipped.
 kav_pick_vni() {
-	KAV_VNI=
+	KAV_VNIS=
 	KAV_VNI_FROM=
 	if [ -n "${KAV_JOB_VNI-}" ]; then
-		kav_check_vni "$KAV_JOB_VNI" KAV_JOB_VNI
-		KAV_VNI=$KAV_JOB_VNI
+		kav_vni_list "$KAV_JOB_VNI" "KAV_JOB_VNI=$KAV_JOB_VNI"
 		KAV_VNI_FROM=KAV_JOB_VNI
 		return 0
 	fi
 	if [ -n "${SPANK_KAV_JOB_VNI-}" ]; then
 		if [ "${KAV_SLURM_TRUST_SPANK:-0}" = 1 ]; then
-			kav_check_vni "$SPANK_KAV_JOB_VNI" SPANK_KAV_JOB_VNI
-			KAV_VNI=$SPANK_KAV_JOB_VNI
+			kav_vni_list "$SPANK_KAV_JOB_VNI" "SPANK_KAV_JOB_VNI=$SPANK_KAV_JOB_VNI"
 			KAV_VNI_FROM=SPANK_KAV_JOB_VNI
 			return 0
 		fi
 		kav_log warning "ignoring SPANK_KAV_JOB_VNI: the job's submitter can set it (KAV_SLURM_TRUST_SPANK=1 trusts it)"
 	fi
+	if [ "${KAV_SLURM_ADMIN_COMMENT:-0}" = 1 ]; then
+		_acv=$(kav_admin_comment_vnis) || exit 1
+		if [ -n "$_acv" ]; then
+			kav_vni_list "$_acv" "AdminComment kav_vnis=$_acv"
+			KAV_VNI_FROM=AdminComment
+			return 0
+		fi
+	fi
 	if [ -n "${SLINGSHOT_VNIS-}" ]; then
-		# Every element must be a VNI: a malformed list is not guessed at.
-		_rest=$SLINGSHOT_VNIS,
-		while [ -n "$_rest" ]; do
-			_v=${_rest%%,*}
-			_rest=${_rest#*,}
-			kav_check_vni "$_v" "SLINGSHOT_VNIS=$SLINGSHOT_VNIS"
-			[ -n "$KAV_VNI" ] || KAV_VNI=$_v
-		done
+		kav_vni_list "$SLINGSHOT_VNIS" "SLINGSHOT_VNIS=$SLINGSHOT_VNIS"
 		KAV_VNI_FROM=SLINGSHOT_VNIS
 	fi
 }
@@ -250,6 +298,25 @@ kav_find_cgroup() {
 	[ -d "$KAV_CG" ] || return 1
 	[ -f "$KAV_CG/cgroup.procs" ] || kav_die "$KAV_CG is not a cgroup v2 directory"
 	KAV_CGID=$(kav_inode "$KAV_CG") || exit 1
+}
+
+# kav_make_cgroup: the job's cgroup KAV_CG does not exist yet (Slurm
+# 22.05 runs the Prolog before the job's first slurmstepd creates it, and
+# has no PrologFlags=RunInJob): create it, as an empty cgroup directory in
+# its parent, if that parent is a cgroup v2 directory (Slurm's
+# slurmstepd.scope, which slurmd makes when it starts). slurmstepd then
+# finds it (it tolerates EEXIST) and puts the job's steps in it, so the
+# grant made now by its id is the job's. KAV_CREATED=1 on success; the
+# epilog removes the directory if slurmstepd left it. Returns 1 if the
+# parent is not a cgroup directory.
+kav_make_cgroup() {
+	KAV_CREATED=0
+	_par=${KAV_CG%/*}
+	[ -f "$_par/cgroup.procs" ] || return 1
+	mkdir "$KAV_CG" 2>/dev/null || [ -d "$KAV_CG" ] || return 1
+	KAV_CREATED=1
+	kav_log info "created the job's cgroup $KAV_CG (slurmstepd puts the job in it)"
+	kav_find_cgroup
 }
 
 # kav_inode DIR: a cgroup's id is the inode number of its directory.
@@ -343,6 +410,55 @@ END {
 kav_grant_rows() {
 	_gr=$(kav_json grant list) || return 1
 	printf '%s\n' "$_gr" | awk "$KAV_AWK_GRANTS"
+}
+
+# kav_tags_probe: KAV_HAVE_TAGS=1 if this kavctl has grant tags ("grant
+# add ... tag T", "grant list tag T" with "-o ID -n"), else 0: then the
+# grants carry no tag and are found by their cgroup id only.
+kav_tags_probe() {
+	KAV_HAVE_TAGS=0
+	# An older kavctl ignores what it does not know and prints its table:
+	# its help must name tags, and the listing must be ids only.
+	"$KAVCTL" --help 2>&1 | grep -Eq '(^|[[ ])tag ' || return 0
+	_tp=$("$KAVCTL" -n -o ID grant list tag "$KAV_TAG" </dev/null 2>/dev/null) ||
+		return 0
+	for _w in $_tp; do
+		kav_is_uint "$_w" 10 || return 0
+	done
+	KAV_HAVE_TAGS=1
+}
+
+# kav_tagged_grants: the ids of the grants tagged KAV_TAG, one line
+# ("kavctl -n -o ID grant list tag slurm-<jobid>": no parsing).
+kav_tagged_grants() {
+	[ "$KAV_HAVE_TAGS" = 1 ] || return 0
+	_tg=$("$KAVCTL" -n -o ID grant list tag "$KAV_TAG" </dev/null) || {
+		kav_log err "kavctl grant list tag $KAV_TAG failed"
+		return 1
+	}
+	for _w in $_tg; do
+		kav_is_uint "$_w" 10 || {
+			kav_log err "kavctl -n -o ID grant list tag $KAV_TAG: '$_w' is not a grant id"
+			return 1
+		}
+	done
+	kav_words "$_tg"
+}
+
+# kav_cancel_job WHY: the job cannot run as it should, but the node is
+# fine: cancel the job (scancel, KAV_SLURM_SCANCEL) and let the prolog
+# exit 0, so that slurmd does not drain the node. A job that still starts
+# (scancel failed, or races the start) holds no grant: its keyed domains
+# are refused, which is the safe side.
+kav_cancel_job() {
+	kav_log err "$*: cancelling job $KAV_JOB (the node is not drained)"
+	_sc=${KAV_SLURM_SCANCEL:-scancel}
+	if _so=$("$_sc" "$KAV_JOB" </dev/null 2>&1); then
+		kav_log notice "$_sc $KAV_JOB: done"
+	else
+		kav_log err "$_sc $KAV_JOB failed: ${_so:-?}; the job runs without its key"
+	fi
+	exit 0
 }
 
 # The AVs of "kavctl -j av list", one per line:
@@ -448,6 +564,7 @@ kav_unpin() {
 # It is read, never sourced or eval'ed.
 kav_state_load() {
 	S_EXISTS=0 S_JOB='' S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS=''
+	S_CREATED=0
 	[ -e "$KAV_STATE" ] || [ -L "$KAV_STATE" ] || return 0
 	S_EXISTS=1
 	if [ ! -f "$KAV_STATE" ] || [ -L "$KAV_STATE" ]; then
@@ -458,7 +575,8 @@ kav_state_load() {
 		_sv=${_sl#*=}
 		case $_sl in
 		job_id=*) S_JOB=$_sv ;;
-		vni=*) kav_is_uint "$_sv" 10 && S_VNI=$_sv ;;
+		vni=*) kav_is_uint "$_sv" 10 && S_VNI="$S_VNI $_sv" ;;
+		created=1) S_CREATED=1 ;;
 		cgroup=/*) S_CG=$_sv ;;
 		cgroup_id=*) kav_is_uint "$_sv" 20 && S_CGID=$_sv ;;
 		grant=*) kav_is_uint "$_sv" 10 && S_GRANTS="$S_GRANTS $_sv" ;;
@@ -467,14 +585,17 @@ kav_state_load() {
 	done <"$KAV_STATE"
 	if [ "$S_JOB" != "$KAV_JOB" ]; then
 		kav_log warning "$KAV_STATE is not a state file of this job: ignored"
-		S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS=''
+		S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS='' S_CREATED=0
 	fi
+	S_VNI=$(kav_words "$S_VNI")
 	S_GRANTS=$(kav_words "$S_GRANTS")
 	S_AVS=$(kav_words "$S_AVS")
 }
 
-# kav_state_save VNI CGROUP CGROUP_ID GRANTS AVS: write the state file
-# atomically (a temporary file in the same directory, then mv).
+# kav_state_save VNIS CGROUP CGROUP_ID GRANTS AVS [CREATED]: write the
+# state file atomically (a temporary file in the same directory, then
+# mv). VNIS, GRANTS and AVS are lists (one line each); CREATED 1: the
+# prolog created the job's cgroup directory (the epilog removes it).
 kav_state_save() {
 	mkdir -p "$KAV_STATE_DIR" || return 1
 	_tmp=$KAV_STATE_DIR/.job_$KAV_JOB.$$
@@ -483,7 +604,10 @@ kav_state_save() {
 		echo "# kav-slurm state of job $KAV_JOB (Documentation/slurm.rst)"
 		echo "version=1"
 		echo "job_id=$KAV_JOB"
-		[ -z "$1" ] || echo "vni=$1"
+		for _w in $1; do
+			echo "vni=$_w"
+		done
+		[ "${6:-0}" != 1 ] || echo "created=1"
 		echo "cgroup=$2"
 		echo "cgroup_id=$3"
 		for _w in $4; do
@@ -500,10 +624,10 @@ kav_state_save() {
 }
 
 # kav_recorded_grant: is the grant in G_* the one the state file recorded,
-# a cgroup grant with the recorded cgroup id (and VNI)?
+# a cgroup grant with the recorded cgroup id (and one of its VNIs)?
 kav_recorded_grant() {
 	[ "$G_TYPE" = cgroup ] && [ -n "$S_CGID" ] && [ "$G_CGID" = "$S_CGID" ] &&
-		[ "$G_VNI" = "${S_VNI:-$G_VNI}" ]
+		{ [ -z "$S_VNI" ] || kav_in "$G_VNI" "$S_VNI"; }
 }
 
 # kav_clean_recorded GRANT_ROWS AV_ROWS: revoke the grants and unpin the
@@ -541,5 +665,5 @@ kav_clean_stale() {
 	_sg=$(kav_grant_rows) || kav_die "cannot list the grants"
 	_sa=$(kav_av_rows) || kav_die "cannot list the AVs"
 	kav_clean_recorded "$_sg" "$_sa"
-	S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS=''
+	S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS='' S_CREATED=0
 }
