@@ -31,6 +31,17 @@ uint32_t kav_addr_kav_format(uint32_t fi_format)
 	}
 }
 
+const char *kav_addr_format_name(uint32_t fi_format)
+{
+	switch (fi_format) {
+	case FI_SOCKADDR:	return "FI_SOCKADDR address";
+	case FI_SOCKADDR_IN:	return "FI_SOCKADDR_IN address";
+	case FI_SOCKADDR_IN6:	return "FI_SOCKADDR_IN6 address";
+	case FI_ADDR_STR:	return "FI_ADDR_STR address";
+	default:		return "address";
+	}
+}
+
 size_t kav_addr_user_stride(uint32_t fi_format)
 {
 	switch (fi_format) {
@@ -309,10 +320,13 @@ int kav_addr_resolve(uint32_t fi_format, const char *node, const char *service,
 	hints.ai_flags = service ? AI_NUMERICSERV : 0;
 	ret = getaddrinfo(node, service, &hints, &res);
 	if (ret) {
-		kav_warn("cannot resolve '%s'%s%s: %s", node,
-			 service ? " service " : "", service ? service : "",
-			 ret == EAI_SYSTEM ? strerrordesc_np(errno) :
-					     gai_strerror(ret));
+		kav_fail_warn("%scannot resolve node '%s'%s%s%s: %s "
+			      "(getaddrinfo)", ret == EAI_NONAME ||
+			      ret == EAI_NODATA ? "unknown host: " : "", node,
+			      service ? " service '" : "",
+			      service ? service : "", service ? "'" : "",
+			      ret == EAI_SYSTEM ? strerrordesc_np(errno) :
+						  gai_strerror(ret));
 		return -FI_EADDRNOTAVAIL;
 	}
 	ret = -FI_EADDRNOTAVAIL;
@@ -335,6 +349,9 @@ int kav_addr_resolve(uint32_t fi_format, const char *node, const char *service,
 	}
 	freeaddrinfo(res);
 	if (ret)
-		kav_warn("'%s' has no address of the AV's family", node);
+		kav_fail_warn("node '%s' has no address of the AV's family "
+			      "(%s)", node, fi_format == FI_SOCKADDR_IN ?
+			      "IPv4" : fi_format == FI_SOCKADDR_IN6 ? "IPv6" :
+			      "IPv4 or IPv6");
 	return ret;
 }

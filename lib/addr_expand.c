@@ -43,11 +43,18 @@ static int kav_sym_init_name(struct kav_sym *s, const char *node)
 		p--;
 	digits = (size_t)(node + len - p);
 	/* The man page: a name needs a numeric suffix when nodecnt > 1. */
-	if (!digits || digits > 19)
+	if (!digits || digits > 19) {
+		kav_refuse("fi_av_insertsym: node '%s' needs a numeric suffix "
+			   "(of at most 19 digits) for nodecnt %zu", node,
+			   s->nodecnt);
 		return -FI_EINVAL;
+	}
 	s->num = strtoull(p, NULL, 10);
-	if (s->num > UINT64_MAX - (s->nodecnt - 1))
+	if (s->num > UINT64_MAX - (s->nodecnt - 1)) {
+		kav_refuse("fi_av_insertsym: node '%s' + %zu nodes overflows "
+			   "its suffix", node, s->nodecnt);
 		return -FI_EINVAL;
+	}
 	memcpy(s->prefix, node, (size_t)(p - node));
 	s->prefix[p - node] = '\0';
 	s->width = (int)digits;
@@ -69,13 +76,19 @@ static int kav_sym_init_v6(struct kav_sym *s, const char *node)
 	if (inet_pton(AF_INET6, host, s->v6) != 1)
 		return 1;
 	if (pct) {
-		if (strlen(pct) >= sizeof(s->scope))
+		if (strlen(pct) >= sizeof(s->scope)) {
+			kav_refuse("fi_av_insertsym: node '%s': scope too "
+				   "long", node);
 			return -FI_EINVAL;
+		}
 		strcpy(s->scope, pct);
 	}
 	s->kind = KAV_SYM_IPV6;
-	if (!kav_v6_add(last, s->v6, s->nodecnt - 1))
+	if (!kav_v6_add(last, s->v6, s->nodecnt - 1)) {
+		kav_refuse("fi_av_insertsym: node '%s' + %zu nodes passes the "
+			   "last IPv6 address", node, s->nodecnt);
 		return -FI_EINVAL;
+	}
 	return 0;
 }
 
@@ -86,24 +99,50 @@ int kav_sym_init(struct kav_sym *s, const char *node, size_t nodecnt,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	if (!node || !*node || !service || !nodecnt || !svccnt)
+	if (!node || !*node || !service) {
+		kav_refuse("fi_av_insertsym: node (%s) and service (%s) must "
+			   "be non-empty strings", node ? node : "NULL",
+			   service ? service : "NULL");
 		return -FI_EINVAL;
+	}
+	if (!nodecnt || !svccnt) {
+		kav_refuse("fi_av_insertsym: nodecnt (%zu) and svccnt (%zu) "
+			   "must not be 0", nodecnt, svccnt);
+		return -FI_EINVAL;
+	}
 	/* The total is returned as an int. */
-	if (nodecnt > (size_t)INT_MAX / svccnt)
+	if (nodecnt > (size_t)INT_MAX / svccnt) {
+		kav_refuse("fi_av_insertsym: nodecnt %zu x svccnt %zu is more "
+			   "than INT_MAX addresses", nodecnt, svccnt);
 		return -FI_EINVAL;
-	if (strlen(node) >= KAV_SYM_NODE_MAX)
+	}
+	if (strlen(node) >= KAV_SYM_NODE_MAX) {
+		kav_refuse("fi_av_insertsym: node is %zu bytes, longer than "
+			   "%d", strlen(node), KAV_SYM_NODE_MAX - 1);
 		return -FI_EINVAL;
+	}
 	s->nodecnt = nodecnt;
 	s->svccnt = svccnt;
-	if (kav_addr_parse_port(service, &s->port0) ||
-	    svccnt - 1 > 65535u - s->port0)
+	if (kav_addr_parse_port(service, &s->port0)) {
+		kav_refuse("fi_av_insertsym: service '%s' is not a port "
+			   "number 0..65535 (kav takes numeric services)",
+			   service);
 		return -FI_EINVAL;
+	}
+	if (svccnt - 1 > 65535u - s->port0) {
+		kav_refuse("fi_av_insertsym: service %u + %zu ports passes "
+			   "port 65535", s->port0, svccnt);
+		return -FI_EINVAL;
+	}
 
 	if (inet_pton(AF_INET, node, &in) == 1) {
 		s->kind = KAV_SYM_IPV4;
 		s->v4 = ntohl(in.s_addr);
-		if (nodecnt - 1 > UINT32_MAX - s->v4)
+		if (nodecnt - 1 > UINT32_MAX - s->v4) {
+			kav_refuse("fi_av_insertsym: node %s + %zu nodes "
+				   "passes 255.255.255.255", node, nodecnt);
 			return -FI_EINVAL;
+		}
 		return 0;
 	}
 	ret = kav_sym_init_v6(s, node);

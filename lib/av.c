@@ -57,8 +57,8 @@ static int kav_av_close(struct fid *fid)
 	struct fid_eq *eq;
 
 	if (refs || children) {
-		kav_debug("AV close refused: %u endpoints and %u AV sets or "
-			  "peer AVs still bound", refs, children);
+		kav_refuse("AV close refused: %u endpoints and %u AV sets or "
+			   "peer AVs still bound", refs, children);
 		return -FI_EBUSY;
 	}
 	eq = __atomic_load_n(&av->eq, __ATOMIC_ACQUIRE);
@@ -84,11 +84,12 @@ static int kav_av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	int ret;
 
 	if (flags) {
-		kav_debug("fi_av_bind: flags must be 0");
+		kav_refuse("fi_av_bind: flags must be 0, not %#llx",
+			   (unsigned long long)flags);
 		return -FI_EINVAL;
 	}
 	if (!bfid || !kav_eq_is(bfid)) {
-		kav_debug("fi_av_bind: not an EQ from kav_eq_open()");
+		kav_refuse("fi_av_bind: not an EQ from kav_eq_open()");
 		return -FI_EINVAL;
 	}
 	eq = (struct fid_eq *)bfid;	/* fid is its first member */
@@ -98,7 +99,7 @@ static int kav_av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	if (!__atomic_compare_exchange_n(&av->eq, &none, eq, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		kav_eq_unbind_av(eq);
-		kav_debug("fi_av_bind: the AV already has an EQ");
+		kav_refuse("fi_av_bind: the AV already has an EQ");
 		return -FI_EINVAL;
 	}
 	return 0;
@@ -158,12 +159,14 @@ static int kav_av_check_attr(const struct fi_av_attr *attr)
 	case FI_AV_TABLE:
 		break;
 	default:
+		kav_refuse("fi_av_open: type %d is not FI_AV_UNSPEC, FI_AV_MAP "
+			   "or FI_AV_TABLE", (int)attr->type);
 		return -FI_EINVAL;
 	}
 	if (attr->rx_ctx_bits < 0 ||
 	    attr->rx_ctx_bits > KAV_RX_CTX_BITS_MAX) {
-		kav_debug("fi_av_open: rx_ctx_bits %d is outside 0..%d",
-			  attr->rx_ctx_bits, KAV_RX_CTX_BITS_MAX);
+		kav_refuse("fi_av_open: rx_ctx_bits %d is outside 0..%d",
+			   attr->rx_ctx_bits, KAV_RX_CTX_BITS_MAX);
 		return -FI_EINVAL;
 	}
 	/*
@@ -171,13 +174,13 @@ static int kav_av_check_attr(const struct fi_av_attr *attr)
 	 * and FI_AV_USER_ID are implemented; FI_READ needs a name.
 	 */
 	if (attr->flags & ~KAV_AV_OPEN_FLAGS) {
-		kav_debug("fi_av_open: unknown flags %#llx",
-			  (unsigned long long)(attr->flags &
-					       ~KAV_AV_OPEN_FLAGS));
+		kav_refuse("fi_av_open: unknown flags %#llx",
+			   (unsigned long long)(attr->flags &
+						~KAV_AV_OPEN_FLAGS));
 		return -FI_EINVAL;
 	}
 	if ((attr->flags & FI_READ) && !attr->name) {
-		kav_debug("fi_av_open: FI_READ needs a name");
+		kav_refuse("fi_av_open: FI_READ needs a name");
 		return -FI_EINVAL;
 	}
 	/* map_addr is ignored when name is NULL (fi_av(3)). */
@@ -193,8 +196,11 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	struct kav_av *av;
 	int ret;
 
-	if (!domain_fid || !attr || !av_out)
+	kav_err_clear();
+	if (!domain_fid || !attr || !av_out) {
+		kav_refuse("fi_av_open: domain, attr and av must not be NULL");
 		return -FI_EINVAL;
+	}
 	ret = kav_av_check_attr(attr);
 	if (ret)
 		return ret;
@@ -214,12 +220,17 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	if (ret < 0) {
 		ret = kav_err_from_errno(-ret);
 		if (ret == -FI_ENOSYS)
-			kav_warn("AV create: the domain device is not a kav "
-				 "device, or its module lacks AV_CREATE");
+			kav_fail_warn("AV create: the domain device is not a "
+				      "kav device, or its module lacks "
+				      "AV_CREATE");
 		else if (attr->name)
-			kav_av_named_open_failed(attr, &req, ret);
+			kav_av_named_open_failed(d, attr, &req, ret);
+		else if (ret == -FI_EACCES || ret == -FI_EKEYREJECTED ||
+			 ret == -EDQUOT)
+			kav_av_create_denied(d, "AV create", ret);
 		else
-			kav_warn("AV create failed: %s", kav_strerror(ret));
+			kav_fail_warn("AV create failed: %s",
+				      kav_strerror(ret));
 		return ret;
 	}
 	if (req.fd < 0 || req.map_size > SIZE_MAX) {
@@ -244,7 +255,7 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	    av->table.max_entries != req.max_entries ||
 	    av->table.addr_max < kav_addr_user_stride(d->addr_format) ||
 	    av->table.addr_max < 2) {
-		kav_warn("AV table layout disagrees with AV_CREATE");
+		kav_fail_warn("AV table layout disagrees with AV_CREATE");
 		ret = -FI_EIO;
 		goto err;
 	}

@@ -23,14 +23,28 @@ int kav_av_insert_auth_key(struct fid_av *av_fid, const void *auth_key,
 	struct kav_av_key req;
 	int ret;
 
+	kav_err_clear();
 	if (!av->domain->av_auth_key) {
-		kav_debug("fi_av_insert_auth_key: the domain was not opened "
-			  "with auth_key_size = FI_AV_AUTH_KEY");
+		kav_refuse("fi_av_insert_auth_key: the domain was not opened "
+			   "with auth_key_size = FI_AV_AUTH_KEY");
 		return -FI_EINVAL;
 	}
-	if (flags || !auth_key || !fi_addr ||
-	    auth_key_size != sizeof(struct kav_auth_key))
+	if (flags) {
+		kav_refuse("fi_av_insert_auth_key: flags must be 0, not %#llx",
+			   (unsigned long long)flags);
 		return -FI_EINVAL;
+	}
+	if (!auth_key || !fi_addr) {
+		kav_refuse("fi_av_insert_auth_key: auth_key and fi_addr must "
+			   "not be NULL");
+		return -FI_EINVAL;
+	}
+	if (auth_key_size != sizeof(struct kav_auth_key)) {
+		kav_refuse("fi_av_insert_auth_key: auth_key_size is %zu, not "
+			   "sizeof(struct kav_auth_key) = %zu", auth_key_size,
+			   sizeof(struct kav_auth_key));
+		return -FI_EINVAL;
+	}
 	memset(&req, 0, sizeof(req));
 	req.size = sizeof(req);
 	memcpy(&req.key, auth_key, sizeof(req.key));
@@ -38,13 +52,27 @@ int kav_av_insert_auth_key(struct fid_av *av_fid, const void *auth_key,
 	ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_KEY_INSERT, &req);
 	if (ret < 0 && ret != -EEXIST) {
 		ret = kav_err_from_errno(-ret);
-		kav_info("fi_av_insert_auth_key: %s",
-			 kav_av_strerror(av, ret));
+		if (ret == -FI_EACCES || ret == -FI_EKEYREJECTED ||
+		    ret == -EDQUOT) {
+			struct kav_deny deny = {
+				.what = "fi_av_insert_auth_key",
+				.err = ret,
+				.keyed = true,
+				.vni = req.key.vni,
+				.need_avs = 1,
+			};
+
+			/* A per-AV key denial: warn, naming who and what. */
+			kav_deny(av->domain->fd, &deny);
+		} else {
+			kav_fail_info("fi_av_insert_auth_key: vni %u: %s",
+				      req.key.vni, kav_av_strerror(av, ret));
+		}
 		return ret;
 	}
 	if (req.handle >= KAV_MAX_AUTH_KEYS) {
-		kav_warn("fi_av_insert_auth_key: the kernel returned key slot "
-			 "%llu", (unsigned long long)req.handle);
+		kav_fail_warn("fi_av_insert_auth_key: the kernel returned key "
+			      "slot %llu", (unsigned long long)req.handle);
 		return -FI_EIO;
 	}
 	*fi_addr = kav_key_fi_addr((uint32_t)req.handle);
@@ -66,19 +94,34 @@ int kav_av_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,
 	uint64_t index;
 	uint32_t slot;
 
-	if (!auth_key_size || (!auth_key && *auth_key_size))
+	if (!auth_key_size || (!auth_key && *auth_key_size)) {
+		kav_refuse("fi_av_lookup_auth_key: auth_key_size is NULL, or "
+			   "auth_key NULL with a size");
 		return -FI_EINVAL;
+	}
 	if (!kav_fi_addr_key(fi_addr, &slot)) {
-		if (kav_av_read_key(av, slot, &snap))
+		if (kav_av_read_key(av, slot, &snap)) {
+			kav_refuse("fi_av_lookup_auth_key: key handle %#llx "
+				   "is not in the AV",
+				   (unsigned long long)fi_addr);
 			return -FI_EINVAL;
+		}
 	} else {
 		if (kav_fi_addr_index(fi_addr, &index) ||
-		    kav_av_read_valid(av, index, &meta))
+		    kav_av_read_valid(av, index, &meta)) {
+			kav_refuse("fi_av_lookup_auth_key: fi_addr %#llx is "
+				   "not an address or key handle of the AV",
+				   (unsigned long long)fi_addr);
 			return -FI_EINVAL;
+		}
 		if (meta.auth_key == KAV_NONE)
 			return -FI_ENOKEY;
-		if (kav_av_read_entry_key(av, &meta, &snap))
-			return -FI_EINVAL;	/* removed meanwhile */
+		if (kav_av_read_entry_key(av, &meta, &snap)) {
+			/* removed meanwhile */
+			kav_refuse("fi_av_lookup_auth_key: fi_addr %#llx was "
+				   "removed", (unsigned long long)fi_addr);
+			return -FI_EINVAL;
+		}
 	}
 	key.vni = snap.vni;
 	if (*auth_key_size)
@@ -101,26 +144,43 @@ int kav_av_set_user_id(struct fid_av *av_fid, fi_addr_t fi_addr,
 	uint32_t slot;
 	int ret;
 
+	kav_err_clear();
 	if (!(av->flags & FI_AV_USER_ID)) {
-		kav_debug("fi_av_set_user_id: the AV was not opened with "
-			  "FI_AV_USER_ID");
+		kav_refuse("fi_av_set_user_id: the AV was not opened with "
+			   "FI_AV_USER_ID");
 		return -FI_EINVAL;
 	}
-	if (flags & ~FI_AUTH_KEY)
+	if (flags & ~FI_AUTH_KEY) {
+		kav_refuse("fi_av_set_user_id: flags %#llx: only FI_AUTH_KEY",
+			   (unsigned long long)flags);
 		return -FI_EINVAL;
+	}
 	memset(&req, 0, sizeof(req));
 	req.size = sizeof(req);
 	if (flags & FI_AUTH_KEY) {
-		if (kav_fi_addr_key(fi_addr, &slot))
+		if (kav_fi_addr_key(fi_addr, &slot)) {
+			kav_refuse("fi_av_set_user_id: FI_AUTH_KEY, and %#llx "
+				   "is not a key handle",
+				   (unsigned long long)fi_addr);
 			return -FI_EINVAL;
+		}
 		req.flags = KAV_USER_ID_AUTH_KEY;
 		req.index = slot;
 	} else {
-		if (kav_fi_addr_index(fi_addr, &index))
+		if (kav_fi_addr_index(fi_addr, &index)) {
+			kav_refuse("fi_av_set_user_id: %#llx is not an "
+				   "address (a key handle needs FI_AUTH_KEY)",
+				   (unsigned long long)fi_addr);
 			return -FI_EINVAL;
+		}
 		req.index = index;
 	}
 	req.user_id = user_id;
 	ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_SET_USER_ID, &req);
-	return ret < 0 ? kav_err_from_errno(-ret) : 0;
+	if (ret >= 0)
+		return 0;
+	ret = kav_err_from_errno(-ret);
+	kav_fail_info("fi_av_set_user_id: fi_addr %#llx: %s",
+		      (unsigned long long)fi_addr, kav_av_strerror(av, ret));
+	return ret;
 }

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,43 +55,62 @@ static int kav_ins_init(struct kav_ins *ins, struct kav_av *av,
 	ins->av = av;
 	ins->fi_addr = fi_addr;
 	ins->context = context;
+	kav_err_clear();
 	if (flags & ~KAV_AV_INSERT_FLAGS) {
-		kav_debug("insert: unknown flags %#llx", (unsigned long long)
-			  (flags & ~KAV_AV_INSERT_FLAGS));
+		kav_refuse("insert: unknown flags %#llx", (unsigned long long)
+			   (flags & ~KAV_AV_INSERT_FLAGS));
 		return -FI_EINVAL;
 	}
 	if (flags & FI_AV_USER_ID) {
 		/* fi_av(3): invalid on such AVs; use fi_av_set_user_id(). */
 		if ((av->flags & FI_AV_USER_ID) || av->domain->av_auth_key) {
-			kav_debug("insert: FI_AV_USER_ID is invalid on an AV "
-				  "opened with FI_AV_USER_ID or a domain with "
-				  "FI_AV_AUTH_KEY");
+			kav_refuse("insert: FI_AV_USER_ID is invalid on an AV "
+				   "opened with FI_AV_USER_ID or a domain with "
+				   "FI_AV_AUTH_KEY");
 			return -FI_EINVAL;
 		}
-		if (!fi_addr)
-			return -FI_EINVAL;	/* the user ids are input */
+		if (!fi_addr) {
+			/* the user ids are input */
+			kav_refuse("insert: FI_AV_USER_ID needs fi_addr (the "
+				   "user ids), not NULL");
+			return -FI_EINVAL;
+		}
 		ins->kflags |= KAV_INSERT_USER_ID;
 	}
 	if (flags & FI_AUTH_KEY) {
 		if (!av->domain->av_auth_key) {
-			kav_debug("insert: FI_AUTH_KEY needs a domain opened "
-				  "with FI_AV_AUTH_KEY");
+			kav_refuse("insert: FI_AUTH_KEY needs a domain opened "
+				   "with FI_AV_AUTH_KEY");
 			return -FI_EINVAL;
 		}
-		if (!fi_addr)
-			return -FI_EINVAL;	/* the key handles are input */
+		if (!fi_addr) {
+			/* the key handles are input */
+			kav_refuse("insert: FI_AUTH_KEY needs fi_addr (the "
+				   "auth key handles), not NULL");
+			return -FI_EINVAL;
+		}
 		ins->kflags |= KAV_INSERT_AUTH_KEY;
 	}
 	if (av->flags & FI_EVENT) {
 		/* FI_SYNC_ERR "applies to synchronous insertions only". */
-		if (flags & FI_SYNC_ERR)
+		if (flags & FI_SYNC_ERR) {
+			kav_refuse("insert: FI_SYNC_ERR is for synchronous "
+				   "inserts, and the AV was opened with "
+				   "FI_EVENT");
 			return -FI_EINVAL;
+		}
 		ins->eq = __atomic_load_n(&av->eq, __ATOMIC_ACQUIRE);
-		if (!ins->eq)
+		if (!ins->eq) {
+			kav_refuse("insert: the AV was opened with FI_EVENT "
+				   "and has no EQ: fi_av_bind() one first");
 			return -FI_ENOEQ;
+		}
 	} else if (flags & FI_SYNC_ERR) {
-		if (!context)
+		if (!context) {
+			kav_refuse("insert: FI_SYNC_ERR needs context (the "
+				   "error array), not NULL");
 			return -FI_EINVAL;
+		}
 		ins->sync_err = context;
 	}
 	return 0;
@@ -126,14 +146,15 @@ static int kav_ins_input(struct kav_ins *ins, size_t i, size_t n)
 	if (ins->kflags & KAV_INSERT_AUTH_KEY) {
 		if (kav_fi_addr_key(ins->fi_addr[i], &slot) ||
 		    kav_av_read_key(ins->av, slot, &key)) {
-			kav_debug("insert: fi_addr[%zu] = %#llx is not an auth "
-				  "key handle of this AV", i,
-				  (unsigned long long)ins->fi_addr[i]);
+			kav_refuse("insert: fi_addr[%zu] = %#llx is not an "
+				   "auth key handle of this AV", i,
+				   (unsigned long long)ins->fi_addr[i]);
 			return -FI_EINVAL;
 		}
 		if (key.flags & KAV_KEY_REVOKED) {
-			kav_debug("insert: fi_addr[%zu]: auth key %u was "
-				  "revoked", i, slot);
+			kav_fail_info("insert: fi_addr[%zu]: auth key %u (vni "
+				      "%u) was revoked by the administrator",
+				      i, slot, key.vni);
 			return -FI_EKEYREJECTED;
 		}
 		ins->keys[n] = slot;
@@ -197,6 +218,55 @@ static size_t kav_ins_trim(struct kav_ins *ins, size_t n)
 }
 
 /*
+ * The kernel refused a batch of @n staged addresses under a key (or
+ * keyless) with @err: say why, naming the VNI and the domain's identity.
+ * With key handles the batch may carry several keys: the one the kernel
+ * named (@err_index), else each distinct VNI is a candidate.
+ */
+static void kav_ins_denied(struct kav_ins *ins, size_t n, int err,
+			   uint32_t err_index)
+{
+	const struct kav_domain *d = ins->av->domain;
+	uint32_t vnis[KAV_DENY_VNIS];
+	struct kav_key_snap key;
+	char what[64];
+	struct kav_deny deny = {
+		.what = what,
+		.err = err,
+		.keyed = d->has_key,
+		.vni = d->key.vni,
+		.need_entries = n,
+		.if_granted = "the AV does not hold the domain's key (entries "
+			      "are bound to the inserting domain's key; a "
+			      "named AV joined without it?)",
+	};
+	size_t j, k, nr = 0;
+
+	snprintf(what, sizeof(what), "insert of %zu address%s", n,
+		 n == 1 ? "" : "es");
+	if (ins->keys) {
+		deny.keyed = true;
+		deny.if_granted = NULL;
+		for (j = 0; j < n && nr < KAV_DENY_VNIS; j++) {
+			if (err_index < n && j != err_index)
+				continue;
+			if (kav_av_read_key(ins->av, (uint32_t)ins->keys[j],
+					    &key))
+				continue;
+			for (k = 0; k < nr && vnis[k] != key.vni; k++)
+				;
+			if (k == nr)
+				vnis[nr++] = key.vni;
+		}
+		if (nr)
+			deny.vni = vnis[0];
+		deny.vnis = vnis;
+		deny.nr_vnis = nr;
+	}
+	kav_deny(d->fd, &deny);
+}
+
+/*
  * Send @n staged addresses as one kernel batch. The batch is atomic, so
  * when the kernel names one bad address we drop that one and resend the
  * rest; libkav validated them already, so that is a safety net, not the
@@ -235,31 +305,20 @@ static size_t kav_ins_submit(struct kav_ins *ins, size_t n)
 		}
 		if (ret == -EINVAL && req.err_index < n) {
 			e = req.err_index;
-			kav_info("kernel refused address %zu of the insert",
-				 ins->pos[e]);
+			kav_fail_info("kernel refused address %zu of the "
+				      "insert", ins->pos[e]);
 			kav_ins_fail(ins, ins->pos[e], -FI_EINVAL);
 			kav_ins_drop(ins, e, n);
 			n--;
 			continue;
 		}
 		err = kav_err_from_errno(-ret);
-		if (err == -FI_EACCES && !(req.flags & KAV_INSERT_AUTH_KEY) &&
-		    !av->domain->has_key)
-			kav_warn("insert of %zu addresses without an auth key "
-				 "refused: keyless inserts are off (kav module "
-				 "parameter allow_keyless); open the domain "
-				 "with an auth key, or with FI_AV_AUTH_KEY and "
-				 "insert with FI_AUTH_KEY", n);
-		else if (err == -FI_EACCES &&
-			 !(req.flags & KAV_INSERT_AUTH_KEY))
-			kav_warn("insert of %zu addresses refused: entries are "
-				 "bound to the inserting domain's key (vni %u), "
-				 "and the AV does not hold it or the domain's "
-				 "identity has no grant for it any more", n,
-				 av->domain->key.vni);
+		if (err == -FI_EACCES || err == -FI_EKEYREJECTED ||
+		    err == -EDQUOT)
+			kav_ins_denied(ins, n, err, req.err_index);
 		else
-			kav_warn("insert of %zu addresses failed: %s", n,
-				 kav_av_strerror(av, err));
+			kav_fail_warn("insert of %zu addresses failed: %s", n,
+				      kav_av_strerror(av, err));
 		for (j = 0; j < n; j++)
 			kav_ins_fail(ins, ins->pos[j], err);
 		return 0;
@@ -400,9 +459,16 @@ static int kav_fill_array(struct kav_av *av, void *arg, size_t i,
 		a = ((const char *const *)src->addr)[i];
 	else
 		a = (const uint8_t *)src->addr + i * src->stride;
-	if (!a)
+	if (!a) {
+		kav_refuse("insert: address %zu is NULL", i);
 		return -FI_EINVAL;
-	return kav_addr_stage(av->addr_format, a, slot, av->slot_size);
+	}
+	if (kav_addr_stage(av->addr_format, a, slot, av->slot_size)) {
+		kav_refuse("insert: address %zu is not a valid %s", i,
+			   kav_addr_format_name(av->addr_format));
+		return -FI_EINVAL;
+	}
+	return 0;
 }
 
 int kav_av_insert(struct fid_av *av_fid, const void *addr, size_t count,
@@ -419,8 +485,15 @@ int kav_av_insert(struct fid_av *av_fid, const void *addr, size_t count,
 	ret = kav_ins_init(&ins, av, fi_addr, flags, context);
 	if (ret)
 		return ret;
-	if (count && (!addr || count > INT_MAX))
+	if (count && !addr) {
+		kav_refuse("fi_av_insert: addr is NULL with count %zu", count);
 		return -FI_EINVAL;
+	}
+	if (count > INT_MAX) {
+		kav_refuse("fi_av_insert: count %zu is more than INT_MAX",
+			   count);
+		return -FI_EINVAL;
+	}
 	return kav_ins_finish(&ins, kav_ins_run(&ins, count, kav_fill_array,
 						&src));
 }
@@ -457,20 +530,36 @@ int kav_av_insertsvc(struct fid_av *av_fid, const char *node,
 	ret = kav_ins_init(&ins, av, fi_addr, flags, context);
 	if (ret)
 		return ret;
-	if (!node)
+	if (!node) {
+		kav_refuse("fi_av_insertsvc: node is NULL");
 		return -FI_EINVAL;
+	}
 	if (av->addr_format == FI_ADDR_STR) {
 		/* The node is the address; there is nothing to resolve. */
-		if (service)
+		if (service) {
+			kav_refuse("fi_av_insertsvc: an FI_ADDR_STR AV takes "
+				   "the whole address as node and service "
+				   "NULL, not '%s'", service);
 			return -FI_EINVAL;
+		}
 		src.str = node;
 	} else if (!service) {
 		/* The man page: node may be an FI_ADDR_STR address. */
-		if (kav_addr_parse_str(av->addr_format, node, src.addr))
+		if (kav_addr_parse_str(av->addr_format, node, src.addr)) {
+			kav_refuse("fi_av_insertsvc: service is NULL, and node "
+				   "'%s' is not an address string of the AV's "
+				   "format %s (fi_sockaddr_in://a.b.c.d:port "
+				   "or fi_sockaddr_in6://[addr]:port)", node,
+				   kav_addr_format_name(av->addr_format));
 			return -FI_EINVAL;
+		}
 	} else {
-		if (kav_addr_parse_port(service, &port))
+		if (kav_addr_parse_port(service, &port)) {
+			kav_refuse("fi_av_insertsvc: service '%s' (node '%s') "
+				   "is not a port number 0..65535 (kav takes "
+				   "numeric services only)", service, node);
 			return -FI_EINVAL;
+		}
 		src.err = kav_addr_resolve(av->addr_format, node, service, 0,
 					   src.addr);
 	}
@@ -498,8 +587,12 @@ static int kav_stage_as_str(struct kav_av *av, const void *ip, uint8_t *slot)
 	char str[KAV_ADDR_MAX_LEN];
 	size_t len = sizeof(str);
 
-	if (!kav_addr_straddr(FI_SOCKADDR, ip, str, &len) || len > sizeof(str))
+	if (!kav_addr_straddr(FI_SOCKADDR, ip, str, &len) ||
+	    len > sizeof(str)) {
+		kav_refuse("insert: a resolved address does not fit an "
+			   "FI_ADDR_STR entry");
 		return -FI_EINVAL;
+	}
 	return kav_addr_stage(FI_ADDR_STR, str, slot, av->slot_size);
 }
 

@@ -11,11 +11,20 @@ int kav_av_lookup(struct fid_av *av_fid, fi_addr_t fi_addr, void *addr,
 {
 	struct kav_av *av = kav_av_of(av_fid);
 
-	if (!addrlen || (!addr && *addrlen))
+	int ret;
+
+	if (!addrlen || (!addr && *addrlen)) {
+		kav_refuse("fi_av_lookup: addrlen is NULL, or addr NULL with "
+			   "a length");
 		return -FI_EINVAL;
+	}
 	/* The bound refuses key handles and FI_ADDR_NOTAVAIL (table_read.h). */
-	return kav_table_lookup(&av->table, fi_addr & KAV_FI_ADDR_LOW_MASK,
-				addr, addrlen);
+	ret = kav_table_lookup(&av->table, fi_addr & KAV_FI_ADDR_LOW_MASK,
+			       addr, addrlen);
+	if (__builtin_expect(ret == -FI_EINVAL, 0))
+		kav_refuse("fi_av_lookup: fi_addr %#llx is not an address in "
+			   "the AV", (unsigned long long)fi_addr);
+	return ret;
 }
 
 const char *kav_av_straddr(struct fid_av *av_fid, const void *addr,

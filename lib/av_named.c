@@ -76,8 +76,8 @@ int kav_av_named_request(const struct fi_av_attr *attr,
 	int ret;
 
 	if (!len || len > KAV_NAME_MAX) {
-		kav_debug("fi_av_open: a name is 1..%d bytes, not %zu",
-			  KAV_NAME_MAX, len);
+		kav_refuse("fi_av_open: a name is 1..%d bytes, not %zu",
+			   KAV_NAME_MAX, len);
 		return -FI_EINVAL;
 	}
 	req->flags = KAV_AV_NAMED;
@@ -86,9 +86,9 @@ int kav_av_named_request(const struct fi_av_attr *attr,
 	env = secure_getenv(KAV_AV_OWNER_ENV);
 	ret = kav_av_owner_parse(env, &owner, &req->owner_uid);
 	if (ret) {
-		kav_warn("%s=%s: give the numeric uid of the user whose named "
-			 "AVs to open, such as 1000 (unset: your own)",
-			 KAV_AV_OWNER_ENV, env);
+		kav_fail_warn("%s=%s: give the numeric uid of the user whose "
+			      "named AVs to open, such as 1000 (unset: your "
+			      "own)", KAV_AV_OWNER_ENV, env);
 		return ret;
 	}
 	if (owner)
@@ -100,31 +100,83 @@ int kav_av_named_request(const struct fi_av_attr *attr,
 	env = secure_getenv(KAV_AV_MODE_ENV);
 	ret = kav_av_mode_parse(env, &req->mode);
 	if (ret)
-		kav_warn("%s=%s: give octal read/write bits such as 0640",
-			 KAV_AV_MODE_ENV, env);
+		kav_fail_warn("%s=%s: give octal read/write bits such as "
+			      "0640", KAV_AV_MODE_ENV, env);
 	return ret;
 }
 
-void kav_av_named_open_failed(const struct fi_av_attr *attr,
+void kav_av_create_denied(const struct kav_domain *d, const char *what,
+			  int err)
+{
+	struct kav_deny deny = {
+		.what = what,
+		.err = err,
+		.keyed = d->has_key,
+		.vni = d->key.vni,
+		.need_avs = 1,
+	};
+
+	if (!d->has_key && err == -FI_EACCES) {
+		kav_fail_warn("%s refused: %s", what, kav_strerror(err));
+		return;
+	}
+	kav_deny(d->fd, &deny);
+}
+
+/* "owner uid 1000" of the named AV @req looks for (@id: the caller). */
+static void kav_named_owner(const struct kav_av_create *req,
+			    const struct kav_ident *id, char *buf, size_t len)
+{
+	if (req->flags & KAV_AV_OWNER)
+		snprintf(buf, len, "owner uid %u, from %s", req->owner_uid,
+			 KAV_AV_OWNER_ENV);
+	else if (id->known)
+		snprintf(buf, len, "owner uid %u: your own names", id->w.uid);
+	else
+		snprintf(buf, len, "owner: you, the domain's opener");
+}
+
+void kav_av_named_open_failed(const struct kav_domain *d,
+			      const struct fi_av_attr *attr,
 			      const struct kav_av_create *req, int err)
 {
-	const char *why = "";
-	char owner[40] = "";
+	const char *rw = (req->flags & KAV_AV_RDONLY) ? "read" : "read/write";
+	char owner[80], who[160], ipc[48] = "";
+	struct kav_ident id;
 
-	if (req->flags & KAV_AV_OWNER)
-		snprintf(owner, sizeof(owner), " of uid %u (%s)",
-			 req->owner_uid, KAV_AV_OWNER_ENV);
-	if (err == -FI_EINVAL)
-		why = " (it exists with another address format?)";
-	else if (err == -FI_ENOENT && (req->flags & KAV_AV_OWNER))
-		why = " (another user's named AV is opened, never created)";
-	else if (err == -FI_ENOENT)
-		why = " (FI_READ opens, never creates; another user's AV "
-		      "needs " KAV_AV_OWNER_ENV "=<uid>)";
-	else if (err == -FI_EACCES)
-		why = " (its mode bits do not let you open it so)";
-	kav_info("named AV %s%s: %s%s", attr->name, owner, kav_strerror(err),
-		 why);
+	if (err != -FI_EACCES && err != -FI_ENOENT) {
+		kav_fail_info("named AV '%s': %s%s", attr->name,
+			      kav_strerror(err), err == -FI_EINVAL ?
+			      " (it exists with another address format?)" :
+			      "");
+		return;
+	}
+	if (kav_ident_get(d->fd, &id))
+		memset(&id, 0, sizeof(id));
+	kav_named_owner(req, &id, owner, sizeof(owner));
+	kav_ident_str(&id, who, sizeof(who));
+	if (id.known)
+		snprintf(ipc, sizeof(ipc), " (ipc ns %u)", id.w.ipc_ns);
+	kav_ident_free(&id);
+	if (err == -FI_EACCES) {
+		/* A denial: the default level shows it. */
+		kav_fail_warn("named AV '%s' (%s) does not allow %s for %s: "
+			      "its mode bits, set by its creator (%s, default "
+			      "0600), refuse this; ask its owner to create it "
+			      "with %s=0640 (group read) or 0660 (group "
+			      "read/write)%s", attr->name, owner, rw, who,
+			      KAV_AV_MODE_ENV, KAV_AV_MODE_ENV,
+			      (req->flags & KAV_AV_RDONLY) ? "" :
+			      ", or open it with FI_READ to only read it");
+		return;
+	}
+	/* ENOENT: also how FI_READ probes for an AV (info, not warn). */
+	kav_fail_info("no named AV '%s' in this IPC namespace%s (%s)%s",
+		      attr->name, ipc, owner,
+		      (req->flags & KAV_AV_OWNER) ?
+		      "; another user's AV is opened, never created" :
+		      "; FI_READ opens, never creates; another user's AV "
+		      "needs " KAV_AV_OWNER_ENV "=<uid>");
 }
 
 int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr)
@@ -136,9 +188,9 @@ int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr)
 	 * shrink, so once count are readable they stay readable.
 	 */
 	if ((attr->flags & FI_READ) && attr->count > slots) {
-		kav_info("named AV %s holds %llu entries, fewer than count "
-			 "%zu: not filled yet", attr->name,
-			 (unsigned long long)slots, attr->count);
+		kav_fail_info("named AV %s holds %llu entries, fewer than "
+			      "count %zu: not filled yet", attr->name,
+			      (unsigned long long)slots, attr->count);
 		return -FI_EAGAIN;
 	}
 	/* fi_addr_t values never depend on map_addr: a given one is kept. */
@@ -163,8 +215,24 @@ int kav_av_named_join_key(struct kav_av *av, const char *name)
 		return 0;
 	}
 	ret = kav_err_from_errno(-ret);
-	kav_warn("named AV %s exists: adding the domain's auth key vni %u to "
-		 "it, so that inserts are bound to that key, failed: %s", name,
-		 d->key.vni, kav_strerror(ret));
+	if (ret == -FI_EACCES || ret == -FI_EKEYREJECTED || ret == -EDQUOT) {
+		char what[KAV_NAME_MAX + 128];
+		struct kav_deny deny = {
+			.what = what,
+			.err = ret,
+			.keyed = true,
+			.vni = d->key.vni,
+			.need_avs = 1,
+		};
+
+		snprintf(what, sizeof(what), "named AV %s exists: adding the "
+			 "domain's auth key vni %u to it, so that inserts are "
+			 "bound to that key,", name, d->key.vni);
+		kav_deny(d->fd, &deny);
+		return ret;
+	}
+	kav_fail_warn("named AV %s exists: adding the domain's auth key vni "
+		      "%u to it, so that inserts are bound to that key, "
+		      "failed: %s", name, d->key.vni, kav_strerror(ret));
 	return ret;
 }

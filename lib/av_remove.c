@@ -33,8 +33,8 @@ static int kav_av_remove_check(struct kav_av *av, const uint64_t *idx,
 
 	for (i = 0; i < count; i++) {
 		if (kav_av_read_valid(av, idx[i], &meta)) {
-			kav_debug("remove: fi_addr[%zu] (index %llu) is not "
-				  "valid", i, (unsigned long long)idx[i]);
+			kav_refuse("remove: fi_addr[%zu] (index %llu) is not "
+				   "valid", i, (unsigned long long)idx[i]);
 			return -FI_EINVAL;
 		}
 	}
@@ -121,16 +121,16 @@ static int kav_av_remove_keys(struct kav_av *av, const fi_addr_t *fi_addr,
 		if (kav_fi_addr_key(fi_addr[i], &slot) ||
 		    kav_av_read_key(av, slot, &key) ||
 		    (seen & (1ULL << slot))) {
-			kav_debug("remove: fi_addr[%zu] = %#llx is not an auth "
-				  "key handle of this AV (or repeats one)", i,
-				  (unsigned long long)fi_addr[i]);
+			kav_refuse("remove: fi_addr[%zu] = %#llx is not an "
+				   "auth key handle of this AV (or repeats "
+				   "one)", i, (unsigned long long)fi_addr[i]);
 			return -FI_EINVAL;
 		}
 		seen |= 1ULL << slot;
 		if (key.nr_entries || key.nr_endpoints) {
-			kav_debug("remove: key %u is used by %u entries and "
-				  "%u endpoints", slot, key.nr_entries,
-				  key.nr_endpoints);
+			kav_refuse("remove: key %u is used by %u entries and "
+				   "%u endpoints", slot, key.nr_entries,
+				   key.nr_endpoints);
 			return -FI_EBUSY;
 		}
 	}
@@ -142,8 +142,9 @@ static int kav_av_remove_keys(struct kav_av *av, const fi_addr_t *fi_addr,
 		ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_KEY_REMOVE, &req);
 		if (ret < 0) {
 			ret = kav_err_from_errno(-ret);
-			kav_info("remove: key %u: %s (%zu of %zu removed)",
-				 slot, kav_strerror(ret), i, count);
+			kav_fail_info("remove: key %u: %s (%zu of %zu "
+				      "removed)", slot, kav_strerror(ret), i,
+				      count);
 			return ret;
 		}
 	}
@@ -158,12 +159,19 @@ int kav_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr, size_t count,
 	size_t i;
 	int ret;
 
-	if (flags & ~FI_AUTH_KEY)
+	kav_err_clear();
+	if (flags & ~FI_AUTH_KEY) {
+		kav_refuse("fi_av_remove: flags %#llx: only FI_AUTH_KEY",
+			   (unsigned long long)flags);
 		return -FI_EINVAL;
+	}
 	if (!count)
 		return 0;
-	if (!fi_addr)
+	if (!fi_addr) {
+		kav_refuse("fi_av_remove: fi_addr is NULL with count %zu",
+			   count);
 		return -FI_EINVAL;
+	}
 	if (flags & FI_AUTH_KEY)
 		return kav_av_remove_keys(av, fi_addr, count);
 	idx = malloc(count * sizeof(*idx));
@@ -171,9 +179,9 @@ int kav_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr, size_t count,
 		return -FI_ENOMEM;
 	for (i = 0; i < count; i++) {
 		if (kav_fi_addr_index(fi_addr[i], &idx[i])) {
-			kav_debug("remove: fi_addr[%zu] = %#llx is not an "
-				  "address (a key handle needs FI_AUTH_KEY)",
-				  i, (unsigned long long)fi_addr[i]);
+			kav_refuse("remove: fi_addr[%zu] = %#llx is not an "
+				   "address (a key handle needs FI_AUTH_KEY)",
+				   i, (unsigned long long)fi_addr[i]);
 			free(idx);
 			return -FI_EINVAL;
 		}

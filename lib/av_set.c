@@ -301,11 +301,15 @@ static int kav_set_lock2(struct kav_av_set *dst, const struct fid_av_set *src_fi
 {
 	struct kav_av_set *src;
 
-	if (!src_fid || !kav_av_set_is(&src_fid->fid))
+	if (!src_fid || !kav_av_set_is(&src_fid->fid)) {
+		kav_refuse("fi_av_set: the source is not a kav AV set");
 		return -FI_EINVAL;
+	}
 	src = kav_set_of(src_fid);
-	if (src->av != dst->av)
+	if (src->av != dst->av) {
+		kav_refuse("fi_av_set: the two AV sets are of different AVs");
 		return -FI_EINVAL;
+	}
 	if (src == dst) {
 		pthread_mutex_lock(&dst->lock);
 	} else if (src < dst) {
@@ -400,14 +404,20 @@ static int kav_av_set_insert(struct fid_av_set *set_fid, fi_addr_t addr)
 	int ret;
 
 	/* Group / rx bits dropped; auth-key handles are not addresses. */
-	if (kav_fi_addr_index(addr, &index))
+	if (kav_fi_addr_index(addr, &index)) {
+		kav_refuse("fi_av_set_insert: %#llx is not an address",
+			   (unsigned long long)addr);
 		return -FI_EINVAL;
+	}
 	pthread_mutex_lock(&s->lock);
 	if (!kav_set_valid_index(s, index) || kav_set_has(s, index))
 		ret = -FI_EINVAL;
 	else
 		ret = kav_set_add(s, index);
 	pthread_mutex_unlock(&s->lock);
+	if (ret == -FI_EINVAL)
+		kav_refuse("fi_av_set_insert: %#llx is not an entry of the AV, "
+			   "or already a member", (unsigned long long)addr);
 	return ret;
 }
 
@@ -418,8 +428,11 @@ static int kav_av_set_remove(struct fid_av_set *set_fid, fi_addr_t addr)
 	size_t i;
 	int ret = -FI_EINVAL;
 
-	if (kav_fi_addr_index(addr, &index))
+	if (kav_fi_addr_index(addr, &index)) {
+		kav_refuse("fi_av_set_remove: %#llx is not an address",
+			   (unsigned long long)addr);
 		return -FI_EINVAL;
+	}
 	pthread_mutex_lock(&s->lock);
 	if (kav_set_has(s, index)) {
 		for (i = 0; s->members[i] != index; i++)
@@ -431,13 +444,18 @@ static int kav_av_set_remove(struct fid_av_set *set_fid, fi_addr_t addr)
 		ret = 0;
 	}
 	pthread_mutex_unlock(&s->lock);
+	if (ret)
+		kav_refuse("fi_av_set_remove: %#llx is not a member",
+			   (unsigned long long)addr);
 	return ret;
 }
 
 static int kav_av_set_addr(struct fid_av_set *set_fid, fi_addr_t *coll_addr)
 {
-	if (!coll_addr)
+	if (!coll_addr) {
+		kav_refuse("fi_av_set_addr: coll_addr is NULL");
 		return -FI_EINVAL;
+	}
 	*coll_addr = (fi_addr_t)(uintptr_t)set_fid;
 	return 0;
 }
@@ -559,35 +577,51 @@ static int kav_set_check_attr(const struct fi_av_set_attr *attr,
 	 * AV sets; it never imports a peer's).
 	 */
 	if (attr->flags & ~KAV_SET_FLAGS) {
-		kav_info("AV set flags %#llx are not supported",
-			 (unsigned long long)(attr->flags & ~KAV_SET_FLAGS));
+		kav_refuse("fi_av_set: flags %#llx are not supported",
+			   (unsigned long long)(attr->flags & ~KAV_SET_FLAGS));
 		return -FI_EINVAL;
 	}
-	if (attr->comm_key_size && !attr->comm_key)
+	if (attr->comm_key_size && !attr->comm_key) {
+		kav_refuse("fi_av_set: comm_key_size %zu without comm_key",
+			   attr->comm_key_size);
 		return -FI_EINVAL;
+	}
 	if (attr->flags & FI_UNIVERSE) {
 		/* Every valid entry; the range fields are ignored. */
 		r->universe = true;
 		return 0;
 	}
-	if (has_start != has_end)
+	if (has_start != has_end) {
+		kav_refuse("fi_av_set: start_addr and end_addr must both be "
+			   "FI_ADDR_NOTAVAIL or both addresses");
 		return -FI_EINVAL;
+	}
 	if (!has_start) {
-		if (attr->stride > 1)
+		if (attr->stride > 1) {
+			kav_refuse("fi_av_set: stride %zu without a range",
+				   attr->stride);
 			return -FI_EINVAL;
+		}
 		r->empty = true;
 		return 0;
 	}
 	/* A range: "must be FI_ADDR_NOTAVAIL if ... a comm key is given". */
-	if (attr->comm_key_size || attr->start_addr > attr->end_addr)
+	if (attr->comm_key_size || attr->start_addr > attr->end_addr) {
+		kav_refuse("fi_av_set: a range needs no comm key and "
+			   "start_addr <= end_addr");
 		return -FI_EINVAL;
+	}
 	r->start = attr->start_addr;
 	r->end = attr->end_addr;
 	r->stride = attr->stride ? attr->stride : 1;
 	positions = (r->end - r->start) / r->stride + 1;
 	/* "must be less than or equal to the specified count value" */
-	if (attr->count && positions > attr->count)
+	if (attr->count && positions > attr->count) {
+		kav_refuse("fi_av_set: the range has %llu positions, more "
+			   "than count %zu", (unsigned long long)positions,
+			   attr->count);
 		return -FI_EINVAL;
+	}
 	return 0;
 }
 
@@ -623,8 +657,11 @@ int kav_av_set_open(struct fid_av *av_fid, struct fi_av_set_attr *attr,
 	struct kav_av_set *s;
 	int ret;
 
-	if (!av || !attr || !set_out)
+	if (!av || !attr || !set_out) {
+		kav_refuse("fi_av_set: av (a kav AV), attr and av_set must not "
+			   "be NULL");
 		return -FI_EINVAL;
+	}
 	ret = kav_set_check_attr(attr, &range);
 	if (ret)
 		return ret;

@@ -8,9 +8,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kav_priv.h"
@@ -27,8 +30,8 @@ static int kav_domain_close(struct fid *fid)
 	struct kav_domain *d = kav_domain_of(fid);
 
 	if (__atomic_load_n(&d->av_refs, __ATOMIC_ACQUIRE)) {
-		kav_debug("domain close refused: %u AVs still open",
-			  d->av_refs);
+		kav_refuse("domain close refused: %u AVs still open",
+			   d->av_refs);
 		return -FI_EBUSY;
 	}
 	kav_sys_close(d->fd);
@@ -204,6 +207,41 @@ bool kav_domain_is(const struct fid *fid)
 	       fid->ops == &kav_domain_fi_ops;
 }
 
+/* "group kav (gid 998)", or "gid 998" when it has no name. */
+static void kav_group_name(gid_t gid, char *out, size_t len)
+{
+	struct group gr, *res = NULL;
+	char buf[1024];
+
+	if (!getgrgid_r(gid, &gr, buf, sizeof(buf), &res) && res)
+		snprintf(out, len, "group %s (gid %u)", res->gr_name,
+			 (unsigned int)gid);
+	else
+		snprintf(out, len, "gid %u", (unsigned int)gid);
+}
+
+/* Why @path cannot be opened for reading and writing, from its stat. */
+static void kav_open_denied(const char *path, int err)
+{
+	char group[300];
+	struct stat st;
+
+	if (stat(path, &st)) {
+		kav_fail_warn("cannot open %s: %s", path, strerrordesc_np(err));
+		return;
+	}
+	kav_group_name(st.st_gid, group, sizeof(group));
+	kav_fail_warn("cannot open %s: permission denied: the device is "
+		      "mode %04o, owner uid %u, %s, and this process (uid %u, "
+		      "gid %u) may not read and write it; the administrator "
+		      "sets who may open it with a udev rule (for example "
+		      "KERNEL==\"kav\", GROUP=\"kav\", MODE=\"0660\" in "
+		      "/etc/udev/rules.d/) and kav grants (kavctl grant add)",
+		      path, (unsigned int)(st.st_mode & 07777),
+		      (unsigned int)st.st_uid, group, (unsigned int)geteuid(),
+		      (unsigned int)getegid());
+}
+
 /* Open the device, explaining the failures a user can act on. */
 static int kav_open_device(const char *path)
 {
@@ -215,9 +253,12 @@ static int kav_open_device(const char *path)
 	err = errno;
 	ret = kav_err_from_open_errno(err);
 	if (ret == -FI_ENODEV)
-		kav_warn("cannot open %s: %s", path, kav_strerror(ret));
+		kav_fail_warn("cannot open %s: %s", path, kav_strerror(ret));
+	else if (ret == -FI_EACCES)
+		kav_open_denied(path, err);
 	else
-		kav_warn("cannot open %s: %s", path, strerrordesc_np(err));
+		kav_fail_warn("cannot open %s: %s", path,
+			      strerrordesc_np(err));
 	return ret;
 }
 
@@ -240,16 +281,24 @@ static int kav_domain_set_key(int fd, const struct kav_auth_key *key)
 	switch (ret) {
 	case -FI_EACCES:
 	case -FI_EKEYREJECTED:
-		kav_warn("domain auth key vni %u: %s", key->vni,
-			 kav_strerror(ret));
+	case -EDQUOT: {
+		struct kav_deny deny = {
+			.what = "domain auth key",
+			.err = ret,
+			.keyed = true,
+			.vni = key->vni,
+		};
+
+		kav_deny(fd, &deny);
 		break;
+	}
 	case -FI_ENOSYS:
-		kav_warn("domain auth keys: the kav kernel module is older "
-			 "than libkav (no KAV_IOC_DOMAIN_SET_KEY)");
+		kav_fail_warn("domain auth keys: the kav kernel module is "
+			      "older than libkav (no KAV_IOC_DOMAIN_SET_KEY)");
 		break;
 	default:
-		kav_warn("domain auth key vni %u: %s", key->vni,
-			 kav_strerror(ret));
+		kav_fail_warn("domain auth key vni %u: %s", key->vni,
+			      kav_strerror(ret));
 		break;
 	}
 	return ret;
@@ -273,8 +322,8 @@ static int kav_domain_key_mode(const struct fi_domain_attr *dattr,
 	 */
 	if (dattr->auth_key_size == FI_AV_AUTH_KEY) {
 		if (dattr->auth_key) {
-			kav_warn("domain auth_key must be NULL with "
-				 "auth_key_size FI_AV_AUTH_KEY");
+			kav_fail_warn("domain auth_key must be NULL with "
+				      "auth_key_size FI_AV_AUTH_KEY");
 			return -FI_EINVAL;
 		}
 		*av_auth_key = true;
@@ -282,16 +331,18 @@ static int kav_domain_key_mode(const struct fi_domain_attr *dattr,
 	}
 	if (!dattr->auth_key ||
 	    dattr->auth_key_size != sizeof(struct kav_auth_key)) {
-		kav_warn("domain auth_key must be a struct kav_auth_key "
-			 "(auth_key_size %zu), or use auth_key_size = "
-			 "FI_AV_AUTH_KEY and fi_av_insert_auth_key()",
-			 sizeof(struct kav_auth_key));
+		kav_fail_warn("domain auth_key must be a struct kav_auth_key "
+			      "(auth_key_size %zu, not %zu), or use "
+			      "auth_key_size = FI_AV_AUTH_KEY and "
+			      "fi_av_insert_auth_key()",
+			      sizeof(struct kav_auth_key),
+			      dattr->auth_key_size);
 		return -FI_EINVAL;
 	}
 	memcpy(key, dattr->auth_key, sizeof(*key));
 	if (key->__reserved) {
-		kav_warn("domain auth_key: struct kav_auth_key.__reserved "
-			 "must be 0");
+		kav_fail_warn("domain auth_key: struct "
+			      "kav_auth_key.__reserved must be 0");
 		return -FI_EINVAL;
 	}
 	*has_key = true;
@@ -308,15 +359,19 @@ KAV_API int kav_domain_open(const struct fi_info *info,
 	uint32_t format;
 	int fd, ret;
 
-	if (!info || !domain)
+	kav_err_clear();
+	if (!info || !domain) {
+		kav_refuse("kav_domain_open: info and domain must not be "
+			   "NULL");
 		return -FI_EINVAL;
+	}
 	*domain = NULL;
 	format = info->addr_format == FI_FORMAT_UNSPEC ?
 		 FI_SOCKADDR : info->addr_format;
 	if (!kav_addr_kav_format(format)) {
-		kav_warn("address format %u is not supported (kav stores "
-			 "FI_SOCKADDR, FI_SOCKADDR_IN, FI_SOCKADDR_IN6 and "
-			 "FI_ADDR_STR)", format);
+		kav_fail_warn("address format %u is not supported (kav "
+			      "stores FI_SOCKADDR, FI_SOCKADDR_IN, "
+			      "FI_SOCKADDR_IN6 and FI_ADDR_STR)", format);
 		return -FI_EINVAL;
 	}
 	ret = kav_domain_key_mode(info->domain_attr, &av_auth_key, &has_key,

@@ -82,12 +82,18 @@ KAV_API const char *kav_strerror(int errnum)
 		return "kav kernel module is not loaded: /dev/kav is missing "
 		       "(load it with 'modprobe kav' or 'insmod kav.ko')";
 	case FI_EACCES:
-		return "no grant for this auth key: ask the administrator "
-		       "(kavctl grant add ...); kav authorises keys for the "
-		       "identity (user, group, cgroup, network namespace) that "
-		       "opened the domain. Also: keyless inserts while the kav "
-		       "module's allow_keyless is off, or no permission to "
-		       "open /dev/kav";
+		return "permission denied by kav; kav_last_error() names "
+		       "which cause: no grant for this auth key: ask the "
+		       "administrator (kavctl grant add ...), as kav "
+		       "authorises keys for the identity (user, group, "
+		       "cgroup, network namespace) that opened the domain; "
+		       "or a named AV's mode bits; or keyless inserts while "
+		       "the kav module's allow_keyless is off; or no "
+		       "permission to open /dev/kav";
+	case EDQUOT:
+		return "a grant's limit was reached (max-entries or max-avs "
+		       "of the administrator's grant); kav_last_error() "
+		       "names the grant";
 	case FI_EKEYREJECTED:
 		return "auth key revoked by the administrator";
 	case FI_EPERM:

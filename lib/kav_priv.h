@@ -35,7 +35,18 @@ enum kav_log_level {
 
 /* Level named by a KAV_LOG value; NULL or unknown text gives the default. */
 int kav_log_parse_level(const char *s);
-/* Current level: $KAV_LOG, read once. */
+/*
+ * Level named by an FI_LOG_LEVEL value, libfabric's names (warn, trace,
+ * info, debug; any case): -1 for NULL, "" or another word.
+ */
+int kav_log_parse_fi_level(const char *s);
+/*
+ * The level for $KAV_LOG @kav_log and $FI_LOG_LEVEL @fi_level: KAV_LOG
+ * when set and not empty, else FI_LOG_LEVEL when it names a level, else
+ * the default (warn).
+ */
+int kav_log_env_level(const char *kav_log, const char *fi_level);
+/* Current level: $KAV_LOG (else $FI_LOG_LEVEL), read once. */
 int kav_log_level(void);
 void kav_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -43,6 +54,77 @@ void kav_log(int level, const char *fmt, ...)
 #define kav_warn(...)	kav_log(KAV_LOG_WARN, __VA_ARGS__)
 #define kav_info(...)	kav_log(KAV_LOG_INFO, __VA_ARGS__)
 #define kav_debug(...)	kav_log(KAV_LOG_DEBUG, __VA_ARGS__)
+
+/* ----------------------------------------------------------------- diag.c */
+
+/* Bytes of kav_last_error()'s text, with its NUL. */
+#define KAV_ERR_MAX	1024
+
+/* Forget the last error detail: at the start of each public call. */
+void kav_err_clear(void);
+/*
+ * Record a failure's detail for kav_last_error() and log it once at
+ * @level. kav_refuse(): a refused argument (debug); kav_fail_warn(): a
+ * failure the user must see (warn).
+ */
+void kav_fail(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define kav_refuse(...)		kav_fail(KAV_LOG_DEBUG, __VA_ARGS__)
+#define kav_fail_info(...)	kav_fail(KAV_LOG_INFO, __VA_ARGS__)
+#define kav_fail_warn(...)	kav_fail(KAV_LOG_WARN, __VA_ARGS__)
+
+/* A domain's identity and grants (KAV_IOC_DOMAIN_WHOAMI). */
+struct kav_ident {
+	bool known;			/* the kernel answered */
+	struct kav_whoami w;
+	struct kav_grant_info *grants;	/* malloc'd; kav_ident_free() */
+	uint32_t nr;			/* elements of @grants */
+};
+
+/* Ask the kernel about domain fd @fd: 0 or -errno (@id then unknown). */
+int kav_ident_get(int fd, struct kav_ident *id);
+void kav_ident_free(struct kav_ident *id);
+/* "uid 1000, gid 1000, cgroup 5, netns cookie 1"; the length written. */
+size_t kav_ident_str(const struct kav_ident *id, char *buf, size_t len);
+/* "granted: 50, 51" or "granted: none"; each VNI once. */
+size_t kav_granted_str(const struct kav_ident *id, char *buf, size_t len);
+/* True when a grant of @id is for @vni. */
+bool kav_ident_granted(const struct kav_ident *id, uint32_t vni);
+/*
+ * The grant for @vni whose limit a charge of @need_entries entries and
+ * @need_avs AVs exceeds (else the first limited grant for @vni; NULL if
+ * none).
+ */
+const struct kav_grant_info *kav_ident_limit(const struct kav_ident *id,
+					     uint32_t vni,
+					     uint64_t need_entries,
+					     uint32_t need_avs);
+
+/* A refusal by the kernel of something done under a key (or keyless). */
+struct kav_deny {
+	const char *what;		/* "insert of 2 addresses", ... */
+	int err;			/* -FI_EACCES, -FI_EKEYREJECTED, -EDQUOT */
+	bool keyed;			/* under @vni; false: keyless */
+	uint32_t vni;
+	uint64_t need_entries;		/* what the call would have charged */
+	uint32_t need_avs;
+	/* -FI_EACCES although @vni is granted: why (NULL: say no grant) */
+	const char *if_granted;
+	/* Candidates for @vni (key handles): the first not granted wins. */
+	const uint32_t *vnis;
+	size_t nr_vnis;
+};
+/* Most candidate VNIs a denial looks at. */
+#define KAV_DENY_VNIS	8
+
+/* The message for @d given @id (pure: unit tested). */
+void kav_deny_format(char *buf, size_t len, const struct kav_ident *id,
+		     const struct kav_deny *d);
+/*
+ * Ask domain fd @domain_fd who it is, then record and warn the message
+ * for @d (once).
+ */
+void kav_deny(int domain_fd, const struct kav_deny *d);
 
 /* ---------------------------------------------------------------- errno.c */
 
@@ -192,6 +274,8 @@ const char *kav_addr_straddr(uint32_t fi_format, const void *addr, char *buf,
  * 0 or -FI_EINVAL.
  */
 int kav_addr_parse_str(uint32_t fi_format, const char *str, void *out);
+/* "FI_SOCKADDR_IN", ...: for messages. */
+const char *kav_addr_format_name(uint32_t fi_format);
 /* Numeric port ("0".."65535"); 0 or -FI_EINVAL. */
 int kav_addr_parse_port(const char *service, uint16_t *port);
 /*
@@ -325,9 +409,16 @@ int kav_av_named_request(const struct fi_av_attr *attr,
  * negative fabric errno (logged).
  */
 int kav_av_named_join_key(struct kav_av *av, const char *name);
-/* Log why the kernel refused (@err) the named open @req of @attr. */
-void kav_av_named_open_failed(const struct fi_av_attr *attr,
+/*
+ * Record and log why the kernel refused (@err) the named open @req of
+ * @attr in domain @d: mode bits (warn), no such name (info), ...
+ */
+void kav_av_named_open_failed(const struct kav_domain *d,
+			      const struct fi_av_attr *attr,
 			      const struct kav_av_create *req, int err);
+/* The same for an AV create (@what) refused under @d's key. */
+void kav_av_create_denied(const struct kav_domain *d, const char *what,
+			  int err);
 /* Once mapped: FI_READ's count check and attr->map_addr. */
 int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr);
 /* kav_strerror(), saying why for a change refused on a read-only AV. */

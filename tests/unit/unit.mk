@@ -11,7 +11,7 @@
 UNIT_DIR      := $(BUILD)/unit
 UNIT_TESTS    := test_addr test_expand test_table test_domain test_av \
 		 test_av_attr test_av_named test_auth test_grants \
-		 test_eq test_av_set test_peer \
+		 test_eq test_av_set test_peer test_diag \
 		 test_kavctl_args test_kavctl_json test_kavctl_attrs \
 		 test_fuzz_prog test_hook_vec
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS))

@@ -319,6 +319,23 @@ int kav_av_fd(struct fid_av *av);
 const char *kav_strerror(int err);
 
 /**
+ * kav_last_error() - what the calling thread's last failed libkav call
+ * was refused for
+ *
+ * kav_strerror() has one text per error code; this is the detail of the
+ * latest failure in this thread: the cause (a grant, a named AV's mode
+ * bits, keyless inserts off, /dev/kav's permissions, a grant's limit, an
+ * unknown host, a refused argument), the VNI and the identity the domain
+ * captured (uid, gid, cgroup, network namespace). The same text is logged
+ * once (denials at the default level). Each kav_domain_open(), fi_av_open()
+ * and fi_av_insert*() call starts with it empty.
+ *
+ * Return: a NUL-terminated thread-local string, "" when nothing was
+ * recorded; valid until the thread's next libkav call. Never NULL.
+ */
+const char *kav_last_error(void);
+
+/**
  * struct kav_resolved - one AV entry, resolved without a system call
  * @addr: the address, pointing into the AV's read-only table mapping
  *	(valid until fi_close() of the AV; the bytes change if the entry is
