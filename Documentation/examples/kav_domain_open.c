@@ -33,7 +33,10 @@ int main(int argc, char **argv)
         return 2;
     }
     key.vni = vni;
-    inet_pton(AF_INET, "10.0.0.1", &sin.sin_addr);
+    if (inet_pton(AF_INET, "10.0.0.1", &sin.sin_addr) != 1) {
+        fprintf(stderr, "inet_pton: not an IPv4 address\n");
+        return 1;
+    }
     ret = kav_domain_open(&info, &dom, NULL);
     if (ret) {
         fprintf(stderr, "kav_domain_open(vni %lu): %s\n", vni,
