@@ -12,7 +12,7 @@ UNIT_DIR      := $(BUILD)/unit
 UNIT_TESTS    := test_addr test_expand test_table test_domain test_av \
 		 test_av_attr test_av_named test_auth test_grants \
 		 test_eq test_av_set test_peer test_diag \
-		 test_kavctl_args test_kavctl_json test_kavctl_attrs \
+		 test_kavctl_args test_kavctl_json test_kavctl_attrs test_kavctl_conf \
 		 test_fuzz_prog test_hook_vec
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS))
 UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -81,6 +81,10 @@ $(UNIT_DIR)/test_kavctl_attrs: \
 	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,nl attrs args format json output \
 		table)
 $(UNIT_DIR)/test_kavctl_attrs: UNIT_LIBS += $(UNIT_NL_LIBS)
+
+# test_kavctl_conf: the grants.d files of kavctl apply (conf.c, args.c).
+$(UNIT_DIR)/test_kavctl_conf.o: $(UNIT_KAVCTL_HDRS)
+$(UNIT_DIR)/test_kavctl_conf: $(patsubst %,$(UNIT_DIR)/kavctl/%.o,conf args)
 
 # kav_fuzzer's program model (tests/fuzz): generation, mutation, files.
 $(UNIT_DIR)/fuzz/fz_prog.o: tests/fuzz/fz_prog.c tests/fuzz/kav_fuzzer.h \
