@@ -156,7 +156,7 @@ void kav_av_named_open_failed(const struct kav_domain *d,
 	kav_named_owner(req, &id, owner, sizeof(owner));
 	kav_ident_str(&id, who, sizeof(who));
 	if (id.known)
-		snprintf(ipc, sizeof(ipc), " (ipc ns %u)", id.w.ipc_ns);
+		snprintf(ipc, sizeof(ipc), "ipc ns %u; ", id.w.ipc_ns);
 	kav_ident_free(&id);
 	if (err == -FI_EACCES) {
 		/* A denial: the default level shows it. */
@@ -171,7 +171,7 @@ void kav_av_named_open_failed(const struct kav_domain *d,
 		return;
 	}
 	/* ENOENT: also how FI_READ probes for an AV (info, not warn). */
-	kav_fail_info("no named AV '%s' in this IPC namespace%s (%s)%s",
+	kav_fail_info("no named AV '%s' in this IPC namespace (%s%s)%s",
 		      attr->name, ipc, owner,
 		      (req->flags & KAV_AV_OWNER) ?
 		      "; another user's AV is opened, never created" :

@@ -13,7 +13,6 @@
  *  - an unknown host for fi_av_insertsvc;
  *  - refused fi_av_insertsvc arguments at KAV_LOG=debug, FI_LOG_LEVEL.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
