@@ -10,8 +10,10 @@
 # Checks: DKMS built and installed kav.ko for each installed Debian kernel
 # (6.12: .ko.xz), of this version; the node files are in place; a program
 # built with `pkg-config kav` links against the installed libkav.so.0 and
-# runs; libfabric's fi_info -l lists the hooking provider; kavctl --help and -V; the man pages are found by man; the Slurm
-# scripts are installed; then after purge: no package, no file of theirs,
+# runs; `pkg-config --cflags kav` names libfabric's include path when
+# libfabric is in a non-system prefix; libfabric's fi_info -l lists the
+# hooking provider; kavctl --help and -V; the man pages are found by man;
+# the Slurm scripts are installed; then after purge: no package, no file of theirs,
 # no DKMS state, no module, no configuration file.
 #
 # Prints TAP.
@@ -76,6 +78,26 @@ hook_listed() {
 	fi_info -l 2>/dev/null | grep -q '^ofi_hook_kav:'
 }
 
+# libfabric in a non-system prefix: kav.pc's Requires.private brings its
+# include path (a fake libfabric.pc that PKG_CONFIG_PATH finds first).
+pc_finds_libfabric_prefix() {
+	local cflags
+	mkdir -p "$TMP/fakepc"
+	cat >"$TMP/fakepc/libfabric.pc" <<-'PC'
+	prefix=/some/prefix
+	includedir=${prefix}/include
+	libdir=${prefix}/lib
+	Name: libfabric
+	Description: libfabric in a non-system prefix (deb-check.sh)
+	Version: 1.17.0
+	Libs: -L${libdir} -lfabric
+	Cflags: -I${includedir}
+	PC
+	cflags=$(PKG_CONFIG_PATH=$TMP/fakepc pkg-config --cflags kav) || return 1
+	echo "# pkg-config --cflags kav: $cflags"
+	[[ " $cflags " == *" -I/some/prefix/include "* ]]
+}
+
 man_pages_found() {
 	man -w 7 kav && man -w 8 kavctl && man -w 3 kav_domain_open &&
 		man -w 3 kav_av
@@ -120,7 +142,7 @@ main() {
 	done
 	mapfile -t KVERS < <(kernels)
 
-	echo "1..$((12 + ${#KVERS[@]}))"
+	echo "1..$((13 + ${#KVERS[@]}))"
 	if any_present; then
 		apt-get purge -y -qq "${PACKAGES[@]}" >/dev/null 2>&1 || true
 	fi
@@ -138,6 +160,8 @@ main() {
 		-f /etc/modprobe.d/kav.conf -a -f /etc/modules-load.d/kav.conf
 	check "pkg-config kav: version $VERSION" \
 		test "$(pkg-config --modversion kav 2>/dev/null)" == "$VERSION"
+	check "pkg-config --cflags kav has libfabric's include path (Requires.private)" \
+		pc_finds_libfabric_prefix
 	check "an application built with pkg-config kav links libkav.so.0 and runs" \
 		app_runs
 	check "fi_info -l lists ofi_hook_kav (libkav0's libfabric/libkav-fi.so)" \

@@ -9,7 +9,10 @@
 # (DKMS does make its module signing key, /var/lib/dkms/mok.*). Checks
 # for each kernel: the module file is there with the compression the
 # kernel's config asks for (6.12: .ko.xz), it is kav.ko for that kernel
-# (vermagic, version), and `dkms remove` takes it away again.
+# (vermagic, version), and `dkms remove` takes it away again. Then that
+# DKMS refuses (exit 77, BUILD_EXCLUSIVE) a kernel older than 6.1: a
+# 5.10 kernel name with 6.1's build tree, so that dkms.conf's
+# BUILD_EXCLUSIVE_KERNEL is the only reason to refuse.
 #
 # Prints TAP. Env: KAV_KERNELS (tests/vm/kernels.sh).
 set -euo pipefail
@@ -22,6 +25,17 @@ TMP='' LOG=''
 # shellcheck source=tests/pkg/tap.sh
 . "$HERE/tap.sh"
 
+
+# DKMS refuses to build kav for kernel @1 (exit 77) because of
+# BUILD_EXCLUSIVE_KERNEL, with build tree @2.
+refuses_kernel() {
+	local rc=0
+	dkms build -m kav -v "$VERSION" -k "$1" --kernelsourcedir "$2" \
+		"${d[@]}" >"$TMP/excl.log" 2>&1 || rc=$?
+	cat "$TMP/excl.log" >>"$LOG"
+	[[ $rc == 77 ]] && grep -q 'BUILD_EXCLUSIVE' "$TMP/excl.log" &&
+		[[ -z $(find "$TMP/dkms" "$TMP/modules" -path "*$1*" -name 'kav.ko*') ]]
+}
 
 # Run dkms, output to the log.
 run_dkms() {
@@ -57,7 +71,7 @@ main() {
 	d=(--sourcetree "$TMP/src" --dkmstree "$TMP/dkms" --installtree "$TMP/modules")
 	LOG=$TMP/dkms.log
 
-	echo "1..$((2 + 3 * ${#kvers[@]}))"
+	echo "1..$((3 + 3 * ${#kvers[@]}))"
 	make -s -C "$REPO" dkms-src DESTDIR="$TMP/root" PREFIX=/usr >"$LOG" 2>&1
 	mv "$TMP/root/usr/src" "$TMP/src"
 	mkdir -p "$TMP/dkms" "$TMP/modules"
@@ -84,6 +98,9 @@ main() {
 	done
 	check "no kav module left in the install tree" \
 		test -z "$(find "$TMP/modules" -name 'kav.ko*')"
+	mkdir -p "$TMP/modules/5.10.0-99-amd64"
+	check "dkms refuses kernel 5.10 (BUILD_EXCLUSIVE_KERNEL: 6.1 and later)" \
+		refuses_kernel 5.10.0-99-amd64 "/lib/modules/${kvers[0]}/build"
 	if [[ $FAILED != 0 ]]; then
 		echo "# dkms log:"
 		sed 's/^/#   /' "$LOG"
