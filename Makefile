@@ -63,11 +63,16 @@ check: deps
 	$(MAKE) --no-print-directory pkgcheck
 	$(MAKE) --no-print-directory vmtest
 
-# Packaging, on the host: DKMS builds kav.ko for 6.1 and 6.12 in a private
-# tree, then the Debian packages are built, installed, used and purged.
+# Packaging, on the host: lintian on the source and every package (no E:,
+# W: or I:) and debian/copyright against the SPDX tags; DKMS builds kav.ko
+# for 6.1 and 6.12 in a private tree and refuses older kernels; then the
+# Debian packages are installed, used and purged, and version N is
+# upgraded to N+1 (rebuilt by make-deb.sh --version) and purged.
 pkgcheck: deb
+	tests/pkg/lintian-check.sh $(BUILD)/deb
 	tests/pkg/dkms-check.sh
 	tests/pkg/deb-check.sh $(BUILD)/deb
+	tests/pkg/upgrade-check.sh $(BUILD)/deb
 
 # checkpatch --strict and sparse on the module, cppcheck and clang-tidy on
 # lib/ and tools/: no findings allowed.
@@ -130,9 +135,11 @@ install-node:
 	install -D -m 0644 tools/node/grants.d-example.conf $(DESTDIR)$(SYSCONFDIR)/kav/grants.d/README
 
 # The Slurm prolog and epilog (Documentation/slurm.rst).
+# kav-slurm-lib.sh is sourced, not run: 0644 (lintian: executable-not-elf-or-script).
 install-slurm:
 	install -d $(DESTDIR)$(SLURMDIR)
-	install -m 0755 tools/slurm/kav-slurm-* $(DESTDIR)$(SLURMDIR)/
+	install -m 0755 $(filter-out %.sh,$(wildcard tools/slurm/kav-slurm-*)) $(DESTDIR)$(SLURMDIR)/
+	install -m 0644 tools/slurm/kav-slurm-lib.sh $(DESTDIR)$(SLURMDIR)/
 
 # The DKMS source tree, /usr/src/kav-<version> for PREFIX=/usr: the layout
 # of this repository (kmod/dkms.conf), then `dkms install kav/<version>`.
