@@ -5,7 +5,8 @@
  * names the real cause, the domain's captured identity and the VNI.
  * Each case runs as another uid (setresuid in a forked child) with its
  * stderr in a file, which the child reads back:
- *  - an ungranted VNI (the VNIs that are granted are listed);
+ *  - an ungranted VNI (the VNIs that are granted are listed), for the
+ *    domain's key and for a per-AV key (fi_av_insert_auth_key);
  *  - a keyless insert on a node without allow_keyless;
  *  - a grant's max-entries limit (not "Disk quota exceeded");
  *  - a named AV of mode 0600 owned by another uid, and a missing name;
@@ -349,6 +350,44 @@ TEST_F(diag, device_permission)
 	ASSERT_EQ(0, chmod(node, 0600));
 	EXPECT_EQ(0, kav_run_as(TENANT, child_device, (void *)node));
 	unlink(node);
+}
+
+/* ----------------------------------------------- a per-AV key denial */
+
+static int child_av_key(void *arg)
+{
+	struct kav_auth_key key = { .vni = VNI_OTHER };
+	struct fi_domain_attr dattr = { 0 };
+	struct fi_info info = { 0 };
+	struct fid_domain *dom = NULL;
+	struct fid_av *av;
+	fi_addr_t h = 0;
+	const char *log;
+
+	(void)arg;
+	info.addr_format = FI_SOCKADDR_IN;
+	info.domain_attr = &dattr;
+	dattr.auth_key_size = FI_AV_AUTH_KEY;
+	CK_EQ(0, kav_domain_open(&info, &dom, NULL));
+	CK(av = open_av(dom, NULL, 0));
+	CK(!cap_begin());
+	CK_EQ(-FI_EACCES, fi_av_insert_auth_key(av, &key, sizeof(key), &h,
+						0));
+	log = cap_read();
+	show(log);
+	CK_SAID(log, "fi_av_insert_auth_key refused: no grant for this auth "
+		     "key (vni 7301) matches the domain's identity (uid 2101");
+	CK_SAID(log, "granted: 7300;");
+	CK_EQ(1, n_lines(log, "libkav: "));
+	CK_EQ(0, fi_close(&av->fid));
+	CK_EQ(0, fi_close(&dom->fid));
+	return 0;
+}
+
+TEST_F(diag, av_key_denied)
+{
+	add_grant(_metadata, self, VNI_GRANTED, 0);
+	EXPECT_EQ(0, kav_run_as(TENANT, child_av_key, NULL));
 }
 
 /* ------------------------------------------------------ unknown host */
