@@ -10,7 +10,7 @@
 # Checks: DKMS built and installed kav.ko for each installed Debian kernel
 # (6.12: .ko.xz), of this version; the node files are in place; a program
 # built with `pkg-config kav` links against the installed libkav.so.0 and
-# runs; `pkg-config --cflags kav` names libfabric's include path when
+# runs, and so do libkav-dev's examples; `pkg-config --cflags kav` names libfabric's include path when
 # libfabric is in a non-system prefix; libfabric's fi_info -l lists the
 # hooking provider; kavctl --help and -V; the man pages are found by man;
 # the Slurm scripts are installed; then after purge: no package, no file of theirs,
@@ -66,11 +66,11 @@ dkms_installed_for() {
 }
 
 apt_install() {
-	apt-get install -y -qq --no-install-recommends "$@" >"$TMP/install.log" 2>&1
+	apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends "$@" >"$TMP/install.log" 2>&1
 }
 
 apt_purge() {
-	apt-get purge -y -qq "$@" >"$TMP/purge.log" 2>&1
+	apt-get purge -y -qq -o DPkg::Lock::Timeout=300 "$@" >"$TMP/purge.log" 2>&1
 }
 
 # libfabric finds the hooking provider where libkav0 put it.
@@ -96,6 +96,22 @@ pc_finds_libfabric_prefix() {
 	cflags=$(PKG_CONFIG_PATH=$TMP/fakepc pkg-config --cflags kav) || return 1
 	echo "# pkg-config --cflags kav: $cflags"
 	[[ " $cflags " == *" -I/some/prefix/include "* ]]
+}
+
+# libkav-dev's examples (Documentation/examples: the README's program,
+# kav_domain_open(3)'s and kav_av(3)'s) compile against the installed
+# package, warnings as errors, as its documents say to build them.
+examples_build() {
+	local c n=0
+	for c in /usr/share/doc/libkav-dev/examples/*.c; do
+		[[ -f $c ]] || continue
+		# shellcheck disable=SC2046
+		cc -std=gnu11 -Wall -Wextra -Werror -o "$TMP/example" "$c" \
+			$(pkg-config --cflags --libs kav) || return 1
+		n=$((n + 1))
+	done
+	echo "# $n examples built"
+	((n > 0))
 }
 
 man_pages_found() {
@@ -125,7 +141,7 @@ leftovers() {
 	done <"$TMP/files"
 	ls -d /usr/src/kav-* /var/lib/dkms/kav /lib/modules/*/updates/dkms/kav.ko* \
 		/etc/modprobe.d/kav.conf /etc/modules-load.d/kav.conf \
-		/usr/lib/udev/rules.d/60-kav.rules /usr/lib/kav 2>/dev/null || true
+		/usr/lib/udev/rules.d/60-kav.rules /usr/lib/kav /etc/kav 2>/dev/null || true
 }
 
 main() {
@@ -142,7 +158,7 @@ main() {
 	done
 	mapfile -t KVERS < <(kernels)
 
-	echo "1..$((13 + ${#KVERS[@]}))"
+	echo "1..$((14 + ${#KVERS[@]}))"
 	if any_present; then
 		apt-get purge -y -qq "${PACKAGES[@]}" >/dev/null 2>&1 || true
 	fi
@@ -164,6 +180,7 @@ main() {
 		pc_finds_libfabric_prefix
 	check "an application built with pkg-config kav links libkav.so.0 and runs" \
 		app_runs
+	check "libkav-dev's examples build with pkg-config kav" examples_build
 	check "fi_info -l lists ofi_hook_kav (libkav0's libfabric/libkav-fi.so)" \
 		hook_listed
 	check "kavctl --help" sh -c 'kavctl --help | grep -q "^Usage: kavctl"'
@@ -171,9 +188,11 @@ main() {
 		sh -c "kavctl -V | grep -q '^kavctl $VERSION '"
 	check "man finds kav(7), kavctl(8), kav_domain_open(3), kav_av(3)" \
 		man_pages_found
-	check "Slurm prolog and epilog installed, executable" \
+	check "Slurm prolog and epilog installed, executable; kav-slurm-lib.sh 0644" \
 		test -x /usr/lib/kav/slurm/kav-slurm-prolog -a \
-		-x /usr/lib/kav/slurm/kav-slurm-epilog
+		-x /usr/lib/kav/slurm/kav-slurm-epilog -a \
+		-f /usr/lib/kav/slurm/kav-slurm-lib.sh -a \
+		! -x /usr/lib/kav/slurm/kav-slurm-lib.sh
 	check "apt purges ${PACKAGES[*]}" apt_purge "${PACKAGES[@]}"
 	check "no package left, not even its configuration" \
 		eval '! any_present'
