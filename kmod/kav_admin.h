@@ -21,6 +21,7 @@ int kav_registry_walk_avs(int (*fn)(struct kav_av *, void *), void *arg,
 int kav_registry_walk_domains(int (*fn)(struct kav_domain *, void *),
 			      void *arg, u32 *pos);
 u64 kav_registry_count_domains(void);
+unsigned int kav_registry_generation(void);
 void kav_registry_revoke(struct kav_grant *g);
 
 struct kav_stats {

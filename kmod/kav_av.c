@@ -90,13 +90,13 @@ static int kav_av_ep_open(void *obj, struct kav_ucmd *ucmd)
  * An administrator pins @av (a reference of its own, so that a launcher
  * can close it and ranks open it later) or drops the pin.
  */
-int kav_av_pin(struct kav_av *av, bool pin)
+int kav_av_pin(struct kav_av *av, bool pin, const char *tag)
 {
 	int ret;
 
 	if (pin)
 		kav_av_get(av);
-	ret = kav_names_set_pinned(av, pin);
+	ret = kav_names_set_pinned(av, pin, tag);
 	/* May free @av: no lock held. */
 	if (pin && ret)
 		kav_av_put(av);		/* not pinned after all */

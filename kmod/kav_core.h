@@ -130,6 +130,7 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 void kav_table_destroy(struct kav_table *t);
 u32 kav_table_entry_bytes(const struct kav_table *t);
 u64 kav_table_bytes(const struct kav_table *t);
+u64 kav_table_generation(const struct kav_table *t);
 bool kav_table_has_room(struct kav_table *t, u32 count);
 int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b,
 		     const struct kav_key_counts *kc);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/kav: each open is a domain (kav_domain.c); its ioctls create AVs
- * and set the domain's key.
+ * /dev/kav: each open is a domain (kav_domain.c); its ioctls create AVs,
+ * set the domain's key and tell a tenant who it is (kav_whoami.c).
  */
 #include <linux/err.h>
 #include "kav_objects.h"
@@ -32,6 +32,8 @@ static const struct kav_ioctl_op kav_dev_ops[] = {
 		     struct kav_av_create, map_size),
 	KAV_IOCTL_OP(KAV_IOC_DOMAIN_SET_KEY, kav_domain_set_key,
 		     struct kav_domain_key, key),
+	KAV_IOCTL_OP(KAV_IOC_DOMAIN_WHOAMI, kav_domain_whoami,
+		     struct kav_whoami, __reserved),
 };
 
 static long kav_dev_ioctl(struct file *file, unsigned int cmd,

@@ -28,6 +28,7 @@ static const struct nla_policy kav_genl_policy[KAV_A_MAX + 1] = {
 	[KAV_A_LIMIT_ENTRIES] = { .type = NLA_U64 },
 	[KAV_A_LIMIT_AVS] = { .type = NLA_U32 },
 	[KAV_A_AV_ID] = { .type = NLA_U32 },
+	[KAV_A_TAG] = { .type = NLA_NUL_STRING, .len = KAV_TAG_MAX },
 };
 
 static const struct genl_multicast_group kav_genl_mcgrps[] = {
@@ -48,7 +49,8 @@ static int kav_put_grant(struct sk_buff *skb, const struct kav_grant *g)
 	      nla_put_u32(skb, KAV_A_LIMIT_AVS, g->limit_avs) ?:
 	      nla_put_u64_64bit(skb, KAV_A_NR_ENTRIES,
 				atomic64_read(&g->nr_entries), KAV_A_PAD) ?:
-	      nla_put_u32(skb, KAV_A_NR_AVS, atomic_read(&g->nr_avs));
+	      nla_put_u32(skb, KAV_A_NR_AVS, atomic_read(&g->nr_avs)) ?:
+	      (g->tag[0] ? nla_put_string(skb, KAV_A_TAG, g->tag) : 0);
 	if (ret)
 		return ret;
 	switch (g->sel_type) {
@@ -102,7 +104,9 @@ static int kav_put_name(struct sk_buff *skb, const struct kav_av *av)
 	return nla_put(skb, KAV_A_AV_NAME, n->len, n->name) ?:
 	       nla_put_u32(skb, KAV_A_AV_MODE, n->mode) ?:
 	       nla_put_u32(skb, KAV_A_IPC_NS, av->domain->id.ipc_ns->ns.inum) ?:
-	       (READ_ONCE(n->pinned) ? nla_put_flag(skb, KAV_A_AV_PINNED) : 0);
+	       (READ_ONCE(n->pinned) ? nla_put_flag(skb, KAV_A_AV_PINNED) : 0) ?:
+	       (READ_ONCE(n->pinned) && n->pin_tag[0] ?
+		nla_put_string(skb, KAV_A_TAG, n->pin_tag) : 0);
 }
 
 static int kav_put_av(struct sk_buff *skb, const struct kav_av *av)
@@ -121,19 +125,28 @@ static int kav_put_av(struct sk_buff *skb, const struct kav_av *av)
 	       kav_put_name(skb, av);
 }
 
-/* One message of a dump; -EMSGSIZE when the skb is full. */
+/*
+ * One message of a dump; -EMSGSIZE when the skb is full. Each dump round
+ * sets cb->seq to the generation of what it lists, so that a message
+ * after a change carries NLM_F_DUMP_INTR.
+ */
 struct kav_dump {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
 	u8 cmd;
 	struct kav_av *av;		/* ENTRY_GET */
+	const struct kav_grant_filter *filter;	/* GRANT_GET */
 };
 
 static void *kav_dump_start_msg(struct kav_dump *d)
 {
-	return genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
-			   d->cb->nlh->nlmsg_seq, &kav_genl_family,
-			   NLM_F_MULTI, d->cmd);
+	void *hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
+				d->cb->nlh->nlmsg_seq, &kav_genl_family,
+				NLM_F_MULTI, d->cmd);
+
+	if (hdr)
+		genl_dump_check_consistent(d->cb, hdr);
+	return hdr;
 }
 
 static int kav_dump_end_msg(struct kav_dump *d, void *hdr, int ret)
@@ -146,9 +159,26 @@ static int kav_dump_end_msg(struct kav_dump *d, void *hdr, int ret)
 	return 0;
 }
 
+/*
+ * The dump round's return: the bytes filled (0 ends the dump), or an
+ * error. A message that does not fit even an empty skb is an error, not
+ * the end of the dump.
+ */
 static int kav_dump_result(struct sk_buff *skb, int ret)
 {
-	return ret && ret != -EMSGSIZE ? ret : skb->len;
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ?: skb->len;
+}
+
+/* The attributes of a dump request, parsed and validated by genetlink. */
+static struct nlattr **kav_dump_attrs(struct netlink_callback *cb)
+{
+#ifdef KAV_HAVE_GENL_INFO_DUMP
+	return genl_info_dump(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
 }
 
 /* --------------------------------------------------------- notifications */
@@ -309,13 +339,14 @@ bad_id:
  * for its reply (the admin would retry, or not know the new grant's id).
  */
 static int kav_reply_grant(struct genl_info *info, struct sk_buff *msg,
-			   const struct kav_grant *g)
+			   const struct kav_grant *g, bool updated)
 {
 	void *hdr;
 
 	hdr = genlmsg_put_reply(msg, info, &kav_genl_family, 0,
 				info->genlhdr->cmd);
-	if (!hdr || kav_put_grant(msg, g)) {
+	if (!hdr || kav_put_grant(msg, g) ||
+	    (updated && nla_put_flag(msg, KAV_A_GRANT_UPDATED))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -323,11 +354,31 @@ static int kav_reply_grant(struct genl_info *info, struct sk_buff *msg,
 	return genlmsg_reply(msg, info);
 }
 
+/* The grant in @msg (allocated before the change), and who hears of it. */
+static int kav_grant_done(struct genl_info *info, struct sk_buff *msg,
+			  struct kav_grant *g, bool updated, u8 notify_cmd)
+{
+	int ret = kav_reply_grant(info, msg, g, updated);
+
+	kav_genl_notify_grant(notify_cmd, g);
+	kav_grant_put(g);
+	return ret;
+}
+
+static void kav_parse_tag(struct nlattr *attr, char *tag)
+{
+	if (attr)
+		nla_strscpy(tag, attr, KAV_TAG_MAX + 1);
+	else
+		tag[0] = '\0';
+}
+
 static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
 	struct kav_grant spec = { 0 }, *g;
 	struct sk_buff *msg;
+	bool updated;
 	int ret;
 
 	if (!a[KAV_A_VNI] || !a[KAV_A_SEL_TYPE]) {
@@ -341,20 +392,86 @@ static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 		spec.limit_entries = nla_get_u64(a[KAV_A_LIMIT_ENTRIES]);
 	if (a[KAV_A_LIMIT_AVS])
 		spec.limit_avs = nla_get_u32(a[KAV_A_LIMIT_AVS]);
+	kav_parse_tag(a[KAV_A_TAG], spec.tag);
 	ret = kav_parse_selector(info, &spec);
 	if (ret)
 		return ret;
 
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	g = msg ? kav_grant_add(&spec) : ERR_PTR(-ENOMEM);
+	g = msg ? kav_grant_add(&spec, &updated) : ERR_PTR(-ENOMEM);
+	if (spec.cgroup)		/* not handed over */
+		cgroup_put(spec.cgroup);
 	if (IS_ERR(g)) {
 		nlmsg_free(msg);
-		if (spec.cgroup)
-			cgroup_put(spec.cgroup);
 		return PTR_ERR(g);
 	}
-	ret = kav_reply_grant(info, msg, g);
-	kav_genl_notify_grant(KAV_GENL_CMD_GRANT_ADD, g);
+	return kav_grant_done(info, msg, g, updated,
+			      updated ? KAV_GENL_CMD_GRANT_SET :
+			      KAV_GENL_CMD_GRANT_ADD);
+}
+
+/* GRANT_SET: new limits or a new tag for grant KAV_A_GRANT_ID, in place. */
+static int kav_genl_grant_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct kav_grant_change c = {
+		.has_limit_entries = !!a[KAV_A_LIMIT_ENTRIES],
+		.has_limit_avs = !!a[KAV_A_LIMIT_AVS],
+		.has_tag = !!a[KAV_A_TAG],
+	};
+	struct kav_grant *g;
+	struct sk_buff *msg;
+
+	if (!a[KAV_A_GRANT_ID]) {
+		NL_SET_ERR_MSG(info->extack, "missing KAV_A_GRANT_ID");
+		return -EINVAL;
+	}
+	if (!c.has_limit_entries && !c.has_limit_avs && !c.has_tag) {
+		NL_SET_ERR_MSG(info->extack,
+			       "nothing to change: give a limit or a tag");
+		return -EINVAL;
+	}
+	if (c.has_limit_entries)
+		c.limit_entries = nla_get_u64(a[KAV_A_LIMIT_ENTRIES]);
+	if (c.has_limit_avs)
+		c.limit_avs = nla_get_u32(a[KAV_A_LIMIT_AVS]);
+	kav_parse_tag(a[KAV_A_TAG], c.tag);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	g = kav_grant_set(nla_get_u32(a[KAV_A_GRANT_ID]), &c);
+	if (!g) {
+		nlmsg_free(msg);
+		NL_SET_ERR_MSG_ATTR(info->extack, a[KAV_A_GRANT_ID],
+				    "no such grant");
+		return -ENOENT;
+	}
+	return kav_grant_done(info, msg, g, false, KAV_GENL_CMD_GRANT_SET);
+}
+
+/* GRANT_GET as a request: the one grant KAV_A_GRANT_ID. */
+static int kav_genl_grant_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kav_grant *g;
+	struct sk_buff *msg;
+	int ret;
+
+	if (!info->attrs[KAV_A_GRANT_ID]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "missing KAV_A_GRANT_ID (or ask for a dump)");
+		return -EINVAL;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	g = kav_grant_lookup(nla_get_u32(info->attrs[KAV_A_GRANT_ID]));
+	if (!g) {
+		nlmsg_free(msg);
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KAV_A_GRANT_ID],
+				    "no such grant");
+		return -ENOENT;
+	}
+	ret = kav_reply_grant(info, msg, g, false);
 	kav_grant_put(g);
 	return ret;
 }
@@ -363,7 +480,6 @@ static int kav_genl_grant_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kav_grant *g;
 	struct sk_buff *msg;
-	int ret;
 
 	if (!info->attrs[KAV_A_GRANT_ID]) {
 		NL_SET_ERR_MSG(info->extack, "missing KAV_A_GRANT_ID");
@@ -380,28 +496,72 @@ static int kav_genl_grant_del(struct sk_buff *skb, struct genl_info *info)
 				    "no such grant");
 		return -ENOENT;
 	}
-	ret = kav_reply_grant(info, msg, g);
-	kav_genl_notify_grant(KAV_GENL_CMD_GRANT_DEL, g);
-	kav_grant_put(g);
-	return ret;
+	return kav_grant_done(info, msg, g, false, KAV_GENL_CMD_GRANT_DEL);
+}
+
+/* A grant dump's filters (KAV_A_VNI, KAV_A_TAG), from its .start. */
+struct kav_grant_filter {
+	bool has_vni, has_tag;
+	u32 vni;
+	char tag[KAV_TAG_MAX + 1];
+};
+
+static bool kav_grant_filter_match(const struct kav_grant_filter *f,
+				   const struct kav_grant *g)
+{
+	return (!f->has_vni || g->vni == f->vni) &&
+	       (!f->has_tag || !strcmp(g->tag, f->tag));
 }
 
 static int kav_dump_grant(const struct kav_grant *g, void *arg)
 {
 	struct kav_dump *d = arg;
-	void *hdr = kav_dump_start_msg(d);
+	void *hdr;
 
+	if (!kav_grant_filter_match(d->filter, g))
+		return 0;
+	hdr = kav_dump_start_msg(d);
 	if (!hdr)
 		return -EMSGSIZE;
 	return kav_dump_end_msg(d, hdr, kav_put_grant(d->skb, g));
+}
+
+/* cb->args[0]: the next grant id; cb->args[1]: the filter. */
+static int kav_genl_grant_dump_start(struct netlink_callback *cb)
+{
+	struct nlattr **a = kav_dump_attrs(cb);
+	struct kav_grant_filter *f;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	if (a[KAV_A_VNI]) {
+		f->has_vni = true;
+		f->vni = nla_get_u32(a[KAV_A_VNI]);
+	}
+	if (a[KAV_A_TAG]) {
+		f->has_tag = true;
+		kav_parse_tag(a[KAV_A_TAG], f->tag);
+	}
+	cb->args[1] = (long)f;
+	return 0;
+}
+
+static int kav_genl_grant_dump_done(struct netlink_callback *cb)
+{
+	kfree((void *)cb->args[1]);
+	return 0;
 }
 
 static int kav_genl_grant_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct kav_dump d = { skb, cb, KAV_GENL_CMD_GRANT_GET };
 	u32 pos = cb->args[0];
-	int ret = kav_grants_walk(kav_dump_grant, &d, &pos);
+	int ret;
 
+	d.filter = (const struct kav_grant_filter *)cb->args[1];
+	cb->seq = kav_grants_generation();
+	ret = kav_grants_walk(kav_dump_grant, &d, &pos);
 	cb->args[0] = pos;
 	return kav_dump_result(skb, ret);
 }
@@ -423,7 +583,10 @@ static int kav_genl_domain_dump(struct sk_buff *skb,
 {
 	struct kav_dump d = { skb, cb, KAV_GENL_CMD_DOMAIN_GET };
 	u32 pos = cb->args[0];
-	int ret = kav_registry_walk_domains(kav_dump_domain, &d, &pos);
+	int ret;
+
+	cb->seq = kav_registry_generation();
+	ret = kav_registry_walk_domains(kav_dump_domain, &d, &pos);
 
 	cb->args[0] = pos;
 	return kav_dump_result(skb, ret);
@@ -443,7 +606,10 @@ static int kav_genl_av_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct kav_dump d = { skb, cb, KAV_GENL_CMD_AV_GET };
 	u32 pos = cb->args[0];
-	int ret = kav_registry_walk_avs(kav_dump_av, &d, &pos);
+	int ret;
+
+	cb->seq = kav_registry_generation();
+	ret = kav_registry_walk_avs(kav_dump_av, &d, &pos);
 
 	cb->args[0] = pos;
 	return kav_dump_result(skb, ret);
@@ -467,31 +633,44 @@ static int kav_dump_entry(void *arg, u64 idx, const struct kav_entry *e,
 	return kav_dump_end_msg(d, hdr, ret);
 }
 
-static int kav_genl_entry_dump(struct sk_buff *skb,
-			       struct netlink_callback *cb)
+/* cb->args[0]: the AV (a reference, from .start); cb->args[1]: index. */
+static int kav_genl_entry_dump_start(struct netlink_callback *cb)
 {
-	struct kav_dump d = { skb, cb, KAV_GENL_CMD_ENTRY_GET };
-	struct kav_entry_visitor visitor = { kav_dump_entry, &d };
-	const struct nlattr *id;
+	struct nlattr *id = kav_dump_attrs(cb)[KAV_A_AV_ID];
 	struct kav_av *av;
-	u64 idx;
-	int ret;
 
-	id = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, KAV_A_AV_ID);
-	if (!id || nla_len(id) != sizeof(u32)) {
+	if (!id) {
 		NL_SET_ERR_MSG(cb->extack, "missing KAV_A_AV_ID");
 		return -EINVAL;
 	}
 	av = kav_registry_get_av(nla_get_u32(id));
 	if (!av) {
-		NL_SET_ERR_MSG(cb->extack, "no such AV");
+		NL_SET_ERR_MSG_ATTR(cb->extack, id, "no such AV");
 		return -ENOENT;
 	}
-	d.av = av;
-	idx = cb->args[1];
-	ret = kav_table_walk_entries(&av->table, &idx, &visitor);
+	cb->args[0] = (long)av;
+	return 0;
+}
+
+static int kav_genl_entry_dump_done(struct netlink_callback *cb)
+{
+	if (cb->args[0])
+		kav_av_put((struct kav_av *)cb->args[0]);
+	return 0;
+}
+
+static int kav_genl_entry_dump(struct sk_buff *skb,
+			       struct netlink_callback *cb)
+{
+	struct kav_dump d = { skb, cb, KAV_GENL_CMD_ENTRY_GET };
+	struct kav_entry_visitor visitor = { kav_dump_entry, &d };
+	u64 idx = cb->args[1];
+	int ret;
+
+	d.av = (struct kav_av *)cb->args[0];
+	cb->seq = lower_32_bits(kav_table_generation(&d.av->table)) ?: 1;
+	ret = kav_table_walk_entries(&d.av->table, &idx, &visitor);
 	cb->args[1] = idx;
-	kav_av_put(av);
 	return kav_dump_result(skb, ret);
 }
 
@@ -512,7 +691,8 @@ static int kav_genl_av_pin(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, id, "no such AV");
 		return -ENOENT;
 	}
-	ret = kav_av_pin(av, pin);
+	ret = kav_av_pin(av, pin, pin && info->attrs[KAV_A_TAG] ?
+			 nla_data(info->attrs[KAV_A_TAG]) : "");
 	if (ret == -EINVAL)
 		NL_SET_ERR_MSG_ATTR(info->extack, id,
 				    "only a named AV can be pinned");
@@ -555,6 +735,8 @@ static int kav_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
 				kav_deny_count(KAV_DENY_KEYLESS), KAV_A_PAD) ?:
 	      nla_put_u64_64bit(msg, KAV_A_STAT_DENY_LIMIT,
 				kav_deny_count(KAV_DENY_LIMIT), KAV_A_PAD) ?:
+	      nla_put_u64_64bit(msg, KAV_A_STAT_DENY_MODE,
+				kav_deny_count(KAV_DENY_MODE), KAV_A_PAD) ?:
 	      (st.entries ? nla_put_u32(msg, KAV_A_ENTRY_BYTES,
 					DIV_ROUND_UP_ULL(st.bytes, st.entries)) :
 	       0);
@@ -580,7 +762,10 @@ static const struct genl_ops kav_genl_ops[] = {
 	},
 	{
 		.cmd = KAV_GENL_CMD_GRANT_GET,
+		.doit = kav_genl_grant_get,
+		.start = kav_genl_grant_dump_start,
 		.dumpit = kav_genl_grant_dump,
+		.done = kav_genl_grant_dump_done,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
@@ -595,7 +780,9 @@ static const struct genl_ops kav_genl_ops[] = {
 	},
 	{
 		.cmd = KAV_GENL_CMD_ENTRY_GET,
+		.start = kav_genl_entry_dump_start,
 		.dumpit = kav_genl_entry_dump,
+		.done = kav_genl_entry_dump_done,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
@@ -611,6 +798,11 @@ static const struct genl_ops kav_genl_ops[] = {
 	{
 		.cmd = KAV_GENL_CMD_AV_UNPIN,
 		.doit = kav_genl_av_pin,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_GRANT_SET,
+		.doit = kav_genl_grant_set,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -18,13 +18,18 @@
 
 #include <linux/cgroup.h>
 #include <linux/cred.h>
+#include <linux/lockdep.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/rwsem.h>
 #include "kav_policy.h"
 
 static LIST_HEAD(kav_grants);
-static DEFINE_MUTEX(kav_grants_lock);	/* the list and grant ids */
+/* The list, grant ids, tags and the generation. */
+static DEFINE_MUTEX(kav_grants_lock);
 static u32 kav_grant_next_id = 1;
+/* Bumped by every change of the list: dumps flag NLM_F_DUMP_INTR. */
+static unsigned int kav_grants_gen = 1;
 static atomic64_t kav_denials[KAV_DENY_NR];
 /*
  * Revocation (write) against AVs being created (read): an AV takes its
@@ -48,17 +53,40 @@ static const char * const kav_deny_reason[KAV_DENY_NR] = {
 	[KAV_DENY_REVOKED] = "key revoked",
 	[KAV_DENY_KEYLESS] = "entry without a key (allow_keyless is off)",
 	[KAV_DENY_LIMIT] = "grant limit reached",
+	[KAV_DENY_MODE] = "named AV mode bits",
 };
+
+/* One rate-limited line per denial: what was refused, and to whom. */
+static void kav_deny_log(const struct kav_identity *id, const char *what)
+{
+	pr_notice_ratelimited("denied %s, pid %d uid %u gid %u cgroup %llu netns %llu\n",
+			      what, id->pid,
+			      from_kuid(&init_user_ns, id->cred->euid),
+			      from_kgid(&init_user_ns, id->cred->egid),
+			      id->cgroup_id, id->netns_cookie);
+}
 
 void kav_deny(enum kav_deny why, const struct kav_identity *id, u32 vni,
 	      const char *op)
 {
+	char what[96];
+
 	atomic64_inc(&kav_denials[why]);
-	pr_notice_ratelimited("denied %s: %s: vni %u, pid %d uid %u gid %u cgroup %llu netns %llu\n",
-			      op, kav_deny_reason[why], vni, id->pid,
-			      from_kuid(&init_user_ns, id->cred->euid),
-			      from_kgid(&init_user_ns, id->cred->egid),
-			      id->cgroup_id, id->netns_cookie);
+	snprintf(what, sizeof(what), "%s: %s: vni %u", op,
+		 kav_deny_reason[why], vni);
+	kav_deny_log(id, what);
+}
+
+/* A named AV's mode bits refused @id (kav_names_permission()). */
+void kav_deny_mode(const struct kav_identity *id, u32 mode, bool write)
+{
+	char what[96];
+
+	atomic64_inc(&kav_denials[KAV_DENY_MODE]);
+	snprintf(what, sizeof(what), "named AV open (%s): %s %04o",
+		 write ? "read-write" : "read-only",
+		 kav_deny_reason[KAV_DENY_MODE], mode);
+	kav_deny_log(id, what);
 }
 
 u64 kav_deny_count(enum kav_deny why)
@@ -106,25 +134,123 @@ bool kav_grant_matches(const struct kav_grant *g,
 	return false;
 }
 
-/* Add a copy of @spec (which hands over its cgroup reference). */
-struct kav_grant *kav_grant_add(struct kav_grant *spec)
+/* Under kav_grants_lock; never 0, which netlink reads as "not set". */
+static void kav_grants_changed(void)
+{
+	WRITE_ONCE(kav_grants_gen, kav_grants_gen + 1 ?: 1);
+}
+
+/* Do @a and @b name the same identity? */
+static bool kav_grant_same_selector(const struct kav_grant *a,
+				    const struct kav_grant *b)
+{
+	if (a->sel_type != b->sel_type)
+		return false;
+	switch (a->sel_type) {
+	case KAV_SEL_UID:
+		return uid_eq(a->uid, b->uid);
+	case KAV_SEL_GID:
+		return gid_eq(a->gid, b->gid);
+	case KAV_SEL_CGROUP:
+		return a->cgroup_id == b->cgroup_id;
+	default:
+		return a->netns_cookie == b->netns_cookie;
+	}
+}
+
+static struct kav_grant *kav_grant_find(u32 id)
 {
 	struct kav_grant *g;
 
-	g = kmemdup(spec, sizeof(*spec), GFP_KERNEL);
-	if (!g)
+	lockdep_assert_held(&kav_grants_lock);
+	list_for_each_entry(g, &kav_grants, node)
+		if (g->id == id)
+			return g;
+	return NULL;
+}
+
+/*
+ * Add @spec, or update the live grant with its key, selector and tag:
+ * that grant takes @spec's limits (*@updated is then true). Returns a
+ * reference for the caller. A new grant takes over @spec's cgroup
+ * reference (spec->cgroup is cleared); an update leaves it to the caller.
+ */
+struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated)
+{
+	struct kav_grant *g, *new;
+
+	new = kmemdup(spec, sizeof(*spec), GFP_KERNEL);
+	if (!new)
 		return ERR_PTR(-ENOMEM);
-	spec->cgroup = NULL;
-	kref_init(&g->ref);		/* the list's */
-	atomic64_set(&g->nr_entries, 0);
-	atomic_set(&g->nr_avs, 0);
-	g->revoked = false;
 	mutex_lock(&kav_grants_lock);
-	g->id = kav_grant_next_id++;
-	list_add_tail(&g->node, &kav_grants);
-	kav_grant_get(g);		/* the caller's, for its reply */
+	list_for_each_entry(g, &kav_grants, node) {
+		if (g->vni == spec->vni && !strcmp(g->tag, spec->tag) &&
+		    kav_grant_same_selector(g, spec)) {
+			WRITE_ONCE(g->limit_entries, spec->limit_entries);
+			WRITE_ONCE(g->limit_avs, spec->limit_avs);
+			kav_grants_changed();
+			kav_grant_get(g);
+			mutex_unlock(&kav_grants_lock);
+			kfree(new);
+			*updated = true;
+			return g;
+		}
+	}
+	spec->cgroup = NULL;
+	kref_init(&new->ref);		/* the list's */
+	atomic64_set(&new->nr_entries, 0);
+	atomic_set(&new->nr_avs, 0);
+	new->revoked = false;
+	new->id = kav_grant_next_id++;
+	list_add_tail(&new->node, &kav_grants);
+	kav_grants_changed();
+	kav_grant_get(new);		/* the caller's, for its reply */
+	mutex_unlock(&kav_grants_lock);
+	*updated = false;
+	return new;
+}
+
+/*
+ * Change grant @id's limits or tag in place. A limit below what is in use
+ * takes nothing away: it refuses new charges. Returns a reference to the
+ * grant, or NULL when there is no such (live) grant.
+ */
+struct kav_grant *kav_grant_set(u32 id, const struct kav_grant_change *c)
+{
+	struct kav_grant *g;
+
+	mutex_lock(&kav_grants_lock);
+	g = kav_grant_find(id);
+	if (g) {
+		if (c->has_limit_entries)
+			WRITE_ONCE(g->limit_entries, c->limit_entries);
+		if (c->has_limit_avs)
+			WRITE_ONCE(g->limit_avs, c->limit_avs);
+		if (c->has_tag)
+			strscpy(g->tag, c->tag, sizeof(g->tag));
+		kav_grants_changed();
+		kav_grant_get(g);
+	}
 	mutex_unlock(&kav_grants_lock);
 	return g;
+}
+
+/* A reference to live grant @id, or NULL. */
+struct kav_grant *kav_grant_lookup(u32 id)
+{
+	struct kav_grant *g;
+
+	mutex_lock(&kav_grants_lock);
+	g = kav_grant_find(id);
+	if (g)
+		kav_grant_get(g);
+	mutex_unlock(&kav_grants_lock);
+	return g;
+}
+
+unsigned int kav_grants_generation(void)
+{
+	return READ_ONCE(kav_grants_gen);
 }
 
 /*
@@ -144,6 +270,7 @@ struct kav_grant *kav_grant_revoke(u32 id, void (*revoke_users)(struct kav_grant
 			found = g;
 			list_del(&g->node);
 			WRITE_ONCE(g->revoked, true);
+			kav_grants_changed();
 			break;
 		}
 	}
@@ -169,6 +296,26 @@ int kav_grants_walk(int (*fn)(const struct kav_grant *g, void *arg),
 		if (ret)
 			break;
 		*pos = g->id + 1;
+	}
+	mutex_unlock(&kav_grants_lock);
+	return ret;
+}
+
+/* Call @fn for each grant that matches @id, in id order. */
+int kav_grants_walk_matching(const struct kav_identity *id,
+			     int (*fn)(const struct kav_grant *g, void *arg),
+			     void *arg)
+{
+	struct kav_grant *g;
+	int ret = 0;
+
+	mutex_lock(&kav_grants_lock);
+	list_for_each_entry(g, &kav_grants, node) {
+		if (!kav_grant_matches(g, id))
+			continue;
+		ret = fn(g, arg);
+		if (ret)
+			break;
 	}
 	mutex_unlock(&kav_grants_lock);
 	return ret;
@@ -215,9 +362,13 @@ int kav_grant_charge(struct kav_grant *g, u64 entries, u32 avs,
 {
 	u64 e = atomic64_add_return(entries, &g->nr_entries);
 	u32 a = atomic_add_return(avs, &g->nr_avs);
+	u64 max_e = READ_ONCE(g->limit_entries);
+	u32 max_a = READ_ONCE(g->limit_avs);
 
-	if ((g->limit_entries && e > g->limit_entries) ||
-	    (g->limit_avs && a > g->limit_avs)) {
+	/* Only what is charged is checked: a limit lowered below what is in
+	 * use (GRANT_SET) refuses more of that, not of the other.
+	 */
+	if ((entries && max_e && e > max_e) || (avs && max_a && a > max_a)) {
 		kav_grant_uncharge(g, entries, avs);
 		kav_deny(KAV_DENY_LIMIT, id, g->vni, op);
 		return -EDQUOT;

@@ -10,12 +10,23 @@
  * (kav_objects.h: domain, AV and endpoint files) and administration
  * (kav_admin.h: registry, generic netlink, this file).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <net/genetlink.h>
 #include "kav_admin.h"
 
+/*
+ * A fixed misc minor, from the range devices.txt reserves for local use
+ * (243-254), so that depmod can list /dev/kav in modules.devname: the node
+ * exists from boot (kmod static-nodes) and its first open loads kav. A
+ * node that has another local driver on the minor gets a dynamic one.
+ */
+#define KAV_MISC_MINOR		249
+
 static struct miscdevice kav_miscdev = {
-	.minor = MISC_DYNAMIC_MINOR,
+	.minor = KAV_MISC_MINOR,
 	.name = KAV_DEVICE_NAME,
 	.fops = &kav_dev_fops,
 	.mode = 0666,
@@ -31,6 +42,12 @@ static int __init kav_init(void)
 	if (ret)
 		return ret;
 	ret = misc_register(&kav_miscdev);
+	if (ret == -EBUSY) {
+		pr_warn("misc minor %d is taken; /dev/kav gets a dynamic one (no autoload on open)\n",
+			KAV_MISC_MINOR);
+		kav_miscdev.minor = MISC_DYNAMIC_MINOR;
+		ret = misc_register(&kav_miscdev);
+	}
 	if (ret)
 		kav_genl_exit();
 	return ret;
@@ -51,3 +68,7 @@ MODULE_DESCRIPTION("Kernel-assisted address vectors for libfabric");
 MODULE_AUTHOR("The kav developers");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(KAV_VERSION);
+/* Loaded on demand: by kavctl's first request, and by the first open. */
+MODULE_ALIAS_GENL_FAMILY(KAV_GENL_NAME);
+MODULE_ALIAS_MISCDEV(KAV_MISC_MINOR);
+MODULE_ALIAS("devname:" KAV_DEVICE_NAME);

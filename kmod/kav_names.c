@@ -23,6 +23,7 @@
 #include <linux/ipc_namespace.h>
 #include <linux/jhash.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include "kav_objects.h"
 
@@ -153,7 +154,8 @@ void kav_names_del(struct kav_av *av)
  * May @id open @av for reading (and @write)? Mode bits as for files: the
  * owner's if @id's euid is the creator's, else the group's if @id is in
  * the creator's group, else the others'. No capability overrides them:
- * root in a container is not the node's administrator (kavctl is).
+ * root in a container is not the node's administrator (kavctl is). A
+ * refusal is counted and logged like the grant denials.
  */
 int kav_names_permission(const struct kav_av *av,
 			 const struct kav_identity *id, bool write)
@@ -166,25 +168,31 @@ int kav_names_permission(const struct kav_av *av,
 		mode >>= 6;
 	else if (kav_identity_in_group(id, n->gid))
 		mode >>= 3;
-	return (mode & need) == need ? 0 : -EACCES;
+	if ((mode & need) == need)
+		return 0;
+	kav_deny_mode(id, n->mode, write);
+	return -EACCES;
 }
 
 /*
- * Mark @av pinned or not (the pin's reference is the caller's business,
- * kav_av_pin()). EINVAL for an unnamed AV, EALREADY when it already is
- * (is not) pinned.
+ * Mark @av pinned (with @tag, "" for none) or not (the pin's reference is
+ * the caller's business, kav_av_pin()). EINVAL for an unnamed AV,
+ * EALREADY when it already is (is not) pinned.
  */
-int kav_names_set_pinned(struct kav_av *av, bool pin)
+int kav_names_set_pinned(struct kav_av *av, bool pin, const char *tag)
 {
 	int ret = 0;
 
 	if (!av->named)
 		return -EINVAL;
 	mutex_lock(&kav_names_lock);
-	if (av->named->pinned == pin)
+	if (av->named->pinned == pin) {
 		ret = -EALREADY;
-	else
+	} else {
+		strscpy(av->named->pin_tag, pin ? tag : "",
+			sizeof(av->named->pin_tag));
 		WRITE_ONCE(av->named->pinned, pin);
+	}
 	mutex_unlock(&kav_names_lock);
 	return ret;
 }

@@ -46,6 +46,8 @@ struct kav_named {
 	struct kav_av *av;		/* whose name this is */
 	bool hashed;			/* under kav_names_lock */
 	bool pinned;			/* under kav_names_lock */
+	/* The pin's tag: written by AV_PIN and UNPIN, read by listings. */
+	char pin_tag[KAV_TAG_MAX + 1];
 	u32 mode;			/* KAV_AV_MODE_DEFAULT style bits */
 	kuid_t uid;			/* owner: the creator's euid; scope */
 	kgid_t gid;
@@ -110,6 +112,9 @@ void kav_domain_put(struct kav_domain *domain);
 void kav_domain_close(struct kav_domain *domain);
 int kav_domain_set_key(void *obj, struct kav_ucmd *ucmd);
 
+/* kav_whoami.c */
+int kav_domain_whoami(void *obj, struct kav_ucmd *ucmd);
+
 /* A reference on @av unless it is already on its way out. */
 static inline bool kav_av_tryget(struct kav_av *av)
 {
@@ -122,7 +127,7 @@ struct kav_av_file *kav_av_file_of(struct file *file);
 void kav_av_get(struct kav_av *av);
 void kav_av_put(struct kav_av *av);
 void kav_av_revoke(struct kav_av *av, struct kav_grant *g);
-int kav_av_pin(struct kav_av *av, bool pin);
+int kav_av_pin(struct kav_av *av, bool pin, const char *tag);
 void kav_avs_unpin_all(void);
 
 /* kav_av_write.c: the mutating ioctls of an AV file */
@@ -147,7 +152,7 @@ void kav_names_add(struct kav_av *av, struct kav_named *named);
 void kav_names_del(struct kav_av *av);
 int kav_names_permission(const struct kav_av *av,
 			 const struct kav_identity *id, bool write);
-int kav_names_set_pinned(struct kav_av *av, bool pin);
+int kav_names_set_pinned(struct kav_av *av, bool pin, const char *tag);
 struct kav_av *kav_names_unpin_any(void);
 
 /* kav_ep.c */
@@ -163,6 +168,7 @@ union kav_ucmd_buffer {
 	struct kav_av_ep_open av_ep_open;
 	struct kav_ep_enable ep_enable;
 	struct kav_domain_key domain_key;
+	struct kav_whoami whoami;
 };
 
 struct kav_ucmd {

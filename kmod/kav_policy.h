@@ -48,8 +48,9 @@ struct kav_grant {
 	struct cgroup *cgroup;		/* held; KAV_SEL_CGROUP */
 	u64 cgroup_id;
 	u64 netns_cookie;		/* KAV_SEL_NETNS */
-	u64 limit_entries;		/* 0: none */
-	u32 limit_avs;			/* 0: none */
+	u64 limit_entries;		/* 0: none; changes in place */
+	u32 limit_avs;			/* 0: none; changes in place */
+	char tag[KAV_TAG_MAX + 1];	/* under kav_grants_lock */
 	bool revoked;
 	atomic64_t nr_entries;		/* entries bound under the grant */
 	atomic_t nr_avs;		/* key slots (AVs) using the grant */
@@ -66,10 +67,25 @@ enum kav_deny {
 	KAV_DENY_REVOKED,
 	KAV_DENY_KEYLESS,
 	KAV_DENY_LIMIT,
+	KAV_DENY_MODE,
 	KAV_DENY_NR,
 };
 
-struct kav_grant *kav_grant_add(struct kav_grant *spec);
+/* What GRANT_SET changes: each field only if its has_ flag is set. */
+struct kav_grant_change {
+	bool has_limit_entries, has_limit_avs, has_tag;
+	u64 limit_entries;
+	u32 limit_avs;
+	char tag[KAV_TAG_MAX + 1];
+};
+
+struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated);
+struct kav_grant *kav_grant_set(u32 id, const struct kav_grant_change *c);
+struct kav_grant *kav_grant_lookup(u32 id);
+unsigned int kav_grants_generation(void);
+int kav_grants_walk_matching(const struct kav_identity *id,
+			     int (*fn)(const struct kav_grant *g, void *arg),
+			     void *arg);
 struct kav_grant *kav_grant_revoke(u32 id, void (*revoke_users)(struct kav_grant *));
 int kav_grants_walk(int (*fn)(const struct kav_grant *g, void *arg),
 		    void *arg, u32 *pos);
@@ -86,6 +102,7 @@ int kav_grant_charge(struct kav_grant *g, u64 entries, u32 avs,
 void kav_grant_uncharge(struct kav_grant *g, u64 entries, u32 avs);
 void kav_deny(enum kav_deny why, const struct kav_identity *id, u32 vni,
 	      const char *op);
+void kav_deny_mode(const struct kav_identity *id, u32 mode, bool write);
 u64 kav_deny_count(enum kav_deny why);
 void kav_revoke_read_lock(void);
 void kav_revoke_read_unlock(void);
@@ -95,6 +112,7 @@ void kav_grants_exit(void);
 int kav_may_bind(const struct kav_identity *id, const struct kav_grant *hint,
 		 u32 vni, const char *op);
 int kav_may_bind_keyless(const struct kav_identity *id, const char *op);
+bool kav_keyless_allowed(void);
 int kav_may_resolve(const struct kav_identity *id,
 		    const struct kav_grant *hint, bool keyed, u32 vni);
 

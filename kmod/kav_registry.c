@@ -15,6 +15,20 @@ static DEFINE_XARRAY_ALLOC1(kav_avs);
  * an id that just went away (kavctl av pin) does not reach a new object.
  */
 static u32 kav_next_domain_id, kav_next_av_id;
+/* Bumped by every add and removal: dumps flag NLM_F_DUMP_INTR. */
+static atomic_t kav_registry_gen = ATOMIC_INIT(1);
+
+static void kav_registry_changed(void)
+{
+	/* Never 0, which netlink reads as "not set". */
+	if (atomic_inc_return(&kav_registry_gen) == 0)
+		atomic_inc(&kav_registry_gen);
+}
+
+unsigned int kav_registry_generation(void)
+{
+	return atomic_read(&kav_registry_gen);
+}
 
 /* xa_alloc_cyclic() returns 1 when it wrapped: still a success. */
 static int kav_registry_alloc(struct xarray *xa, u32 *id, void *obj, u32 *next)
@@ -22,7 +36,10 @@ static int kav_registry_alloc(struct xarray *xa, u32 *id, void *obj, u32 *next)
 	int ret = xa_alloc_cyclic(xa, id, obj, xa_limit_31b, next,
 				  GFP_KERNEL_ACCOUNT);
 
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	kav_registry_changed();
+	return 0;
 }
 
 int kav_registry_add_domain(struct kav_domain *d)
@@ -34,6 +51,7 @@ int kav_registry_add_domain(struct kav_domain *d)
 void kav_registry_del_domain(struct kav_domain *d)
 {
 	xa_erase(&kav_domains, d->reg_id);
+	kav_registry_changed();
 }
 
 int kav_registry_add_av(struct kav_av *av)
@@ -44,6 +62,7 @@ int kav_registry_add_av(struct kav_av *av)
 void kav_registry_del_av(struct kav_av *av)
 {
 	xa_erase(&kav_avs, av->reg_id);
+	kav_registry_changed();
 }
 
 /* A reference on AV @id, or NULL if there is none (any more). */

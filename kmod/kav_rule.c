@@ -42,6 +42,12 @@ int kav_may_bind(const struct kav_identity *id, const struct kav_grant *hint,
 	return 0;
 }
 
+/* For tenants asking why (KAV_IOC_DOMAIN_WHOAMI). */
+bool kav_keyless_allowed(void)
+{
+	return READ_ONCE(kav_allow_keyless);
+}
+
 /* May @id insert an entry bound to no key? */
 int kav_may_bind_keyless(const struct kav_identity *id, const char *op)
 {

@@ -87,6 +87,12 @@ static bool kav_slot_valid(struct kav_table *t, u64 idx)
 	       (kav_entry(t, idx)->flags & KAV_ENTRY_VALID);
 }
 
+/* Changes with every batch (odd while one is in progress). */
+u64 kav_table_generation(const struct kav_table *t)
+{
+	return READ_ONCE(t->hdr->generation);
+}
+
 static void kav_batch_begin(struct kav_table *t)
 {
 	kav_seq_begin(t, &t->hdr->generation);

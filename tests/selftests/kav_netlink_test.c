@@ -772,4 +772,317 @@ TEST_F_TIMEOUT(nl, consumer_keeps_av_alive, 120)
 	EXPECT_EQ(0, kav_nic_unload());
 }
 
+/* ============================================ tags, GRANT_SET, GET */
+
+#define VNI_TAG		0x5701
+#define VNI_SET		0x5711
+#define VNI_INTR	0x5721
+#define NR_INTR		600
+
+/* Same key, selector and tag: the same grant, whatever the limits. */
+TEST_F_TIMEOUT(nl, grant_add_is_idempotent_per_tag, 120)
+{
+	struct kav_grant_spec s = { .vni = VNI_TAG, .sel_type = KAV_SEL_UID,
+				    .sel_id = UID_T, .limit_entries = 10,
+				    .tag = "job-7" };
+	static struct kav_nl_grant list[256];
+	struct kav_nl_grant a, a2, b, b2, c, d, e, f, got;
+	char tag63[KAV_TAG_MAX + 1], tag64[KAV_TAG_MAX + 2];
+	size_t n;
+
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &a));
+	EXPECT_FALSE(a.updated);
+	EXPECT_STREQ("job-7", a.tag);
+	EXPECT_EQ(10, a.limit_entries);
+	/* Again with other limits: the same grant, changed in place. */
+	s.limit_entries = 20;
+	s.limit_avs = 3;
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &a2));
+	EXPECT_TRUE(a2.updated);
+	EXPECT_EQ(a.id, a2.id);
+	EXPECT_EQ(20, a2.limit_entries);
+	EXPECT_EQ(3, a2.limit_avs);
+	/* A limit the request leaves out is no limit. */
+	s.limit_avs = 0;
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &a2));
+	EXPECT_EQ(a.id, a2.id);
+	EXPECT_EQ(0, a2.limit_avs);
+	EXPECT_EQ(20, a2.limit_entries);
+	/* No tag is a tag of its own, and idempotent too. */
+	s.tag = NULL;
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &b));
+	EXPECT_NE(a.id, b.id);
+	EXPECT_FALSE(b.updated);
+	EXPECT_STREQ("", b.tag);
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &b2));
+	EXPECT_EQ(b.id, b2.id);
+	EXPECT_TRUE(b2.updated);
+	/* Another key, uid, or selector type under the tag: other grants. */
+	s.tag = "job-7";
+	s.vni = VNI_TAG + 1;
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &c));
+	s.vni = VNI_TAG;
+	s.sel_id = UID_T + 1;
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &d));
+	s.sel_type = KAV_SEL_GID;
+	s.sel_id = UID_T;
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &e));
+	EXPECT_FALSE(c.updated || d.updated || e.updated);
+	EXPECT_NE(a.id, c.id);
+	EXPECT_NE(a.id, d.id);
+	EXPECT_NE(a.id, e.id);
+	EXPECT_NE(d.id, e.id);
+
+	/* The kernel filters dumps by tag, by key, or both. */
+	ASSERT_EQ(0, kav_nl_grants_filtered(&self->nl, list, 256, &n, -1,
+					    "job-7"));
+	EXPECT_EQ(4, n);
+	EXPECT_NE(NULL, find_grant(list, n, c.id));
+	EXPECT_EQ(NULL, find_grant(list, n, b.id));
+	ASSERT_EQ(0, kav_nl_grants_filtered(&self->nl, list, 256, &n,
+					    VNI_TAG, NULL));
+	EXPECT_EQ(4, n);
+	EXPECT_NE(NULL, find_grant(list, n, b.id));
+	EXPECT_EQ(NULL, find_grant(list, n, c.id));
+	ASSERT_EQ(0, kav_nl_grants_filtered(&self->nl, list, 256, &n,
+					    VNI_TAG, "job-7"));
+	EXPECT_EQ(3, n);
+	ASSERT_EQ(0, kav_nl_grants_filtered(&self->nl, list, 256, &n, -1,
+					    "job-8"));
+	EXPECT_EQ(0, n);
+
+	/* GRANT_GET of one grant. */
+	ASSERT_EQ(0, kav_nl_grant_get(&self->nl, a.id, &got));
+	EXPECT_EQ(a.id, got.id);
+	EXPECT_STREQ("job-7", got.tag);
+	EXPECT_EQ(20, got.limit_entries);
+
+	/* Tags up to KAV_TAG_MAX bytes. */
+	memset(tag63, 't', KAV_TAG_MAX);
+	tag63[KAV_TAG_MAX] = '\0';
+	memset(tag64, 't', KAV_TAG_MAX + 1);
+	tag64[KAV_TAG_MAX + 1] = '\0';
+	s.tag = tag63;
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &f));
+	EXPECT_STREQ(tag63, f.tag);
+	s.tag = tag64;
+	EXPECT_EQ(-EINVAL, kav_nl_grant_add(&self->nl, &s, NULL));
+
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, a.id));
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, b.id));
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, c.id));
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, d.id));
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, e.id));
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, f.id));
+	/* A revoked grant is not found again: a new add makes a new one. */
+	s.tag = "job-7";
+	s.sel_type = KAV_SEL_UID;
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &a2));
+	EXPECT_FALSE(a2.updated);
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, a2.id));
+}
+
+/* GRANT_SET: limits change in place; nothing is revoked. */
+TEST_F_TIMEOUT(nl, grant_set_changes_limits_in_place, 120)
+{
+	struct kav_grant_spec s = { .vni = VNI_SET, .sel_type = KAV_SEL_UID,
+				    .sel_id = 0, .limit_avs = 1 };
+	struct kav_nl_grant g, r;
+	static struct kav_nl_msg m;
+	int dom, av1, av2, av3;
+	uint64_t fi;
+
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &g));
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	ASSERT_EQ(0, kav_domain_set_key(dom, VNI_SET));
+	av1 = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	ASSERT_LE(0, av1);
+	EXPECT_EQ(-EDQUOT, kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL));
+	/* Raised: a second AV fits. */
+	ASSERT_EQ(0, kav_nl_grant_set(&self->nl, g.id, -1, 2, NULL, &r));
+	EXPECT_EQ(g.id, r.id);
+	EXPECT_EQ(2, r.limit_avs);
+	av2 = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	ASSERT_LE(0, av2);
+	/* Lowered below what is in use: new charges fail, nothing is lost. */
+	ASSERT_EQ(0, kav_nl_grant_set(&self->nl, g.id, 1, 1, "lowered", &r));
+	EXPECT_EQ(2, r.nr_avs);
+	EXPECT_EQ(1, r.limit_entries);
+	EXPECT_STREQ("lowered", r.tag);
+	av3 = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	EXPECT_EQ(-EDQUOT, av3);
+	EXPECT_EQ(0, kav_insert_one(av1, 0x0a570001, 1, KAV_NONE, &fi));
+	EXPECT_EQ(-EDQUOT, kav_insert_one(av2, 0x0a570002, 1, KAV_NONE, &fi));
+	/* The tag alone; a limit of 0 is none. */
+	ASSERT_EQ(0, kav_nl_grant_set(&self->nl, g.id, 0, -1, "", &r));
+	EXPECT_STREQ("", r.tag);
+	EXPECT_EQ(1, r.limit_avs);
+	EXPECT_EQ(0, kav_insert_one(av2, 0x0a570002, 1, KAV_NONE, &fi));
+	ASSERT_EQ(0, kav_nl_grant_get(&self->nl, g.id, &r));
+	EXPECT_EQ(2, r.nr_entries);
+
+	/* Refusals, each with its reason. */
+	EXPECT_EQ(-ENOENT, kav_nl_grant_set(&self->nl, 0x7fffffff, 1, -1,
+					    NULL, NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext_msg, "no such grant"));
+	EXPECT_EQ(-EINVAL, kav_nl_grant_set(&self->nl, g.id, -1, -1, NULL,
+					    NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext_msg, "nothing to change"));
+	kav_nl_req(&self->nl, &m, KAV_GENL_CMD_GRANT_SET, 0);
+	kav_nl_put_u32(&m, KAV_A_LIMIT_AVS, 1);
+	EXPECT_EQ(-EINVAL, kav_nl_talk(&self->nl, &m, NULL, NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext_msg, "KAV_A_GRANT_ID"));
+	EXPECT_EQ(-ENOENT, kav_nl_grant_get(&self->nl, 0x7fffffff, &r));
+	kav_nl_req(&self->nl, &m, KAV_GENL_CMD_GRANT_GET, 0);
+	EXPECT_EQ(-EINVAL, kav_nl_talk(&self->nl, &m, NULL, NULL));
+
+	close(av1);
+	close(av2);
+	close(dom);
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, g.id));
+}
+
+/*
+ * Read a grant dump in small pieces; with @other, add a grant between
+ * the first two reads. Counts the grant messages and those (and the
+ * final DONE) that carry NLM_F_DUMP_INTR.
+ */
+static int dump_in_pieces(struct kav_nl *nl, struct kav_nl *other,
+			  int *msgs, int *intr, uint32_t *added)
+{
+	static struct kav_nl_msg m;
+	static char buf[8192];
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int reads = 0;
+
+	*msgs = *intr = 0;
+	kav_nl_req(nl, &m, KAV_GENL_CMD_GRANT_GET, NLM_F_DUMP);
+	m.nlh.nlmsg_seq = ++nl->seq;
+	if (sendto(nl->fd, m.buf, m.nlh.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(nl->fd, buf, sizeof(buf), 0);
+		const struct nlmsghdr *h;
+		size_t left;
+
+		if (n < 0)
+			return -errno;
+		if (++reads == 1 && other &&
+		    kav_nl_grant_uid(other, VNI_INTR + 1, 0, added))
+			return -EIO;
+		left = (size_t)n;
+		for (h = (const struct nlmsghdr *)buf; NLMSG_OK(h, left);
+		     h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+				(*intr)++;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return reads;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return ((const struct nlmsgerr *)NLMSG_DATA(h))->error ?: -EIO;
+			(*msgs)++;
+		}
+	}
+}
+
+/* A dump that a change overtakes says so (NLM_F_DUMP_INTR). */
+TEST_F_TIMEOUT(nl, grant_dump_flags_interruption, 300)
+{
+	static uint32_t ids[NR_INTR];
+	struct kav_nl fresh, other;
+	int i, msgs, intr, reads;
+	uint32_t added;
+
+	for (i = 0; i < NR_INTR; i++)
+		ASSERT_EQ(0, kav_nl_grant_uid(&self->nl, VNI_INTR,
+					      60000 + i, &ids[i]));
+	/*
+	 * Fresh sockets that never read more than 8 KiB: the kernel sizes
+	 * a dump's pieces by the largest read the socket has seen.
+	 */
+	ASSERT_EQ(0, kav_nl_socket(&fresh));
+	fresh.family = self->nl.family;
+	ASSERT_EQ(0, kav_nl_open(&other));
+	reads = dump_in_pieces(&fresh, NULL, &msgs, &intr, &added);
+	ASSERT_LT(2, reads);
+	EXPECT_LE(NR_INTR, msgs);
+	EXPECT_EQ(0, intr);
+	kav_nl_close(&fresh);
+
+	ASSERT_EQ(0, kav_nl_socket(&fresh));
+	fresh.family = self->nl.family;
+	reads = dump_in_pieces(&fresh, &other, &msgs, &intr, &added);
+	ASSERT_LT(2, reads);
+	EXPECT_LT(0, intr) {
+		TH_LOG("%d reads, %d messages, none flagged interrupted",
+		       reads, msgs);
+	}
+	kav_nl_close(&fresh);
+	EXPECT_EQ(0, kav_nl_grant_del(&other, added));
+	kav_nl_close(&other);
+	for (i = 0; i < NR_INTR; i++)
+		EXPECT_EQ(0, kav_nl_grant_del(&self->nl, ids[i]));
+}
+
+/* A dump of an AV that does not exist fails at its start. */
+TEST_F(nl, entry_dump_of_no_av_fails)
+{
+	EXPECT_EQ(-ENOENT, kav_nl_dump(&self->nl, KAV_GENL_CMD_ENTRY_GET,
+				       0x7ffffff0, NULL, NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext_msg, "no such AV"));
+	EXPECT_EQ(-EINVAL, kav_nl_dump(&self->nl, KAV_GENL_CMD_ENTRY_GET, -1,
+				       NULL, NULL));
+}
+
+/* uid 1003 tries root's 0600 named AV. */
+static int tenant_opens_private(void *arg)
+{
+	int dom = kav_open_domain();
+
+	(void)arg;
+	CK(dom >= 0);
+	CK_EQ(-EACCES, kav_av_named(dom, "nl-private", KAV_AV_OWNER, 0, 0,
+				    KAV_ADDR_SOCKADDR_IN, NULL));
+	close(dom);
+	return 0;
+}
+
+/* Named-AV mode denials are counted and logged like the others. */
+TEST_F_TIMEOUT(nl, mode_denials_are_counted_and_logged, 120)
+{
+	struct kav_nl_stats s0, s1;
+	char *log, *line;
+	int dom, av, len, n;
+
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	av = kav_av_named(dom, "nl-private", 0, 0600, 0, KAV_ADDR_SOCKADDR_IN,
+			  NULL);
+	ASSERT_LE(0, av);
+	sleep(6);		/* past the rate limit of earlier denials */
+	ASSERT_EQ(0, kav_nl_stats(&self->nl, &s0));
+	EXPECT_EQ(0, kav_run_as(UID_T, tenant_opens_private, NULL));
+	ASSERT_EQ(0, kav_nl_stats(&self->nl, &s1));
+	EXPECT_EQ(s0.deny_mode + 1, s1.deny_mode);
+	EXPECT_EQ(s0.deny_no_grant, s1.deny_no_grant);
+	close(av);
+	close(dom);
+
+	len = klogctl(10, NULL, 0);
+	ASSERT_LT(0, len);
+	log = malloc(len + 1);
+	ASSERT_NE(NULL, log);
+	n = klogctl(3, log, len);
+	ASSERT_LT(0, n);
+	log[n] = '\0';
+	line = strstr(log, "named AV mode bits 0600");
+	ASSERT_NE(NULL, line) {
+		TH_LOG("no mode denial in the kernel log");
+	}
+	EXPECT_EQ(line, strstr(line, "named AV mode bits 0600, pid "));
+	EXPECT_NE(NULL, strstr(line, "uid 1003"));
+	free(log);
+}
+
 TEST_HARNESS_MAIN

@@ -496,6 +496,7 @@ struct kav_grant_spec {
 	int netns_fd;			/* KAV_SEL_NETNS */
 	uint64_t limit_entries;
 	uint32_t limit_avs;
+	const char *tag;		/* NULL: none */
 };
 
 /* One grant as GRANT_GET (and GRANT_ADD's reply) describes it. */
@@ -510,6 +511,8 @@ struct kav_nl_grant {
 	uint32_t limit_avs;
 	uint32_t nr_avs;
 	uint64_t nr_entries;
+	char tag[KAV_TAG_MAX + 1];
+	bool updated;			/* GRANT_ADD updated it */
 };
 
 static inline void kav_nl_grant_from(struct kav_nl_grant *g,
@@ -526,6 +529,11 @@ static inline void kav_nl_grant_from(struct kav_nl_grant *g,
 	g->limit_avs = kav_nl_u32(at->a[KAV_A_LIMIT_AVS]);
 	g->nr_avs = kav_nl_u32(at->a[KAV_A_NR_AVS]);
 	g->nr_entries = kav_nl_u64(at->a[KAV_A_NR_ENTRIES]);
+	if (at->a[KAV_A_TAG])
+		snprintf(g->tag, sizeof(g->tag), "%.*s",
+			 kav_nl_len(at->a[KAV_A_TAG]),
+			 (const char *)kav_nl_data(at->a[KAV_A_TAG]));
+	g->updated = at->a[KAV_A_GRANT_UPDATED] != NULL;
 }
 
 static inline int kav_nl_grant_reply_cb(const struct nlmsghdr *nlh,
@@ -566,6 +574,8 @@ static inline void kav_nl_grant_msg(const struct kav_nl *nl,
 		kav_nl_put_u64(m, KAV_A_LIMIT_ENTRIES, s->limit_entries);
 	if (s->limit_avs)
 		kav_nl_put_u32(m, KAV_A_LIMIT_AVS, s->limit_avs);
+	if (s->tag)
+		kav_nl_put_str(m, KAV_A_TAG, s->tag);
 }
 
 /* GRANT_ADD; @out (may be NULL) receives the grant as the kernel has it. */
@@ -641,17 +651,71 @@ static inline int kav_nl_grant_list_cb(const struct nlmsghdr *nlh,
 	return 0;
 }
 
-/* GRANT_GET dump into @g (at most @max); *@n gets the count. */
-static inline int kav_nl_grants(struct kav_nl *nl, struct kav_nl_grant *g,
-				size_t max, size_t *n)
+/*
+ * GRANT_GET dump into @g (at most @max); *@n gets the count. Only grants
+ * of key @vni (>= 0) and with tag @tag (non-NULL), as the kernel filters.
+ */
+static inline int kav_nl_grants_filtered(struct kav_nl *nl,
+					 struct kav_nl_grant *g, size_t max,
+					 size_t *n, int64_t vni,
+					 const char *tag)
 {
 	struct kav_nl_grant_list l = { g, max, 0 };
 	static struct kav_nl_msg m;
 	int ret;
 
 	kav_nl_req(nl, &m, KAV_GENL_CMD_GRANT_GET, NLM_F_DUMP);
+	if (vni >= 0)
+		kav_nl_put_u32(&m, KAV_A_VNI, (uint32_t)vni);
+	if (tag)
+		kav_nl_put_str(&m, KAV_A_TAG, tag);
 	ret = kav_nl_talk(nl, &m, kav_nl_grant_list_cb, &l);
 	*n = l.n;
+	return ret;
+}
+
+static inline int kav_nl_grants(struct kav_nl *nl, struct kav_nl_grant *g,
+				size_t max, size_t *n)
+{
+	return kav_nl_grants_filtered(nl, g, max, n, -1, NULL);
+}
+
+/* GRANT_GET of grant @id alone. */
+static inline int kav_nl_grant_get(struct kav_nl *nl, uint32_t id,
+				   struct kav_nl_grant *out)
+{
+	static struct kav_nl_msg m;
+
+	memset(out, 0, sizeof(*out));
+	kav_nl_req(nl, &m, KAV_GENL_CMD_GRANT_GET, 0);
+	kav_nl_put_u32(&m, KAV_A_GRANT_ID, id);
+	return kav_nl_talk(nl, &m, kav_nl_grant_reply_cb, out);
+}
+
+/*
+ * GRANT_SET of grant @id: each of @limit_entries, @limit_avs (>= 0) and
+ * @tag (non-NULL) that is given; @out (may be NULL) gets the reply.
+ */
+static inline int kav_nl_grant_set(struct kav_nl *nl, uint32_t id,
+				   int64_t limit_entries, int64_t limit_avs,
+				   const char *tag, struct kav_nl_grant *out)
+{
+	static struct kav_nl_msg m;
+	struct kav_nl_grant g = { 0 };
+	int ret;
+
+	kav_nl_req(nl, &m, KAV_GENL_CMD_GRANT_SET, 0);
+	kav_nl_put_u32(&m, KAV_A_GRANT_ID, id);
+	if (limit_entries >= 0)
+		kav_nl_put_u64(&m, KAV_A_LIMIT_ENTRIES,
+			       (uint64_t)limit_entries);
+	if (limit_avs >= 0)
+		kav_nl_put_u32(&m, KAV_A_LIMIT_AVS, (uint32_t)limit_avs);
+	if (tag)
+		kav_nl_put_str(&m, KAV_A_TAG, tag);
+	ret = kav_nl_talk(nl, &m, kav_nl_grant_reply_cb, &g);
+	if (!ret && out)
+		*out = g;
 	return ret;
 }
 
@@ -675,6 +739,7 @@ static inline int kav_nl_grant_exists(struct kav_nl *nl, uint32_t id)
 struct kav_nl_stats {
 	uint64_t domains, avs, entries, grants, mem_bytes;
 	uint64_t deny_no_grant, deny_revoked, deny_keyless, deny_limit;
+	uint64_t deny_mode;
 };
 
 static inline int kav_nl_stats_cb(const struct nlmsghdr *nlh,
@@ -694,6 +759,7 @@ static inline int kav_nl_stats_cb(const struct nlmsghdr *nlh,
 	st->deny_revoked = kav_nl_u64(at->a[KAV_A_STAT_DENY_REVOKED]);
 	st->deny_keyless = kav_nl_u64(at->a[KAV_A_STAT_DENY_KEYLESS]);
 	st->deny_limit = kav_nl_u64(at->a[KAV_A_STAT_DENY_LIMIT]);
+	st->deny_mode = kav_nl_u64(at->a[KAV_A_STAT_DENY_MODE]);
 	return 0;
 }
 

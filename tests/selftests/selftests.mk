@@ -9,7 +9,8 @@ KSFT_HDR_DIR  := $(BUILD)/kselftest
 # and unload it before they end, so that kav can be unloaded after them.
 # kav_slurm_test runs tools/slurm/* with tools/kavctl/kavctl, which
 # tests/vm/check.sh installs in the guest's /tests next to it (make tools).
-SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_lib_test kav_conformance_test \
+SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_whoami_test kav_lib_test \
+		  kav_conformance_test \
 		  kav_diag_test \
 		  kav_netlink_test kav_attack_test kav_trust_test kav_named_test \
 		  kav_uffd_test kav_slurm_test kav_apply_test \

@@ -383,8 +383,8 @@ struct kav_grant_info {
  * @key_vni: out: the domain's key, with KAV_WHOAMI_KEYED; else 0
  * @nr_grants: out: grants that match the identity now, for any key
  * @max_grants: in: room in @grants, in elements (0: only count)
- * @grant_size: in: bytes per element of @grants, at least 112 (the first
- *	struct kav_grant_info); the kernel writes what both sides know of
+ * @grant_size: in: bytes per element of @grants, 112 (the first struct
+ *	kav_grant_info) to 4096; the kernel writes what both sides know of
  *	each element and zeroes the rest
  * @grants: user pointer to @max_grants elements, or 0
  * @__reserved: must be 0
@@ -395,7 +395,7 @@ struct kav_grant_info {
  * id order; call with @max_grants 0 to size the array first. Grants can
  * come and go between two calls: compare @nr_grants with @max_grants.
  * Errors: EINVAL (flags, reserved, a non-zero @max_grants with a
- * @grant_size below 112), EFAULT.
+ * @grant_size out of range), EFAULT.
  */
 struct kav_whoami {
 	__u32 size;
