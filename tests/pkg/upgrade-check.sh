@@ -107,7 +107,8 @@ admin_edits() {
 }
 
 admin_edits_kept() {
-	sha256sum -c --quiet "$TMP/admin.sum" &&
+	dpkg-query -W -f='${Conffiles}\n' kav-tools | grep -q "^ $GRANTS/README " &&
+		sha256sum -c --quiet "$TMP/admin.sum" &&
 		[[ -z $(find /etc/kav -name '*.dpkg-*' -o -name '*.ucf-*') ]]
 }
 
@@ -166,7 +167,7 @@ main() {
 	done
 	check "/usr/src/kav-$VERSION removed, /usr/src/kav-$NEXT there" \
 		test ! -e "/usr/src/kav-$VERSION" -a -f "/usr/src/kav-$NEXT/dkms.conf"
-	check "the administrator's $GRANTS/site.conf and edited README survive, no .dpkg-* files" \
+	check "the administrator's $GRANTS/site.conf and edited README (a conffile) survive, no .dpkg-* files" \
 		admin_edits_kept
 	check "kav-grants.service verifies, static (udev starts it), 61-kav-grants.rules wants it" \
 		unit_ok
