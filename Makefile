@@ -115,6 +115,9 @@ install: lib prov tools
 		lib/kav.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kav.pc
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 tools/kavctl/kavctl $(DESTDIR)$(BINDIR)/kavctl
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 tools/kavctl/kavctl.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kavctl
 	for s in 3 7 8; do \
 		install -d $(DESTDIR)$(MANDIR)/man$$s && \
 		install -m 0644 Documentation/*.$$s $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \

@@ -16,7 +16,7 @@ PACKAGES=(
 	linux-source-6.12	# kselftest_harness.h, checkpatch.pl
 	qemu-system-x86 busybox-static cpio kmod xz-utils
 	zstd			# unpacks the 6.12 vmlinux for fast boots
-	libnl-3-dev libnl-genl-3-dev libcmocka-dev libfabric-dev
+	libnl-3-dev libnl-genl-3-dev libcmocka-dev libfabric-dev libsmartcols-dev
 	libfabric-bin		# fi_info: the hook is listed (make pkgcheck)
 	netbase			# /etc/services: fabtests' fi_av_test in the guest
 	sparse pkg-config gcc make

@@ -13,7 +13,7 @@ SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_whoami_test kav_
 		  kav_conformance_test \
 		  kav_diag_test \
 		  kav_netlink_test kav_attack_test kav_trust_test kav_named_test \
-		  kav_uffd_test kav_slurm_test kav_apply_test \
+		  kav_uffd_test kav_kavctl_test kav_slurm_test kav_apply_test \
 		  kav_instant_on_test kav_layout_test \
 		  kav_concurrency_test kav_race_test kav_view_test \
 		  kav_scale_test kav_memory_test kav_hook_test
@@ -52,6 +52,7 @@ $(SELFTEST_DIR)/%: tests/selftests/%.c $(SELFTEST_DEPS)
 
 # Runs kavctl in the guest: built with it (order-only, no relink).
 $(SELFTEST_DIR)/kav_slurm_test: | $(KAVCTL)
+$(SELFTEST_DIR)/kav_kavctl_test: | $(KAVCTL)
 # kavctl apply; it reloads kav.ko too (from /kav.ko, as guest-init.sh).
 $(SELFTEST_DIR)/kav_apply_test: | $(KAVCTL)
 

@@ -614,6 +614,181 @@ static void test_lists(void **state)
 	cmd_err("version 2", "unexpected argument");
 }
 
+/* iproute2-style prefixes: unambiguous ones match, ambiguous ones fail. */
+static void test_prefixes(void **state)
+{
+	static const struct {
+		const char *line;
+		enum kc_op op;
+	} ok[] = {
+		{ "g l", KC_OP_GRANT_LIST },
+		{ "gr li", KC_OP_GRANT_LIST },
+		{ "g", KC_OP_GRANT_LIST },
+		{ "g sh 3", KC_OP_GRANT_SHOW },
+		{ "g se 3 t x", KC_OP_GRANT_SET },
+		{ "g de 3", KC_OP_GRANT_DEL },	/* del, delete: one meaning */
+		{ "g re 3", KC_OP_GRANT_DEL },	/* remove, revoke */
+		{ "g a v 5 ui 1000", KC_OP_GRANT_ADD },
+		{ "g v 5 ui 1000", KC_OP_GRANT_ADD },
+		{ "d", KC_OP_DOMAIN_LIST },
+		{ "d l", KC_OP_DOMAIN_LIST },
+		{ "av p 3", KC_OP_AV_PIN },
+		{ "av u 3", KC_OP_AV_UNPIN },
+		{ "av e 3", KC_OP_AV_SHOW },
+		{ "st", KC_OP_STATS },
+		{ "m", KC_OP_MONITOR },
+		{ "w", KC_OP_WHOAMI },
+		{ "whoami", KC_OP_WHOAMI },
+		{ "l g", KC_OP_GRANT_LIST },
+		{ "sh st", KC_OP_STATS },
+		{ "r 4", KC_OP_GRANT_DEL },
+		{ "v", KC_OP_VERSION },
+	};
+	struct kc_cmd *c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		c = cmd_ok(ok[i].line);
+		if (c->op != ok[i].op)
+			fail_msg("'%s': op %d, expected %d", ok[i].line, c->op,
+				 ok[i].op);
+	}
+	c = cmd_ok("g a v 5 ui 1000 max-e 7 t job");
+	assert_int_equal(c->grant.vni, 5);
+	assert_int_equal(c->grant.sel.type, KAV_SEL_UID);
+	assert_int_equal(c->grant.sel.id, 1000);
+	assert_true(c->grant.has_max_entries);
+	assert_true(c->grant.max_entries == 7);
+	assert_string_equal(c->grant.tag, "job");
+	/* An exact word wins over the longer ones it is a prefix of. */
+	c = cmd_ok("grant add vni 1 cgroup /a");
+	assert_int_equal(c->grant.sel.type, KAV_SEL_CGROUP);
+	assert_false(c->grant.sel.cgroup_by_id);
+	c = cmd_ok("grant add vni 1 netns /proc/1/ns/net");
+	assert_string_equal(c->grant.sel.netns_path, "/proc/1/ns/net");
+
+	cmd_err("s", "ambiguous object 's': stats, show");
+	cmd_err("a", "ambiguous object 'a': av, apply");
+	cmd_err("g s 3", "ambiguous grant command 's': show, set");
+	cmd_err("g c", "ambiguous grant command 'c': create, change, cgroup");
+	cmd_err("g a v 5 u 1000", "ambiguous argument 'u': uid, user");
+	cmd_err("g a v 5 uid 1 max- 3", "ambiguous argument 'max-': max-entries, max-avs");
+	cmd_err("g a v 5 uid 1 ta", "'tag' needs a value");
+	cmd_err("g x", "unknown grant command 'x'");
+	cmd_err("av x 3", "unknown av command 'x'");
+	/* Values are never matched: "u" is not "uid" as a user name. */
+	cmd_err("grant add vni 1 user u", "unknown user 'u'");
+	/* Case counts. */
+	cmd_err("Grant list", "unknown object 'Grant'");
+}
+
+/* grant set / show / list filters, tags, whoami, av pin tag. */
+static void test_new_commands(void **state)
+{
+	struct kc_cmd *c;
+	char long_tag[KAV_TAG_MAX + 2];
+
+	(void)state;
+	c = cmd_ok("grant add vni 5 uid 1000 tag slurm-77");
+	assert_int_equal(c->op, KC_OP_GRANT_ADD);
+	assert_true(c->grant.has_tag);
+	assert_string_equal(c->grant.tag, "slurm-77");
+	c = cmd_ok("grant set 4 max-entries 10");
+	assert_int_equal(c->op, KC_OP_GRANT_SET);
+	assert_int_equal(c->id, 4);
+	assert_true(c->grant.has_max_entries);
+	assert_false(c->grant.has_max_avs);
+	assert_false(c->grant.has_tag);
+	c = cmd_ok("grant set 4 max-avs 2 tag t");
+	assert_true(c->grant.has_max_avs);
+	assert_int_equal(c->grant.max_avs, 2);
+	assert_string_equal(c->grant.tag, "t");
+	c = cmd_ok("grant show 9");
+	assert_int_equal(c->op, KC_OP_GRANT_SHOW);
+	assert_int_equal(c->id, 9);
+	c = cmd_ok("grant list vni 42 tag x");
+	assert_int_equal(c->op, KC_OP_GRANT_LIST);
+	assert_true(c->grant.has_vni);
+	assert_int_equal(c->grant.vni, 42);
+	assert_true(c->grant.has_tag);
+	c = cmd_ok("list grants tag x");
+	assert_int_equal(c->op, KC_OP_GRANT_LIST);
+	assert_true(c->grant.has_tag);
+	c = cmd_ok("av pin 3 tag launcher");
+	assert_int_equal(c->op, KC_OP_AV_PIN);
+	assert_string_equal(c->grant.tag, "launcher");
+	c = cmd_ok("whoami -j");
+	assert_int_equal(c->op, KC_OP_WHOAMI);
+	assert_true(c->json);
+
+	cmd_err("grant set 4", "nothing to set");
+	cmd_err("grant set", "missing grant id");
+	cmd_err("grant set x max-avs 1", "invalid grant id 'x'");
+	cmd_err("grant set 4 vni 3", "unexpected argument 'vni'");
+	cmd_err("grant set 4 max-avs -1", "invalid max-avs");
+	cmd_err("grant show x", "invalid grant id 'x'");
+	cmd_err("grant show 1 2", "unexpected argument '2'");
+	cmd_err("grant list uid 3", "unexpected argument 'uid'");
+	cmd_err("grant list vni x", "invalid vni 'x'");
+	cmd_err("grant list tag", "'tag' needs a value");
+	cmd_err("grant add vni 1 uid 1 tag a tag b", "tag given twice");
+	memset(long_tag, 'x', sizeof(long_tag) - 1);
+	long_tag[sizeof(long_tag) - 1] = '\0';
+	{
+		char line[256];
+
+		snprintf(line, sizeof(line), "grant add vni 1 uid 1 tag %s",
+			 long_tag);
+		cmd_err(line, "too long");
+		long_tag[KAV_TAG_MAX] = '\0';	/* 63 bytes: fine */
+		snprintf(line, sizeof(line), "grant add vni 1 uid 1 tag %s",
+			 long_tag);
+		cmd_ok(line);
+	}
+	cmd_err("av pin 3 tag", "'tag' needs a value");
+	cmd_err("av pin 3 name x", "unexpected argument 'name'");
+	cmd_err("whoami extra", "unexpected argument 'extra'");
+}
+
+/* -o, -n, -r, before or after the object. */
+static void test_output_options(void **state)
+{
+	struct kc_cmd *c;
+
+	(void)state;
+	c = cmd_ok("grant list");
+	assert_null(c->columns);
+	assert_false(c->noheadings);
+	assert_false(c->raw);
+	c = cmd_ok("-o ID,VNI grant list");
+	assert_string_equal(c->columns, "ID,VNI");
+	c = cmd_ok("-oID grant list");
+	assert_string_equal(c->columns, "ID");
+	c = cmd_ok("grant list -o +TAG -n -r");
+	assert_string_equal(c->columns, "+TAG");
+	assert_true(c->noheadings && c->raw);
+	c = cmd_ok("-nr grant list");
+	assert_true(c->noheadings && c->raw);
+	c = cmd_ok("-rno ID grant list");
+	assert_true(c->noheadings && c->raw);
+	assert_string_equal(c->columns, "ID");
+	c = cmd_ok("--output=ID --noheadings --raw av list");
+	assert_string_equal(c->columns, "ID");
+	assert_true(c->noheadings && c->raw);
+	c = cmd_ok("av list --output ID,NAME");
+	assert_string_equal(c->columns, "ID,NAME");
+	assert_int_equal(c->op, KC_OP_AV_LIST);
+	c = cmd_ok("stats -jn");
+	assert_true(c->json && c->noheadings);
+	cmd_err("-o", "needs a column list");
+	cmd_err("grant list -o", "needs a column list");
+	cmd_err("--output", "needs a column list");
+	cmd_err("-x grant list", "unknown option '-x'");
+	/* After the object, "-1" is a value, not an option. */
+	cmd_err("av pin -1", "invalid AV id '-1'");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -632,6 +807,9 @@ int main(void)
 		cmocka_unit_test(test_grant_del),
 		cmocka_unit_test(test_av_pin),
 		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_prefixes),
+		cmocka_unit_test(test_new_commands),
+		cmocka_unit_test(test_output_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -465,21 +465,8 @@ static void test_named_av(void **state)
 	nlmsg_free(msg);
 }
 
-static void expect_stats(struct parsed *p, const char *want)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	kc_human_stats(f, p->tb);
-	fclose(f);
-	if (strcmp(buf, want) != 0)
-		fail_msg("stats\n%s\nexpected\n%s", buf, want);
-	free(buf);
-}
-
-static void test_stats_human(void **state)
+/* A STATS_GET reply as monitor -j would print its attributes. */
+static void test_stats_json(void **state)
 {
 	struct nl_msg *msg = mk(KAV_GENL_CMD_STATS_GET);
 	struct parsed p;
@@ -494,43 +481,25 @@ static void test_stats_human(void **state)
 	nla_put_u64(msg, KAV_A_STAT_DENY_REVOKED, 6);
 	nla_put_u64(msg, KAV_A_STAT_DENY_KEYLESS, 7);
 	nla_put_u64(msg, KAV_A_STAT_DENY_LIMIT, 8);
-	parse_ok(msg, &p);
-	/* No entries: the kernel sends no ENTRY_BYTES, and no line shows. */
-	expect_stats(&p,
-		     "domains                        1\n"
-		     "avs                            2\n"
-		     "entries                        3\n"
-		     "grants                         4\n"
-		     "memory                         26.0 KiB\n"
-		     "denied, key not granted        5\n"
-		     "denied, key revoked            6\n"
-		     "denied, no key (keyless off)   7\n"
-		     "denied, grant limit reached    8\n");
 	nla_put_u32(msg, KAV_A_ENTRY_BYTES, 8875);
+	nla_put_u64(msg, KAV_A_STAT_DENY_MODE, 9);
 	parse_ok(msg, &p);
-	expect_stats(&p,
-		     "domains                        1\n"
-		     "avs                            2\n"
-		     "entries                        3\n"
-		     "grants                         4\n"
-		     "memory                         26.0 KiB\n"
-		     "memory per entry               8.7 KiB\n"
-		     "denied, key not granted        5\n"
-		     "denied, key revoked            6\n"
-		     "denied, no key (keyless off)   7\n"
-		     "denied, grant limit reached    8\n");
 	expect_json(&p, 0, 0,
 		    "{\"domains\":1,\"avs\":2,\"entries\":3,\"grants\":4,"
 		    "\"mem_bytes\":26624,\"entry_bytes\":8875,"
 		    "\"deny_no_grant\":5,\"deny_revoked\":6,\"deny_keyless\":7,"
-		    "\"deny_limit\":8}");
+		    "\"deny_limit\":8,\"deny_mode\":9}");
 	nlmsg_free(msg);
 
-	/* Bytes below 1 KiB, as the memory line prints them. */
-	msg = mk(KAV_GENL_CMD_STATS_GET);
-	nla_put_u32(msg, KAV_A_ENTRY_BYTES, 72);
+	/* A grant's tag and GRANT_ADD's "updated" flag. */
+	msg = mk(KAV_GENL_CMD_GRANT_ADD);
+	nla_put_u32(msg, KAV_A_GRANT_ID, 3);
+	nla_put_string(msg, KAV_A_TAG, "slurm-77");
+	nla_put_flag(msg, KAV_A_GRANT_UPDATED);
 	parse_ok(msg, &p);
-	expect_stats(&p, "memory per entry               72 B\n");
+	expect_json(&p, 0, 0,
+		    "{\"grant_id\":3,\"tag\":\"slurm-77\",\"updated\":true}");
+	expect_human(&p, 0, " grant 3 tag slurm-77 updated");
 	nlmsg_free(msg);
 }
 
@@ -567,7 +536,7 @@ int main(void)
 		cmocka_unit_test(test_attr_names),
 		cmocka_unit_test(test_validate_named),
 		cmocka_unit_test(test_named_av),
-		cmocka_unit_test(test_stats_human),
+		cmocka_unit_test(test_stats_json),
 		cmocka_unit_test(test_report),
 	};
 

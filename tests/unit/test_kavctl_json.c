@@ -16,7 +16,6 @@
 
 #include "../../tools/kavctl/format.h"
 #include "../../tools/kavctl/json.h"
-#include "../../tools/kavctl/table.h"
 
 /* A memory stream and what was written to it. */
 struct sink {
@@ -387,52 +386,6 @@ static void test_selector(void **state)
 	expect_sel(&v, "selector 9");
 }
 
-static const struct kc_column cols[] = {
-	{ "ID", KC_COL_ALWAYS },
-	{ "NAME", 0 },
-	{ "EMPTY", 0 },
-	{ "KEPT", KC_COL_ALWAYS },
-};
-
-static void test_table(void **state)
-{
-	struct kc_table t;
-	struct sink s;
-
-	(void)state;
-	kc_table_init(&t, cols, 4);
-	assert_int_equal(kc_table_add_row(&t), 0);
-	kc_table_set(&t, 0, "%d", 1);
-	kc_table_set(&t, 1, "%s", "alpha");
-	assert_int_equal(kc_table_add_row(&t), 0);
-	kc_table_set(&t, 0, "%d", 200);
-	kc_table_set(&t, 3, "x");
-	kc_table_set(&t, 3, "yes");	/* replaces */
-	kc_table_set(&t, 9, "ignored");
-	sink_open(&s);
-	assert_int_equal(kc_table_print(&t, s.f), 0);
-	sink_expect(&s, "ID   NAME   KEPT\n"
-			"1    alpha  -\n"
-			"200  -      yes\n");
-	kc_table_free(&t);
-
-	/* No rows: nothing at all. */
-	kc_table_init(&t, cols, 4);
-	sink_open(&s);
-	assert_int_equal(kc_table_print(&t, s.f), 0);
-	sink_expect(&s, "");
-	kc_table_free(&t);
-
-	/* Many rows (growth). */
-	kc_table_init(&t, cols, 4);
-	for (int i = 0; i < 100; i++) {
-		assert_int_equal(kc_table_add_row(&t), 0);
-		kc_table_set(&t, 0, "%d", i);
-	}
-	assert_int_equal(t.nrows, 100);
-	kc_table_free(&t);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,7 +398,6 @@ int main(void)
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_selector),
-		cmocka_unit_test(test_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

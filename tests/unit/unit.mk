@@ -69,18 +69,22 @@ UNIT_NL_CFLAGS   := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null \
 		      || echo -I/usr/include/libnl3)
 UNIT_NL_LIBS     := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null \
 		      || echo -lnl-genl-3 -lnl-3)
+UNIT_SCOLS_CFLAGS := $(shell pkg-config --cflags smartcols 2>/dev/null \
+		      || echo -I/usr/include/libsmartcols)
+UNIT_SCOLS_LIBS   := $(shell pkg-config --libs smartcols 2>/dev/null \
+		      || echo -lsmartcols)
 $(UNIT_DIR)/kavctl/%.o: tools/kavctl/%.c $(UNIT_KAVCTL_HDRS) tests/unit/unit.mk
 	@mkdir -p $(@D)
-	$(CC) $(KAV_CFLAGS) $(UNIT_CFLAGS) $(UNIT_NL_CFLAGS) -c -o $@ $<
+	$(CC) $(KAV_CFLAGS) $(UNIT_CFLAGS) $(UNIT_NL_CFLAGS) $(UNIT_SCOLS_CFLAGS) \
+		-c -o $@ $<
 $(patsubst %,$(UNIT_DIR)/test_kavctl_%.o,args json attrs): $(UNIT_KAVCTL_HDRS)
-$(UNIT_DIR)/test_kavctl_attrs.o: UNIT_CFLAGS += $(UNIT_NL_CFLAGS)
+$(UNIT_DIR)/test_kavctl_attrs.o: UNIT_CFLAGS += $(UNIT_NL_CFLAGS) $(UNIT_SCOLS_CFLAGS)
 $(UNIT_DIR)/test_kavctl_args: $(UNIT_DIR)/kavctl/args.o
 $(UNIT_DIR)/test_kavctl_json: \
-	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,json format table)
+	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,json format)
 $(UNIT_DIR)/test_kavctl_attrs: \
-	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,nl attrs args format json output \
-		table)
-$(UNIT_DIR)/test_kavctl_attrs: UNIT_LIBS += $(UNIT_NL_LIBS)
+	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,nl attrs args format json output)
+$(UNIT_DIR)/test_kavctl_attrs: UNIT_LIBS += $(UNIT_NL_LIBS) $(UNIT_SCOLS_LIBS)
 
 # test_kavctl_conf: the grants.d files of kavctl apply (conf.c, args.c).
 $(UNIT_DIR)/test_kavctl_conf.o: $(UNIT_KAVCTL_HDRS)

@@ -2,10 +2,15 @@
 /*
  * The command-line grammar:
  *
- *   kavctl [-j] [-p] [-h] [-V] OBJECT [COMMAND [ARGS]]
+ *   kavctl [-j] [-p] [-n] [-r] [-o COLUMNS] [-h] [-V] OBJECT [COMMAND [ARGS]]
  *
- * Options may also follow the object. Every word is matched exactly;
- * aliases are listed in the tables below and in kavctl(8).
+ * Options may also follow the object. Objects, commands and keywords are
+ * matched as iproute2 does: a word matches itself, or any word of the
+ * table below that it is an unambiguous prefix of ("g l" is "grant
+ * list"); an ambiguous prefix is an error that names the candidates.
+ * Aliases of one meaning never make a prefix ambiguous ("de" is del and
+ * delete, both "del"). Values (numbers, names, paths, tags) are never
+ * matched. kavctl(8) lists every word.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -44,32 +49,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	}
 	return -1;
 }
-
-/* Is @word one of the NULL-terminated @names? */
-static bool is(const char *word, const char *const *names)
-{
-	for (; *names; names++)
-		if (strcmp(word, *names) == 0)
-			return true;
-	return false;
-}
-
-static const char *const w_list[] = { "list", "show", "ls", NULL };
-static const char *const w_add[] = { "add", "new", "create", NULL };
-static const char *const w_del[] = {
-	"del", "delete", "remove", "rm", "revoke", NULL
-};
-/* Words that start a grant spec: "grant vni 5 uid 1000" adds. */
-static const char *const w_spec[] = {
-	"vni", "uid", "user", "gid", "group", "cgroup", "cgroup-id", "netns",
-	"netns-pid", "max-entries", "max-avs", NULL
-};
-static const char *const w_grant[] = { "grant", "grants", NULL };
-static const char *const w_domain[] = { "domain", "domains", NULL };
-static const char *const w_av[] = { "av", "avs", NULL };
-static const char *const w_entries[] = { "entries", "entry", "dump", NULL };
-static const char *const w_stats[] = { "stats", "stat", "statistics", NULL };
-static const char *const w_monitor[] = { "monitor", "mon", NULL };
 
 static int parse_unsigned(const char *s, uint64_t max, uint64_t *v)
 {
@@ -301,33 +280,239 @@ static int resolve_group(const char *name, uint32_t *gid)
 	return kc_parse_u32(name, gid);
 }
 
+/* ------------------------------------------------------------ words */
+
+struct kc_word {
+	const char *word;
+	int id;
+};
+
+/*
+ * Matches @arg against the words of @tbl (ended by a NULL word). Returns
+ * the id of the word @arg is, or is the only prefix of; -1 when it is
+ * none, -2 when it is a prefix of words with different ids (then @cand
+ * lists them: the first word of each id).
+ */
+static int match_word(const char *arg, const struct kc_word *tbl,
+		      char *cand, size_t candlen)
+{
+	const struct kc_word *w;
+	int found = -1;
+	size_t n = strlen(arg), o = 0;
+
+	if (cand && candlen)
+		cand[0] = '\0';
+	for (w = tbl; w->word; w++)
+		if (strcmp(arg, w->word) == 0)
+			return w->id;
+	if (!n)
+		return -1;
+	for (w = tbl; w->word; w++) {
+		if (strncmp(arg, w->word, n) != 0)
+			continue;
+		if (found == -1)
+			found = w->id;
+		else if (found != w->id)
+			found = -2;
+	}
+	if (found != -2 || !cand)
+		return found;
+	/* The candidates: the first matching word of each id. */
+	for (w = tbl; w->word; w++) {
+		const struct kc_word *v;
+		bool seen = false;
+
+		if (strncmp(arg, w->word, n) != 0)
+			continue;
+		for (v = tbl; v < w; v++)
+			if (v->id == w->id && strncmp(arg, v->word, n) == 0)
+				seen = true;
+		if (seen)
+			continue;
+		o += snprintf(cand + o, o < candlen ? candlen - o : 0, "%s%s",
+			      o ? ", " : "", w->word);
+	}
+	return -2;
+}
+
+/*
+ * match_word() that explains a failure in @err: "unknown WHAT 'x'" or
+ * "ambiguous WHAT 'x': a, b". Returns the id or -1.
+ */
+static int match(const char *arg, const struct kc_word *tbl,
+		 const char *what, char *err, size_t errlen)
+{
+	char cand[256];
+	int id = match_word(arg, tbl, cand, sizeof(cand));
+
+	if (id == -2)
+		return fail(err, errlen, "ambiguous %s '%s': %s", what, arg,
+			    cand);
+	if (id < 0)
+		return fail(err, errlen, "unknown %s '%s'", what, arg);
+	return id;
+}
+
+enum {
+	O_GRANT = 1, O_REVOKE, O_DOMAIN, O_AV, O_STATS, O_MONITOR, O_WHOAMI,
+	O_APPLY, O_HELP, O_VERSION, O_LIST, O_ENTRIES,
+};
+
+static const struct kc_word objects[] = {
+	{ "grant", O_GRANT }, { "grants", O_GRANT },
+	{ "revoke", O_REVOKE },
+	{ "domain", O_DOMAIN }, { "domains", O_DOMAIN },
+	{ "av", O_AV }, { "avs", O_AV },
+	{ "stats", O_STATS }, { "stat", O_STATS }, { "statistics", O_STATS },
+	{ "monitor", O_MONITOR }, { "mon", O_MONITOR },
+	{ "whoami", O_WHOAMI },
+	{ "apply", O_APPLY },
+	{ "help", O_HELP },
+	{ "version", O_VERSION },
+	{ "list", O_LIST }, { "show", O_LIST }, { "ls", O_LIST },
+	{ NULL, 0 }
+};
+
+/* After "list" / "show": what to list. */
+static const struct kc_word list_objects[] = {
+	{ "grants", O_GRANT }, { "grant", O_GRANT },
+	{ "domains", O_DOMAIN }, { "domain", O_DOMAIN },
+	{ "avs", O_AV }, { "av", O_AV },
+	{ "entries", O_ENTRIES }, { "entry", O_ENTRIES },
+	{ "stats", O_STATS }, { "stat", O_STATS }, { "statistics", O_STATS },
+	{ NULL, 0 }
+};
+
+enum { C_LIST = 1, C_SHOW, C_ADD, C_DEL, C_SET, C_PIN, C_UNPIN, C_ENTRIES,
+	C_SPEC };
+
+static const struct kc_word grant_cmds[] = {
+	{ "list", C_LIST }, { "ls", C_LIST },
+	{ "show", C_SHOW },
+	{ "add", C_ADD }, { "new", C_ADD }, { "create", C_ADD },
+	{ "del", C_DEL }, { "delete", C_DEL }, { "remove", C_DEL },
+	{ "rm", C_DEL }, { "revoke", C_DEL },
+	{ "set", C_SET }, { "change", C_SET },
+	/* "grant vni 5 uid 1000" is "grant add vni 5 uid 1000". */
+	{ "vni", C_SPEC }, { "uid", C_SPEC }, { "user", C_SPEC },
+	{ "gid", C_SPEC }, { "group", C_SPEC }, { "cgroup", C_SPEC },
+	{ "cgroup-id", C_SPEC }, { "netns", C_SPEC }, { "netns-pid", C_SPEC },
+	{ "max-entries", C_SPEC }, { "max-avs", C_SPEC }, { "tag", C_SPEC },
+	{ NULL, 0 }
+};
+
+static const struct kc_word av_cmds[] = {
+	{ "list", C_LIST }, { "ls", C_LIST },
+	{ "show", C_SHOW },
+	{ "entries", C_ENTRIES }, { "entry", C_ENTRIES }, { "dump", C_ENTRIES },
+	{ "pin", C_PIN }, { "unpin", C_UNPIN },
+	{ NULL, 0 }
+};
+
+static const struct kc_word list_cmds[] = {
+	{ "list", C_LIST }, { "show", C_LIST }, { "ls", C_LIST },
+	{ NULL, 0 }
+};
+
+enum { K_VNI = 1, K_UID, K_USER, K_GID, K_GROUP, K_CGROUP, K_CGROUP_ID,
+	K_NETNS, K_NETNS_PID, K_MAX_ENTRIES, K_MAX_AVS, K_TAG };
+
+/* grant add's keywords; grant set, grant list and av pin take subsets. */
+static const struct kc_word spec_words[] = {
+	{ "vni", K_VNI }, { "uid", K_UID }, { "user", K_USER },
+	{ "gid", K_GID }, { "group", K_GROUP }, { "cgroup", K_CGROUP },
+	{ "cgroup-id", K_CGROUP_ID }, { "netns", K_NETNS },
+	{ "netns-pid", K_NETNS_PID }, { "max-entries", K_MAX_ENTRIES },
+	{ "max-avs", K_MAX_AVS }, { "tag", K_TAG },
+	{ NULL, 0 }
+};
+
+static const struct kc_word set_words[] = {
+	{ "max-entries", K_MAX_ENTRIES }, { "max-avs", K_MAX_AVS },
+	{ "tag", K_TAG },
+	{ NULL, 0 }
+};
+
+static const struct kc_word filter_words[] = {
+	{ "vni", K_VNI }, { "tag", K_TAG },
+	{ NULL, 0 }
+};
+
+static const struct kc_word tag_words[] = {
+	{ "tag", K_TAG },
+	{ NULL, 0 }
+};
+
+/* ---------------------------------------------------------- grant spec */
+
+int kc_parse_tag(const char *val, char *tag, char *err, size_t errlen)
+{
+	const unsigned char *p;
+
+	if (strlen(val) > KAV_TAG_MAX)
+		return fail(err, errlen, "tag '%s' is too long (at most %d bytes)",
+			    val, KAV_TAG_MAX);
+	for (p = (const unsigned char *)val; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return fail(err, errlen,
+				    "tag '%s': control characters are not allowed",
+				    val);
+	strcpy(tag, val);
+	return 0;
+}
+
 #define SELECTOR_WORDS \
 	"uid, user, gid, group, cgroup, cgroup-id, netns or netns-pid"
 
-int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
-			char *err, size_t errlen)
+/*
+ * Keyword-value pairs from @tbl into @spec. Returns 0 or -1; a second
+ * selector stops the loop with *@second set.
+ */
+static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
+		       struct kc_grant_spec *spec, bool *has_sel,
+		       char *err, size_t errlen)
 {
 	struct kc_selector *sel = &spec->sel;
-	bool has_vni = false, has_sel = false;
 	int i;
 
-	memset(spec, 0, sizeof(*spec));
 	for (i = 0; i < argc; i += 2) {
 		const char *kw = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		bool is_sel = false;
+		char cand[256];
+		int k = match_word(kw, tbl, cand, sizeof(cand));
 
+		if (k == -2)
+			return fail(err, errlen, "ambiguous argument '%s': %s",
+				    kw, cand);
+		if (k < 0)
+			return fail(err, errlen, "%s argument '%s'",
+				    tbl == spec_words ? "unknown" : "unexpected",
+				    kw);
+		kw = NULL;
+		for (const struct kc_word *w = tbl; w->word; w++)
+			if (w->id == k) {
+				kw = w->word;	/* the full word, for messages */
+				break;
+			}
 		if (!val)
 			return fail(err, errlen, "'%s' needs a value", kw);
-
-		if (strcmp(kw, "vni") == 0) {
-			if (has_vni)
+		if (k >= K_UID && k <= K_NETNS_PID) {
+			if (*has_sel)
+				return fail(err, errlen,
+					    "only one selector per grant (%s)",
+					    SELECTOR_WORDS);
+			*has_sel = true;
+		}
+		switch (k) {
+		case K_VNI:
+			if (spec->has_vni)
 				return fail(err, errlen, "vni given twice");
 			if (kc_parse_u32(val, &spec->vni))
 				return fail(err, errlen,
 					    "invalid vni '%s' (0 to 4294967295)",
 					    val);
-			has_vni = true;
-		} else if (strcmp(kw, "max-entries") == 0) {
+			spec->has_vni = true;
+			break;
+		case K_MAX_ENTRIES:
 			if (spec->has_max_entries)
 				return fail(err, errlen,
 					    "max-entries given twice");
@@ -335,28 +520,33 @@ int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
 				return fail(err, errlen,
 					    "invalid max-entries '%s'", val);
 			spec->has_max_entries = true;
-		} else if (strcmp(kw, "max-avs") == 0) {
+			break;
+		case K_MAX_AVS:
 			if (spec->has_max_avs)
 				return fail(err, errlen, "max-avs given twice");
 			if (kc_parse_u32(val, &spec->max_avs))
 				return fail(err, errlen,
 					    "invalid max-avs '%s'", val);
 			spec->has_max_avs = true;
-		} else if (strcmp(kw, "uid") == 0 || strcmp(kw, "gid") == 0) {
-			is_sel = true;
-			if (has_sel)
-				break;
-			sel->type = kw[0] == 'u' ? KAV_SEL_UID : KAV_SEL_GID;
+			break;
+		case K_TAG:
+			if (spec->has_tag)
+				return fail(err, errlen, "tag given twice");
+			if (kc_parse_tag(val, spec->tag, err, errlen))
+				return -1;
+			spec->has_tag = true;
+			break;
+		case K_UID:
+		case K_GID:
+			sel->type = k == K_UID ? KAV_SEL_UID : KAV_SEL_GID;
 			if (kc_parse_u32(val, &sel->id) || sel->id == UINT32_MAX)
 				return fail(err, errlen, "invalid %s '%s'",
 					    kw, val);
-		} else if (strcmp(kw, "user") == 0 ||
-			   strcmp(kw, "group") == 0) {
-			bool user = kw[0] == 'u';
+			break;
+		case K_USER:
+		case K_GROUP: {
+			bool user = k == K_USER;
 
-			is_sel = true;
-			if (has_sel)
-				break;
 			sel->type = user ? KAV_SEL_UID : KAV_SEL_GID;
 			if (!*val || strlen(val) >= sizeof(sel->name))
 				return fail(err, errlen, "invalid %s name '%s'",
@@ -367,10 +557,9 @@ int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
 				return fail(err, errlen, "unknown %s '%s'",
 					    kw, val);
 			strcpy(sel->name, val);
-		} else if (strcmp(kw, "cgroup") == 0) {
-			is_sel = true;
-			if (has_sel)
-				break;
+			break;
+		}
+		case K_CGROUP:
 			sel->type = KAV_SEL_CGROUP;
 			if (kc_cgroup_relpath(val, kc_cg_mount, sel->cgroup_path,
 					      sizeof(sel->cgroup_path)))
@@ -379,21 +568,17 @@ int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
 					    errno == ENAMETOOLONG ?
 					    " (too long)" :
 					    " (\"..\" is not allowed)");
-		} else if (strcmp(kw, "cgroup-id") == 0) {
-			is_sel = true;
-			if (has_sel)
-				break;
+			break;
+		case K_CGROUP_ID:
 			sel->type = KAV_SEL_CGROUP;
 			sel->cgroup_by_id = true;
 			if (kc_parse_u64(val, &sel->cgroup_id) || !sel->cgroup_id)
 				return fail(err, errlen,
 					    "invalid cgroup-id '%s'", val);
-		} else if (strcmp(kw, "netns") == 0) {
+			break;
+		case K_NETNS: {
 			int n;
 
-			is_sel = true;
-			if (has_sel)
-				break;
 			sel->type = KAV_SEL_NETNS;
 			if (!*val)
 				return fail(err, errlen, "empty netns");
@@ -403,28 +588,35 @@ int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
 				     "/run/netns/", val);
 			if (n < 0 || (size_t)n >= sizeof(sel->netns_path))
 				return fail(err, errlen, "netns path too long");
-		} else if (strcmp(kw, "netns-pid") == 0) {
+			break;
+		}
+		case K_NETNS_PID: {
 			uint32_t pid;
 
-			is_sel = true;
-			if (has_sel)
-				break;
 			sel->type = KAV_SEL_NETNS;
 			if (kc_parse_u32(val, &pid) || !pid || pid > INT32_MAX)
 				return fail(err, errlen,
 					    "invalid netns-pid '%s'", val);
 			snprintf(sel->netns_path, sizeof(sel->netns_path),
 				 "/proc/%u/ns/net", pid);
-		} else {
-			return fail(err, errlen, "unknown argument '%s'", kw);
+			break;
 		}
-		if (is_sel)
-			has_sel = true;
+		default:
+			return fail(err, errlen, "unknown argument '%s'", argv[i]);
+		}
 	}
-	if (i < argc)	/* left the loop on a second selector */
-		return fail(err, errlen,
-			    "only one selector per grant (%s)", SELECTOR_WORDS);
-	if (!has_vni)
+	return 0;
+}
+
+int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
+			char *err, size_t errlen)
+{
+	bool has_sel = false;
+
+	memset(spec, 0, sizeof(*spec));
+	if (parse_pairs(argc, argv, spec_words, spec, &has_sel, err, errlen))
+		return -1;
+	if (!spec->has_vni)
 		return fail(err, errlen, "missing vni");
 	if (!has_sel)
 		return fail(err, errlen, "missing selector: one of %s",
@@ -444,6 +636,19 @@ static int parse_id(const char *what, int argc, char **argv, uint32_t *id,
 	return 0;
 }
 
+/* "ID [keyword value]...": an id, then pairs of @tbl. */
+static int parse_id_pairs(const char *what, int argc, char **argv,
+			  const struct kc_word *tbl, struct kc_cmd *cmd,
+			  char *err, size_t errlen)
+{
+	bool has_sel = false;
+
+	if (parse_id(what, argc ? 1 : 0, argv, &cmd->id, err, errlen))
+		return -1;
+	return parse_pairs(argc - 1, argv + 1, tbl, &cmd->grant, &has_sel,
+			   err, errlen);
+}
+
 static int no_more(int argc, char **argv, char *err, size_t errlen)
 {
 	if (argc > 0)
@@ -451,121 +656,282 @@ static int no_more(int argc, char **argv, char *err, size_t errlen)
 	return 0;
 }
 
+/* grant list [vni N] [tag T] */
+static int parse_grant_list(int argc, char **argv, struct kc_cmd *cmd,
+			    char *err, size_t errlen)
+{
+	bool has_sel = false;
+
+	cmd->op = KC_OP_GRANT_LIST;
+	return parse_pairs(argc, argv, filter_words, &cmd->grant, &has_sel,
+			   err, errlen);
+}
+
 static int parse_grant(int argc, char **argv, struct kc_cmd *cmd,
 		       char *err, size_t errlen)
 {
-	if (argc == 0 || is(argv[0], w_list)) {
-		cmd->op = KC_OP_GRANT_LIST;
-		return argc ? no_more(argc - 1, argv + 1, err, errlen) : 0;
-	}
-	if (is(argv[0], w_add)) {
+	int c;
+
+	if (argc == 0)
+		return parse_grant_list(0, argv, cmd, err, errlen);
+	c = match(argv[0], grant_cmds, "grant command", err, errlen);
+	switch (c) {
+	case C_LIST:
+		return parse_grant_list(argc - 1, argv + 1, cmd, err, errlen);
+	case C_SHOW:
+		/* "grant show" alone lists, as it always did. */
+		if (argc == 1)
+			return parse_grant_list(0, argv, cmd, err, errlen);
+		cmd->op = KC_OP_GRANT_SHOW;
+		return parse_id("grant", argc - 1, argv + 1, &cmd->id, err,
+				errlen);
+	case C_ADD:
 		cmd->op = KC_OP_GRANT_ADD;
 		return kc_parse_grant_spec(argc - 1, argv + 1, &cmd->grant,
 					   err, errlen);
-	}
-	if (is(argv[0], w_spec)) {	/* "grant vni N uid U" */
+	case C_SPEC:
 		cmd->op = KC_OP_GRANT_ADD;
 		return kc_parse_grant_spec(argc, argv, &cmd->grant, err,
 					   errlen);
-	}
-	if (is(argv[0], w_del)) {
+	case C_DEL:
 		cmd->op = KC_OP_GRANT_DEL;
 		return parse_id("grant", argc - 1, argv + 1, &cmd->id, err,
 				errlen);
+	case C_SET:
+		cmd->op = KC_OP_GRANT_SET;
+		if (parse_id_pairs("grant", argc - 1, argv + 1, set_words, cmd,
+				   err, errlen))
+			return -1;
+		if (!cmd->grant.has_max_entries && !cmd->grant.has_max_avs &&
+		    !cmd->grant.has_tag)
+			return fail(err, errlen,
+				    "grant set %u: nothing to set (max-entries, max-avs or tag)",
+				    cmd->id);
+		return 0;
+	default:
+		return -1;
 	}
-	return fail(err, errlen, "unknown grant command '%s'", argv[0]);
 }
 
 static int parse_av(int argc, char **argv, struct kc_cmd *cmd,
 		    char *err, size_t errlen)
 {
-	if (argc == 0 || (is(argv[0], w_list) && argc == 1)) {
+	int c;
+
+	if (argc == 0) {
 		cmd->op = KC_OP_AV_LIST;
 		return 0;
 	}
-	if (is(argv[0], w_list) || is(argv[0], w_entries)) {
+	c = match(argv[0], av_cmds, "av command", err, errlen);
+	switch (c) {
+	case C_LIST:
+	case C_SHOW:
+	case C_ENTRIES:
 		/* "av show ID": the AV's entries. */
-		cmd->op = KC_OP_AV_SHOW;
-		return parse_id("AV", argc - 1, argv + 1, &cmd->id, err,
-				errlen);
-	}
-	if (strcmp(argv[0], "pin") == 0) {
-		cmd->op = KC_OP_AV_PIN;
-		return parse_id("AV", argc - 1, argv + 1, &cmd->id, err,
-				errlen);
-	}
-	if (strcmp(argv[0], "unpin") == 0) {
-		cmd->op = KC_OP_AV_UNPIN;
-		return parse_id("AV", argc - 1, argv + 1, &cmd->id, err,
-				errlen);
-	}
-	return fail(err, errlen, "unknown av command '%s'", argv[0]);
-}
-
-static enum kc_topic topic_of(const char *word)
-{
-	if (is(word, w_grant) || strcmp(word, "revoke") == 0)
-		return KC_TOPIC_GRANT;
-	if (is(word, w_domain))
-		return KC_TOPIC_DOMAIN;
-	if (is(word, w_av) || is(word, w_entries))
-		return KC_TOPIC_AV;
-	if (is(word, w_stats))
-		return KC_TOPIC_STATS;
-	if (is(word, w_monitor))
-		return KC_TOPIC_MONITOR;
-	return KC_TOPIC_ALL;
-}
-
-/* "list grants", "show av 3", "list entries 3", "show stats". */
-static int parse_list(int argc, char **argv, struct kc_cmd *cmd,
-		      char *err, size_t errlen)
-{
-	if (argc == 0)
-		return fail(err, errlen,
-			    "list what? grants, domains, avs, av ID or stats");
-	cmd->topic = topic_of(argv[0]);
-	if (is(argv[0], w_grant)) {
-		cmd->op = KC_OP_GRANT_LIST;
-		return no_more(argc - 1, argv + 1, err, errlen);
-	}
-	if (is(argv[0], w_domain)) {
-		cmd->op = KC_OP_DOMAIN_LIST;
-		return no_more(argc - 1, argv + 1, err, errlen);
-	}
-	if (is(argv[0], w_av) || is(argv[0], w_entries)) {
-		if (argc == 1 && !is(argv[0], w_entries)) {
+		if (argc == 1 && c != C_ENTRIES) {
 			cmd->op = KC_OP_AV_LIST;
 			return 0;
 		}
 		cmd->op = KC_OP_AV_SHOW;
 		return parse_id("AV", argc - 1, argv + 1, &cmd->id, err,
 				errlen);
+	case C_PIN:
+		cmd->op = KC_OP_AV_PIN;
+		return parse_id_pairs("AV", argc - 1, argv + 1, tag_words, cmd,
+				      err, errlen);
+	case C_UNPIN:
+		cmd->op = KC_OP_AV_UNPIN;
+		return parse_id("AV", argc - 1, argv + 1, &cmd->id, err,
+				errlen);
+	default:
+		return -1;
 	}
-	if (is(argv[0], w_stats)) {
+}
+
+static enum kc_topic topic_of(const char *word)
+{
+	switch (match_word(word, objects, NULL, 0)) {
+	case O_GRANT:
+	case O_REVOKE:
+		return KC_TOPIC_GRANT;
+	case O_DOMAIN:
+		return KC_TOPIC_DOMAIN;
+	case O_AV:
+		return KC_TOPIC_AV;
+	case O_STATS:
+		return KC_TOPIC_STATS;
+	case O_MONITOR:
+		return KC_TOPIC_MONITOR;
+	case O_WHOAMI:
+		return KC_TOPIC_WHOAMI;
+	case O_APPLY:
+		return KC_TOPIC_APPLY;
+	default:
+		break;
+	}
+	switch (match_word(word, list_objects, NULL, 0)) {
+	case O_GRANT:
+		return KC_TOPIC_GRANT;
+	case O_DOMAIN:
+		return KC_TOPIC_DOMAIN;
+	case O_AV:
+	case O_ENTRIES:
+		return KC_TOPIC_AV;
+	case O_STATS:
+		return KC_TOPIC_STATS;
+	default:
+		return KC_TOPIC_ALL;
+	}
+}
+
+/* "list grants", "show av 3", "list entries 3", "show stats". */
+static int parse_list(int argc, char **argv, struct kc_cmd *cmd,
+		      char *err, size_t errlen)
+{
+	int o;
+
+	if (argc == 0)
+		return fail(err, errlen,
+			    "list what? grants, domains, avs, av ID or stats");
+	cmd->topic = topic_of(argv[0]);
+	o = match_word(argv[0], list_objects, NULL, 0);
+	if (o == -1)
+		return fail(err, errlen, "cannot list '%s'", argv[0]);
+	o = match(argv[0], list_objects, "listing", err, errlen);
+	switch (o) {
+	case O_GRANT:
+		return parse_grant_list(argc - 1, argv + 1, cmd, err, errlen);
+	case O_DOMAIN:
+		cmd->op = KC_OP_DOMAIN_LIST;
+		return no_more(argc - 1, argv + 1, err, errlen);
+	case O_AV:
+	case O_ENTRIES:
+		if (argc == 1 && o == O_AV) {
+			cmd->op = KC_OP_AV_LIST;
+			return 0;
+		}
+		cmd->op = KC_OP_AV_SHOW;
+		return parse_id("AV", argc - 1, argv + 1, &cmd->id, err,
+				errlen);
+	case O_STATS:
 		cmd->op = KC_OP_STATS;
 		return no_more(argc - 1, argv + 1, err, errlen);
+	default:
+		return -1;
 	}
-	return fail(err, errlen, "cannot list '%s'", argv[0]);
 }
 
-static bool is_json_opt(const char *a)
+/* ------------------------------------------------------------- options */
+
+/* A long option; @next is the following word (for --output COLS). */
+/* -o LIST, copied: @cmd must not point into argv. */
+static int set_columns(struct kc_cmd *cmd, const char *list, char *err,
+		       size_t errlen)
 {
-	return strcmp(a, "-j") == 0 || strcmp(a, "--json") == 0;
+	if (strlen(list) >= sizeof(cmd->columns_buf))
+		return fail(err, errlen, "column list too long");
+	strcpy(cmd->columns_buf, list);
+	cmd->columns = cmd->columns_buf;
+	return 0;
 }
 
-static bool is_pretty_opt(const char *a)
+static int long_opt(const char *a, const char *next, bool *used_next,
+		    struct kc_cmd *cmd, bool *help, bool *version,
+		    char *err, size_t errlen)
 {
-	return strcmp(a, "-p") == 0 || strcmp(a, "--pretty") == 0 ||
-	       strcmp(a, "-jp") == 0 || strcmp(a, "-pj") == 0;
+	*used_next = false;
+	if (strcmp(a, "--json") == 0) {
+		cmd->json = true;
+	} else if (strcmp(a, "--pretty") == 0) {
+		cmd->json = cmd->pretty = true;
+	} else if (strcmp(a, "--noheadings") == 0) {
+		cmd->noheadings = true;
+	} else if (strcmp(a, "--raw") == 0) {
+		cmd->raw = true;
+	} else if (strncmp(a, "--output=", 9) == 0) {
+		return set_columns(cmd, a + 9, err, errlen);
+	} else if (strcmp(a, "--output") == 0) {
+		if (!next)
+			return fail(err, errlen, "option '--output' needs a column list");
+		*used_next = true;
+		return set_columns(cmd, next, err, errlen);
+	} else if (strcmp(a, "--help") == 0) {
+		*help = true;
+	} else if (version && strcmp(a, "--version") == 0) {
+		*version = true;
+	} else {
+		return fail(err, errlen, "unknown option '%s'", a);
+	}
+	return 0;
 }
 
-/* Leading options: "-j", "-p", "-jp", "--json", ... Returns -1 on error. */
+/*
+ * A cluster of short options ("-j", "-jn", "-o ID", "-oID"). With
+ * @strict an unknown letter is an error; without (after the object) the
+ * word is not an option at all and 0 is returned: "-1" is a value.
+ * Returns 1 (one word used), 2 (the next one too), 0 or -1.
+ */
+static int short_opts(const char *a, const char *next, struct kc_cmd *cmd,
+		      bool *help, bool *version, bool strict,
+		      char *err, size_t errlen)
+{
+	const char *p;
+
+	if (!strict) {
+		for (p = a + 1; *p; p++) {
+			if (*p == 'o')
+				break;
+			if (!strchr("jpnrh", *p))
+				return 0;
+		}
+	}
+	for (p = a + 1; *p; p++) {
+		switch (*p) {
+		case 'j':
+			cmd->json = true;
+			break;
+		case 'p':
+			cmd->json = cmd->pretty = true;
+			break;
+		case 'n':
+			cmd->noheadings = true;
+			break;
+		case 'r':
+			cmd->raw = true;
+			break;
+		case 'h':
+			*help = true;
+			break;
+		case 'V':
+			if (!version)
+				return fail(err, errlen,
+					    "unknown option '-%c'", *p);
+			*version = true;
+			break;
+		case 'o':
+			if (p[1])
+				return set_columns(cmd, p + 1, err, errlen) ?
+				       -1 : 1;
+			if (!next)
+				return fail(err, errlen,
+					    "option '-o' needs a column list");
+			return set_columns(cmd, next, err, errlen) ? -1 : 2;
+		default:
+			return fail(err, errlen, "unknown option '-%c'", *p);
+		}
+	}
+	return 1;
+}
+
+/* Leading options, before the object. Returns -1 on error. */
 static int parse_leading(int argc, char **argv, int *i, struct kc_cmd *cmd,
 			 bool *help, bool *version, char *err, size_t errlen)
 {
-	for (; *i < argc; (*i)++) {
+	while (*i < argc) {
 		const char *a = argv[*i];
+		const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
+		bool used;
+		int n;
 
 		if (strcmp(a, "--") == 0) {
 			(*i)++;
@@ -574,39 +940,16 @@ static int parse_leading(int argc, char **argv, int *i, struct kc_cmd *cmd,
 		if (a[0] != '-' || a[1] == '\0')
 			return 0;
 		if (a[1] == '-') {
-			if (strcmp(a, "--json") == 0) {
-				cmd->json = true;
-			} else if (strcmp(a, "--pretty") == 0) {
-				cmd->json = cmd->pretty = true;
-			} else if (strcmp(a, "--help") == 0) {
-				*help = true;
-			} else if (strcmp(a, "--version") == 0) {
-				*version = true;
-			} else {
-				return fail(err, errlen, "unknown option '%s'",
-					    a);
-			}
+			if (long_opt(a, next, &used, cmd, help, version, err,
+				     errlen))
+				return -1;
+			*i += used ? 2 : 1;
 			continue;
 		}
-		for (a++; *a; a++) {
-			switch (*a) {
-			case 'j':
-				cmd->json = true;
-				break;
-			case 'p':
-				cmd->json = cmd->pretty = true;
-				break;
-			case 'h':
-				*help = true;
-				break;
-			case 'V':
-				*version = true;
-				break;
-			default:
-				return fail(err, errlen, "unknown option '-%c'",
-					    *a);
-			}
-		}
+		n = short_opts(a, next, cmd, help, version, true, err, errlen);
+		if (n < 0)
+			return -1;
+		*i += n;
 	}
 	return 0;
 }
@@ -617,7 +960,7 @@ int kc_parse_argv(int argc, char **argv, struct kc_cmd *cmd,
 	bool help = false, version = false;
 	char **rest;
 	const char *obj;
-	int i = 1, n = 0, j, ret;
+	int i = 1, n = 0, j, ret, o;
 
 	memset(cmd, 0, sizeof(*cmd));
 	if (err && errlen)
@@ -638,59 +981,91 @@ int kc_parse_argv(int argc, char **argv, struct kc_cmd *cmd,
 		return fail(err, errlen, "missing object");
 
 	obj = argv[i++];
-	/* Options after the object: -j/-p are taken anywhere, -h too. */
+	o = match(obj, objects, "object", err, errlen);
+	if (o < 0)
+		return -1;
+	if (o == O_APPLY) {
+		/* kavctl apply parses its own words (apply.c). */
+		cmd->op = KC_OP_APPLY;
+		cmd->argc = argc - i;
+		cmd->argv = argv + i;
+		return 0;
+	}
+
+	/* Options after the object: recognised anywhere, -h too. */
 	rest = calloc(argc - i + 1, sizeof(*rest));
 	if (!rest)
 		return fail(err, errlen, "out of memory");
+	ret = 0;
 	for (j = i; j < argc; j++) {
-		if (is_json_opt(argv[j])) {
-			cmd->json = true;
-		} else if (is_pretty_opt(argv[j])) {
-			cmd->json = cmd->pretty = true;
-		} else if (strcmp(argv[j], "-h") == 0 ||
-			   strcmp(argv[j], "--help") == 0 ||
-			   (n == 0 && strcmp(argv[j], "help") == 0)) {
+		const char *a = argv[j];
+		const char *next = j + 1 < argc ? argv[j + 1] : NULL;
+		bool used;
+		int k;
+
+		if (n == 0 && strcmp(a, "help") == 0) {
 			help = true;
+		} else if (a[0] == '-' && a[1] == '-' && a[2]) {
+			/* A long option; --json etc. */
+			if (long_opt(a, next, &used, cmd, &help, NULL, err,
+				     errlen)) {
+				ret = -1;
+				break;
+			}
+			j += used;
+		} else if (a[0] == '-' && a[1] &&
+			   (k = short_opts(a, next, cmd, &help, NULL, false,
+					   err, errlen)) != 0) {
+			if (k < 0) {
+				ret = -1;
+				break;
+			}
+			j += k - 1;
 		} else {
 			rest[n++] = argv[j];
 		}
 	}
 
-	if (strcmp(obj, "help") == 0) {
+	if (ret) {
+		if (help) {	/* -h wins over whatever else is on the line */
+			cmd->op = KC_OP_HELP;
+			ret = 0;
+		}
+	} else if (o == O_HELP) {
 		cmd->op = KC_OP_HELP;
 		cmd->topic = n ? topic_of(rest[0]) : KC_TOPIC_ALL;
-		ret = 0;
 	} else if (help) {
 		cmd->op = KC_OP_HELP;
-		ret = 0;
-	} else if (strcmp(obj, "version") == 0) {
+	} else if (o == O_VERSION) {
 		cmd->op = KC_OP_VERSION;
 		ret = no_more(n, rest, err, errlen);
-	} else if (is(obj, w_grant)) {
+	} else if (o == O_GRANT) {
 		ret = parse_grant(n, rest, cmd, err, errlen);
-	} else if (strcmp(obj, "revoke") == 0) {
+	} else if (o == O_REVOKE) {
 		cmd->op = KC_OP_GRANT_DEL;
 		ret = parse_id("grant", n, rest, &cmd->id, err, errlen);
-	} else if (is(obj, w_domain)) {
+	} else if (o == O_DOMAIN) {
 		cmd->op = KC_OP_DOMAIN_LIST;
-		ret = n && is(rest[0], w_list) ?
-		      no_more(n - 1, rest + 1, err, errlen) :
-		      n ? fail(err, errlen, "unknown domain command '%s'",
-			       rest[0]) : 0;
-	} else if (is(obj, w_av)) {
+		if (n && match(rest[0], list_cmds, "domain command", err,
+			       errlen) < 0)
+			ret = -1;
+		else
+			ret = no_more(n ? n - 1 : 0, rest + 1, err, errlen);
+	} else if (o == O_AV) {
 		ret = parse_av(n, rest, cmd, err, errlen);
-	} else if (is(obj, w_stats)) {
+	} else if (o == O_STATS) {
 		cmd->op = KC_OP_STATS;
-		ret = n && strcmp(rest[0], "show") == 0 ?
+		ret = n && match_word(rest[0], list_cmds, NULL, 0) == C_LIST ?
 		      no_more(n - 1, rest + 1, err, errlen) :
 		      no_more(n, rest, err, errlen);
-	} else if (is(obj, w_monitor)) {
+	} else if (o == O_MONITOR) {
 		cmd->op = KC_OP_MONITOR;
 		ret = no_more(n, rest, err, errlen);
-	} else if (is(obj, w_list)) {
-		ret = parse_list(n, rest, cmd, err, errlen);
+	} else if (o == O_WHOAMI) {
+		cmd->op = KC_OP_WHOAMI;
+		ret = no_more(n, rest, err, errlen);
 	} else {
-		ret = fail(err, errlen, "unknown object '%s'", obj);
+		ret = parse_list(n, rest, cmd, err, errlen);
 	}
 	free(rest);
 	if (ret)

@@ -28,6 +28,12 @@ int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
 			char *err, size_t errlen);
 
 /*
+ * A grant's or pin's tag: at most KAV_TAG_MAX bytes, no control
+ * characters. Copies it to @tag (KAV_TAG_MAX + 1 bytes). 0 or -1.
+ */
+int kc_parse_tag(const char *val, char *tag, char *err, size_t errlen);
+
+/*
  * Unsigned numbers: decimal, or hexadecimal with a 0x prefix. No sign,
  * no spaces, no trailing characters. Return 0, or -1 (errno EINVAL or
  * ERANGE).

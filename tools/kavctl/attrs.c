@@ -56,6 +56,9 @@ static const struct kc_attr_desc kc_attrs[KAV_A_MAX + 1] = {
 	A(IPC_NS,		"ipc_ns",	"ipc-ns",	KC_U32),
 	A(NR_OPEN,		"open",		"open",		KC_U32),
 	A(ENTRY_BYTES,		"entry_bytes",	"mem-per-entry", KC_U32),
+	A(TAG,			"tag",		"tag",		KC_STR),
+	A(GRANT_UPDATED,	"updated",	"updated",	KC_FLAG),
+	A(STAT_DENY_MODE,	"deny_mode",	"deny-mode",	KC_U64),
 };
 
 /*
@@ -69,14 +72,14 @@ static const int kc_print_order[] = {
 	KAV_A_ENTRY_ADDR, KAV_A_ADDR_FORMAT, KAV_A_VNI, KAV_A_KEY_REVOKED,
 	KAV_A_SEL_TYPE, KAV_A_SEL_ID, KAV_A_SEL_CGROUP_PATH,
 	KAV_A_SEL_CGROUP_ID, KAV_A_SEL_NETNS_COOKIE,
-	KAV_A_LIMIT_ENTRIES, KAV_A_LIMIT_AVS,
+	KAV_A_LIMIT_ENTRIES, KAV_A_LIMIT_AVS, KAV_A_TAG, KAV_A_GRANT_UPDATED,
 	KAV_A_PID, KAV_A_UID, KAV_A_GID, KAV_A_CGROUP_ID, KAV_A_NETNS_COOKIE,
 	KAV_A_AV_MODE,
 	KAV_A_NR_ENTRIES, KAV_A_NR_AVS, KAV_A_NR_OPEN, KAV_A_AV_PINNED,
 	KAV_A_STAT_DOMAINS, KAV_A_STAT_AVS, KAV_A_STAT_ENTRIES,
 	KAV_A_STAT_GRANTS, KAV_A_MEM_BYTES, KAV_A_ENTRY_BYTES,
 	KAV_A_STAT_DENY_NO_GRANT, KAV_A_STAT_DENY_REVOKED,
-	KAV_A_STAT_DENY_KEYLESS, KAV_A_STAT_DENY_LIMIT,
+	KAV_A_STAT_DENY_KEYLESS, KAV_A_STAT_DENY_LIMIT, KAV_A_STAT_DENY_MODE,
 };
 
 #define NR_PRINTED	(sizeof(kc_print_order) / sizeof(kc_print_order[0]))
@@ -393,57 +396,6 @@ void kc_human_attrs(FILE *f, struct nlattr **tb, uint32_t format)
 			break;
 		default:
 			break;
-		}
-	}
-}
-
-static const struct {
-	int attr;
-	const char *label;
-} stat_lines[] = {
-	{ KAV_A_STAT_DOMAINS, "domains" },
-	{ KAV_A_STAT_AVS, "avs" },
-	{ KAV_A_STAT_ENTRIES, "entries" },
-	{ KAV_A_STAT_GRANTS, "grants" },
-	{ KAV_A_MEM_BYTES, "memory" },
-	{ KAV_A_ENTRY_BYTES, "memory per entry" },
-	{ KAV_A_STAT_DENY_NO_GRANT, "denied, key not granted" },
-	{ KAV_A_STAT_DENY_REVOKED, "denied, key revoked" },
-	{ KAV_A_STAT_DENY_KEYLESS, "denied, no key (keyless off)" },
-	{ KAV_A_STAT_DENY_LIMIT, "denied, grant limit reached" },
-};
-
-/* A u32 or u64 attribute, by its descriptor (ENTRY_BYTES is a u32). */
-static bool get_number(struct nlattr **tb, int a, uint64_t *v)
-{
-	if (!tb[a])
-		return false;
-	if (kc_attrs[a].kind == KC_U32)
-		*v = nla_get_u32(tb[a]);
-	else if (kc_attrs[a].kind == KC_U64)
-		*v = nla_get_u64(tb[a]);
-	else
-		return false;
-	return true;
-}
-
-void kc_human_stats(FILE *f, struct nlattr **tb)
-{
-	char buf[64];
-	size_t i;
-
-	for (i = 0; i < sizeof(stat_lines) / sizeof(stat_lines[0]); i++) {
-		int a = stat_lines[i].attr;
-		uint64_t v;
-
-		if (!get_number(tb, a, &v))
-			continue;
-		if (a == KAV_A_MEM_BYTES || a == KAV_A_ENTRY_BYTES) {
-			kc_format_bytes(v, buf, sizeof(buf));
-			fprintf(f, "%-30s %s\n", stat_lines[i].label, buf);
-		} else {
-			fprintf(f, "%-30s %" PRIu64 "\n", stat_lines[i].label,
-				v);
 		}
 	}
 }

@@ -70,7 +70,4 @@ void kc_json_attrs(struct kc_json *j, struct nlattr **tb, uint32_t format,
 /* Every attribute of a message as " name value" pairs on one line. */
 void kc_human_attrs(FILE *f, struct nlattr **tb, uint32_t format);
 
-/* A STATS_GET reply as "label  value" lines (kavctl stats). */
-void kc_human_stats(FILE *f, struct nlattr **tb);
-
 #endif /* KAVCTL_ATTRS_H */

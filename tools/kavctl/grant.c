@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-/* kavctl grant add / del / list. */
+/* kavctl grant add / set / del / show / list, and grant.h's helpers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -11,15 +12,12 @@
 #include <linux/nsfs.h>
 
 #include "attrs.h"
+#include "grant.h"
 #include "list.h"
 #include "nl.h"
 #include "output.h"
 
-/*
- * Opens a network namespace file (/proc/PID/ns/net, /run/netns/NAME) for
- * KAV_A_SEL_NETNS_FD. Returns the fd, or -1 after saying why.
- */
-static int open_netns(const char *path)
+int kc_open_netns(const char *path)
 {
 	int fd, type;
 
@@ -76,156 +74,387 @@ static int put_grant_spec(struct nl_msg *msg, const struct kc_grant_spec *g,
 		return -1;
 	if (g->has_max_avs && nla_put_u32(msg, KAV_A_LIMIT_AVS, g->max_avs))
 		return -1;
+	/* No tag and an empty one are the same grant. */
+	if (g->has_tag && g->tag[0] && nla_put_string(msg, KAV_A_TAG, g->tag))
+		return -1;
 	return 0;
 }
 
-struct grant_id {
+struct grant_reply {
 	bool found;
 	uint32_t id;
+	bool updated;
 };
 
-static int on_grant_id(uint8_t cmd, struct nlattr **tb, void *arg)
+static int on_grant_reply(uint8_t cmd, struct nlattr **tb, void *arg)
 {
-	struct grant_id *g = arg;
+	struct grant_reply *g = arg;
 
 	(void)cmd;
 	if (kc_get_u32(tb, KAV_A_GRANT_ID, &g->id))
 		g->found = true;
+	if (tb[KAV_A_GRANT_UPDATED])
+		g->updated = true;
 	return 0;
 }
 
-int kc_grant_add(const struct kc_cmd *cmd)
+int kc_grant_put(struct kc_nl *nl, const struct kc_grant_spec *spec,
+		 uint32_t *id, bool *updated)
 {
-	const struct kc_grant_spec *spec = &cmd->grant;
-	struct grant_id gid = { 0 };
+	struct grant_reply r = { 0 };
 	struct nl_msg *msg;
-	struct kc_nl nl;
-	int netns_fd = -1, ret;
+	int netns_fd = -1, ret = KC_EXIT_OK;
 
 	if (spec->sel.type == KAV_SEL_NETNS) {
-		netns_fd = open_netns(spec->sel.netns_path);
+		netns_fd = kc_open_netns(spec->sel.netns_path);
 		if (netns_fd < 0)
 			return KC_EXIT_USAGE;
 	}
-	ret = kc_nl_open(&nl, "grant add");
-	if (ret)
-		goto out;
-	msg = kc_nl_msg(&nl, KAV_GENL_CMD_GRANT_ADD, 0);
+	msg = kc_nl_msg(nl, KAV_GENL_CMD_GRANT_ADD, 0);
 	if (!msg || put_grant_spec(msg, spec, netns_fd)) {
 		nlmsg_free(msg);
-		kc_err("grant add: out of memory");
+		kc_err("%s: out of memory", nl->what);
 		ret = KC_EXIT_FAIL;
-		goto close;
-	}
-	if (kc_nl_request(&nl, msg, on_grant_id, &gid)) {
-		ret = kc_nl_report(&nl);
-		goto close;
-	}
-	if (!gid.found) {
-		kc_warn("grant add: the kernel granted the key but returned no grant id");
-	} else if (cmd->json) {
-		struct kc_json j;
-
-		kc_json_init(&j, stdout, cmd->pretty);
-		kc_json_open_object(&j);
-		kc_json_kv_u64(&j, "grant_id", gid.id);
-		kc_json_close_object(&j);
-		kc_json_end(&j);
+	} else if (kc_nl_request(nl, msg, on_grant_reply, &r)) {
+		ret = kc_nl_report(nl);
+	} else if (!r.found) {
+		kc_err("%s: the kernel granted the key but returned no grant id",
+		       nl->what);
+		ret = KC_EXIT_FAIL;
 	} else {
-		printf("%u\n", gid.id);
+		*id = r.id;
+		*updated = r.updated;
 	}
-	ret = KC_EXIT_OK;
-close:
-	kc_nl_close(&nl);
-out:
 	if (netns_fd >= 0)
 		close(netns_fd);
 	return ret;
 }
 
+int kc_grant_change(struct kc_nl *nl, uint32_t id,
+		    const struct kc_grant_spec *spec)
+{
+	struct nl_msg *msg = kc_nl_msg(nl, KAV_GENL_CMD_GRANT_SET, 0);
+
+	if (!msg || nla_put_u32(msg, KAV_A_GRANT_ID, id) ||
+	    (spec->has_max_entries &&
+	     nla_put_u64(msg, KAV_A_LIMIT_ENTRIES, spec->max_entries)) ||
+	    (spec->has_max_avs &&
+	     nla_put_u32(msg, KAV_A_LIMIT_AVS, spec->max_avs)) ||
+	    (spec->has_tag && nla_put_string(msg, KAV_A_TAG, spec->tag))) {
+		nlmsg_free(msg);
+		kc_err("%s: out of memory", nl->what);
+		return KC_EXIT_FAIL;
+	}
+	if (kc_nl_request(nl, msg, NULL, NULL)) {
+		if (nl->error == ENOENT)
+			snprintf(nl->extack, sizeof(nl->extack), "no grant %u",
+				 id);
+		return kc_nl_report(nl);
+	}
+	return KC_EXIT_OK;
+}
+
+int kc_grant_revoke(struct kc_nl *nl, uint32_t id)
+{
+	struct nl_msg *msg = kc_nl_msg(nl, KAV_GENL_CMD_GRANT_DEL, 0);
+
+	if (!msg || nla_put_u32(msg, KAV_A_GRANT_ID, id)) {
+		nlmsg_free(msg);
+		kc_err("%s: out of memory", nl->what);
+		return KC_EXIT_FAIL;
+	}
+	if (kc_nl_request(nl, msg, NULL, NULL)) {
+		if (nl->error == ENOENT)
+			snprintf(nl->extack, sizeof(nl->extack), "no grant %u",
+				 id);
+		return kc_nl_report(nl);
+	}
+	return KC_EXIT_OK;
+}
+
+/* Does a grant message pass the list filters (also applied by the kernel)? */
+static bool grant_matches(struct nlattr **tb, const uint32_t *vni,
+			  const char *tag)
+{
+	const char *t = kc_get_str(tb, KAV_A_TAG);
+	uint32_t v;
+
+	if (vni && (!kc_get_u32(tb, KAV_A_VNI, &v) || v != *vni))
+		return false;
+	if (tag && strcmp(t ? t : "", tag) != 0)
+		return false;
+	return true;
+}
+
+static int put_filters(struct nl_msg *msg, const uint32_t *vni,
+		       const char *tag)
+{
+	if (vni && nla_put_u32(msg, KAV_A_VNI, *vni))
+		return -1;
+	if (tag && nla_put_string(msg, KAV_A_TAG, tag))
+		return -1;
+	return 0;
+}
+
+struct grant_array {
+	const uint32_t *vni;
+	const char *tag;
+	struct kc_grant *v;
+	size_t n, cap;
+};
+
+static int on_grant_array(uint8_t cmd, struct nlattr **tb, void *arg)
+{
+	struct grant_array *a = arg;
+	struct kc_grant *g;
+	const char *tag;
+
+	(void)cmd;
+	if (!grant_matches(tb, a->vni, a->tag))
+		return 0;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		struct kc_grant *v = realloc(a->v, cap * sizeof(*v));
+
+		if (!v) {
+			kc_err("out of memory");
+			return -1;
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	g = &a->v[a->n++];
+	memset(g, 0, sizeof(*g));
+	kc_get_u32(tb, KAV_A_GRANT_ID, &g->id);
+	kc_get_u32(tb, KAV_A_VNI, &g->vni);
+	kc_get_u32(tb, KAV_A_SEL_TYPE, &g->sel_type);
+	g->has_sel_id = kc_get_u32(tb, KAV_A_SEL_ID, &g->sel_id);
+	g->has_cgroup_id = kc_get_u64(tb, KAV_A_SEL_CGROUP_ID, &g->cgroup_id);
+	g->has_netns_cookie = kc_get_u64(tb, KAV_A_SEL_NETNS_COOKIE,
+					 &g->netns_cookie);
+	kc_get_u64(tb, KAV_A_LIMIT_ENTRIES, &g->limit_entries);
+	kc_get_u32(tb, KAV_A_LIMIT_AVS, &g->limit_avs);
+	kc_get_u64(tb, KAV_A_NR_ENTRIES, &g->nr_entries);
+	kc_get_u32(tb, KAV_A_NR_AVS, &g->nr_avs);
+	tag = kc_get_str(tb, KAV_A_TAG);
+	if (tag)
+		snprintf(g->tag, sizeof(g->tag), "%s", tag);
+	return 0;
+}
+
+int kc_grants_dump(struct kc_nl *nl, const uint32_t *vni, const char *tag,
+		   struct kc_grant **grants, size_t *n)
+{
+	struct grant_array a = { .vni = vni, .tag = tag };
+	int tries;
+
+	*grants = NULL;
+	*n = 0;
+	for (tries = 0; tries <= KC_DUMP_RETRIES; tries++) {
+		struct nl_msg *msg = kc_nl_msg(nl, KAV_GENL_CMD_GRANT_GET,
+					       NLM_F_DUMP);
+
+		if (msg && put_filters(msg, vni, tag)) {
+			nlmsg_free(msg);
+			msg = NULL;
+		}
+		a.n = 0;
+		if (kc_nl_request(nl, msg, on_grant_array, &a) == 0) {
+			*grants = a.v;
+			*n = a.n;
+			return KC_EXIT_OK;
+		}
+		if (nl->nl_error != NLE_DUMP_INTR)
+			break;
+	}
+	free(a.v);
+	return kc_nl_report(nl);
+}
+
+/* ------------------------------------------------------------ commands */
+
+int kc_grant_add(const struct kc_cmd *cmd)
+{
+	static const struct kc_column cols[] = {
+		{ "ID", "grant_id", KC_COL_NUM, KC_COL_DEFAULT, "grant id" },
+		{ "ACTION", "action", KC_COL_STR, KC_COL_DEFAULT,
+		  "added or updated" },
+	};
+	struct kc_cmd out_cmd;
+	struct kc_out out;
+	struct kc_nl nl;
+	bool updated = false;
+	uint32_t id = 0;
+	int ret;
+
+	ret = kc_nl_open(&nl, "grant add");
+	if (ret)
+		return ret;
+	ret = kc_grant_put(&nl, &cmd->grant, &id, &updated);
+	kc_nl_close(&nl);
+	if (ret)
+		return ret;
+	if (!cmd->json) {
+		/* The id alone on stdout, for $(kavctl grant add ...). */
+		printf("%u\n", id);
+		fflush(stdout);
+		fprintf(stderr, "kavctl: %s grant %u%s\n",
+			updated ? "updated" : "added", id,
+			updated ? " (same vni, selector and tag): its limits are the ones given" : "");
+		return KC_EXIT_OK;
+	}
+	out_cmd = *cmd;
+	out_cmd.columns = NULL;
+	ret = kc_out_begin(&out, &out_cmd, "grant", cols, 2);
+	if (ret)
+		return ret;
+	if (kc_out_row(&out) == 0) {
+		kc_out_u64(&out, 0, id);
+		kc_out_set(&out, 1, "%s", updated ? "updated" : "added");
+	}
+	return kc_out_end(&out, true);
+}
+
+int kc_grant_set(const struct kc_cmd *cmd)
+{
+	struct kc_nl nl;
+	int ret;
+
+	ret = kc_nl_open(&nl, "grant set");
+	if (ret)
+		return ret;
+	ret = kc_grant_change(&nl, cmd->id, &cmd->grant);
+	kc_nl_close(&nl);
+	return ret;
+}
+
 int kc_grant_del(const struct kc_cmd *cmd)
 {
-	struct nl_msg *msg;
 	struct kc_nl nl;
 	int ret;
 
 	ret = kc_nl_open(&nl, "grant del");
 	if (ret)
 		return ret;
-	msg = kc_nl_msg(&nl, KAV_GENL_CMD_GRANT_DEL, 0);
-	if (!msg || nla_put_u32(msg, KAV_A_GRANT_ID, cmd->id)) {
-		nlmsg_free(msg);
-		kc_err("grant del: out of memory");
-		kc_nl_close(&nl);
-		return KC_EXIT_FAIL;
-	}
-	if (kc_nl_request(&nl, msg, NULL, NULL)) {
-		if (nl.error == ENOENT && !nl.extack[0])
-			snprintf(nl.extack, sizeof(nl.extack),
-				 "no grant with id %u", cmd->id);
-		ret = kc_nl_report(&nl);
-	}
+	ret = kc_grant_revoke(&nl, cmd->id);
 	kc_nl_close(&nl);
 	return ret;
 }
 
-enum { G_ID, G_VNI, G_SEL, G_MAXE, G_MAXA, G_ENTRIES, G_AVS, G_NCOLS };
+#define DEF	KC_COL_DEFAULT
+#define RIGHT	KC_COL_RIGHT
 
-static const struct kc_column grant_cols[G_NCOLS] = {
-	[G_ID]      = { "ID", KC_COL_ALWAYS },
-	[G_VNI]     = { "VNI", KC_COL_ALWAYS },
-	[G_SEL]     = { "SELECTOR", KC_COL_ALWAYS },
-	[G_MAXE]    = { "MAX-ENTRIES", 0 },
-	[G_MAXA]    = { "MAX-AVS", 0 },
-	[G_ENTRIES] = { "ENTRIES", 0 },
-	[G_AVS]     = { "AVS", 0 },
+const struct kc_column kc_grant_cols[] = {
+	[G_ID]          = { "ID", "grant_id", KC_COL_NUM, DEF | RIGHT,
+			    "grant id" },
+	[G_VNI]         = { "VNI", "vni", KC_COL_NUM, DEF | RIGHT,
+			    "the key it grants" },
+	[G_SEL]         = { "SELECTOR", "selector", KC_COL_STR, DEF,
+			    "whom: uid, gid, cgroup or netns, as text" },
+	[G_SEL_TYPE]    = { "SEL-TYPE", "sel_type", KC_COL_STR, 0,
+			    "uid, gid, cgroup or netns" },
+	[G_SEL_ID]      = { "SEL-ID", "sel_id", KC_COL_NUM, RIGHT,
+			    "the uid or gid" },
+	[G_SEL_NAME]    = { "SEL-NAME", "sel_name", KC_COL_STR, 0,
+			    "the user or group name" },
+	[G_CGROUP_ID]   = { "CGROUP-ID", "cgroup_id", KC_COL_NUM, RIGHT,
+			    "the cgroup's id" },
+	[G_CGROUP_PATH] = { "CGROUP-PATH", "cgroup_path", KC_COL_STR, 0,
+			    "the cgroup's path, if it still exists" },
+	[G_NETNS]       = { "NETNS-COOKIE", "netns_cookie", KC_COL_NUM, RIGHT,
+			    "the network namespace's cookie" },
+	[G_MAXE]        = { "MAX-ENTRIES", "max_entries", KC_COL_NUM,
+			    DEF | RIGHT, "entry limit (0 in JSON: none)" },
+	[G_MAXA]        = { "MAX-AVS", "max_avs", KC_COL_NUM, DEF | RIGHT,
+			    "AV limit (0 in JSON: none)" },
+	[G_ENTRIES]     = { "ENTRIES", "entries", KC_COL_NUM, DEF | RIGHT,
+			    "entries bound under it" },
+	[G_AVS]         = { "AVS", "avs", KC_COL_NUM, DEF | RIGHT,
+			    "AVs holding the key under it" },
+	[G_TAG]         = { "TAG", "tag", KC_COL_STR, DEF,
+			    "the administrator's tag" },
 };
-
-static void set_limit(struct kc_table *t, size_t col, bool has, uint64_t v)
-{
-	if (!has)
-		return;
-	if (v)
-		kc_table_set(t, col, "%" PRIu64, v);
-	else
-		kc_table_set(t, col, "unlimited");
-}
+const size_t kc_grant_ncols = G_NCOLS;
 
 static int on_grant(uint8_t cmd, struct nlattr **tb, void *arg)
 {
-	struct kc_out *o = arg;
-	struct kc_table *t = &o->t;
+	struct kc_list *l = arg;
+	const struct kc_cmd *kc = l->cmd;
+	struct kc_out *o = &l->out;
 	struct kc_sel_view sel;
 	char buf[KC_PATH_MAX + 64];
+	const char *s;
 	uint32_t v32 = 0;
 	uint64_t v64 = 0;
-	bool has;
-	int row;
 
 	(void)cmd;
-	row = kc_list_row(o, tb, 0, 0);
-	if (row <= 0)
-		return row;
+	if (kc->op == KC_OP_GRANT_LIST &&
+	    !grant_matches(tb, kc->grant.has_vni ? &kc->grant.vni : NULL,
+			   kc->grant.has_tag ? kc->grant.tag : NULL))
+		return 0;
+	l->count++;
+	if (kc_out_row(o))
+		return -1;
 	if (kc_get_u32(tb, KAV_A_GRANT_ID, &v32))
-		kc_table_set(t, G_ID, "%u", v32);
+		kc_out_u64(o, G_ID, v32);
 	if (kc_get_u32(tb, KAV_A_VNI, &v32))
-		kc_table_set(t, G_VNI, "%u", v32);
+		kc_out_u64(o, G_VNI, v32);
 	kc_sel_view(tb, &sel);
 	kc_format_selector(&sel, buf, sizeof(buf));
-	kc_table_set(t, G_SEL, "%s", buf);
-	has = kc_get_u64(tb, KAV_A_LIMIT_ENTRIES, &v64);
-	set_limit(t, G_MAXE, has, v64);
-	has = kc_get_u32(tb, KAV_A_LIMIT_AVS, &v32);
-	set_limit(t, G_MAXA, has, v32);
+	kc_out_set(o, G_SEL, "%s", buf);
+	s = kc_selector_name(sel.type);
+	if (s)
+		kc_out_set(o, G_SEL_TYPE, "%s", s);
+	if (sel.has_id) {
+		kc_out_u64(o, G_SEL_ID, sel.id);
+		if (sel.type == KAV_SEL_UID ?
+		    kc_user_name(sel.id, buf, sizeof(buf)) :
+		    sel.type == KAV_SEL_GID &&
+		    kc_group_name(sel.id, buf, sizeof(buf)))
+			kc_out_set(o, G_SEL_NAME, "%s", buf);
+	}
+	if (sel.has_cgroup_id)
+		kc_out_u64(o, G_CGROUP_ID, sel.cgroup_id);
+	if (sel.cgroup_path)
+		kc_out_set(o, G_CGROUP_PATH, "%s", sel.cgroup_path);
+	if (sel.has_cookie)
+		kc_out_u64(o, G_NETNS, sel.netns_cookie);
+	if (kc_get_u64(tb, KAV_A_LIMIT_ENTRIES, &v64))
+		kc_out_limit(o, G_MAXE, v64);
+	if (kc_get_u32(tb, KAV_A_LIMIT_AVS, &v32))
+		kc_out_limit(o, G_MAXA, v32);
 	if (kc_get_u64(tb, KAV_A_NR_ENTRIES, &v64))
-		kc_table_set(t, G_ENTRIES, "%" PRIu64, v64);
+		kc_out_u64(o, G_ENTRIES, v64);
 	if (kc_get_u32(tb, KAV_A_NR_AVS, &v32))
-		kc_table_set(t, G_AVS, "%u", v32);
+		kc_out_u64(o, G_AVS, v32);
+	s = kc_get_str(tb, KAV_A_TAG);
+	if (s && *s)
+		kc_out_set(o, G_TAG, "%s", s);
 	return 0;
+}
+
+static int put_list(struct nl_msg *msg, const struct kc_cmd *cmd)
+{
+	if (cmd->op == KC_OP_GRANT_SHOW)
+		return nla_put_u32(msg, KAV_A_GRANT_ID, cmd->id) ? -1 : 0;
+	return put_filters(msg, cmd->grant.has_vni ? &cmd->grant.vni : NULL,
+			   cmd->grant.has_tag ? cmd->grant.tag : NULL);
 }
 
 int kc_grant_list(const struct kc_cmd *cmd)
 {
-	return kc_list_dump(cmd, "grant list", KAV_GENL_CMD_GRANT_GET,
-			    on_grant, grant_cols, G_NCOLS);
+	bool show = cmd->op == KC_OP_GRANT_SHOW;
+	const struct kc_list_req req = {
+		.what = show ? "grant show" : "grant list",
+		.name = "grants",
+		.genl_cmd = KAV_GENL_CMD_GRANT_GET,
+		.dump = !show,
+		.put = put_list,
+		.row = on_grant,
+		.cols = kc_grant_cols,
+		.ncols = G_NCOLS,
+		.enoent = "no grant",
+	};
+
+	return kc_list_dump(cmd, &req);
 }

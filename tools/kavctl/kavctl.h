@@ -8,15 +8,18 @@
  *   nl.c        the netlink session: family lookup, requests, dumps,
  *               kernel errors and their extack messages
  *   attrs.c     the family's attributes: policy, names, generic printers
- *   grant.c     grant add / del / list
+ *   grant.c     grant add / set / del / show / list, and the grant
+ *               helpers of grant.h (also used by kavctl apply)
  *   domain.c    domain list
  *   av.c        av list / show (an AV's entries) / pin / unpin
  *   list.c      what the listings share: the dump, rows, owner columns
  *   stats.c     stats
+ *   whoami.c    whoami (KAV_IOC_DOMAIN_WHOAMI on /dev/kav, no netlink)
  *   monitor.c   monitor (the "admin" multicast group)
- *   output.c    diagnostics; a listing as a table or a JSON document
- *   json.c      JSON writer (escaping, compact and pretty)
- *   table.c     human-readable tables
+ *   output.c    diagnostics; listings through libsmartcols (table, raw,
+ *               JSON, -o columns)
+ *   json.c      one-line JSON objects, for monitor's event stream only
+ *               (libsmartcols writes whole documents, not a stream)
  *   format.c    values as text: addresses, selectors, sizes, names
  */
 #ifndef KAVCTL_H
@@ -25,6 +28,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <linux/kav.h>
 
 /* The release: tools/tools.mk passes VERSION (the top of the tree). */
 #ifndef KAVCTL_VERSION
@@ -35,9 +40,11 @@
 enum kc_exit {
 	KC_EXIT_OK	= 0,
 	KC_EXIT_USAGE	= 1,	/* bad arguments */
-	KC_EXIT_NOMOD	= 2,	/* the kav family is not registered */
+	KC_EXIT_NOMOD	= 2,	/* the kav family is not registered (whoami:
+				 * no /dev/kav) */
 	KC_EXIT_FAIL	= 3,	/* the kernel refused, or netlink failed */
-	KC_EXIT_PERM	= 4,	/* no CAP_NET_ADMIN in the initial userns */
+	KC_EXIT_PERM	= 4,	/* no CAP_NET_ADMIN in the initial userns,
+				 * or (whoami) /dev/kav not openable */
 };
 
 /* What a command line asks for. */
@@ -48,6 +55,8 @@ enum kc_op {
 	KC_OP_GRANT_ADD,
 	KC_OP_GRANT_DEL,
 	KC_OP_GRANT_LIST,
+	KC_OP_GRANT_SHOW,
+	KC_OP_GRANT_SET,
 	KC_OP_DOMAIN_LIST,
 	KC_OP_AV_LIST,
 	KC_OP_AV_SHOW,
@@ -55,6 +64,8 @@ enum kc_op {
 	KC_OP_AV_UNPIN,
 	KC_OP_STATS,
 	KC_OP_MONITOR,
+	KC_OP_WHOAMI,
+	KC_OP_APPLY,		/* kavctl apply: @argc/@argv hold its words */
 };
 
 /* Help topics: which part of the usage text applies. */
@@ -65,6 +76,8 @@ enum kc_topic {
 	KC_TOPIC_AV,
 	KC_TOPIC_STATS,
 	KC_TOPIC_MONITOR,
+	KC_TOPIC_WHOAMI,
+	KC_TOPIC_APPLY,
 };
 
 #define KC_PATH_MAX		4096
@@ -92,15 +105,26 @@ struct kc_grant_spec {
 	uint64_t max_entries;
 	bool has_max_avs;
 	uint32_t max_avs;
+	bool has_tag;			/* grant add/set, list filter */
+	char tag[KAV_TAG_MAX + 1];
+	bool has_vni;			/* grant list filter */
 };
 
 struct kc_cmd {
 	bool json;
-	bool pretty;
+	bool pretty;			/* accepted; JSON is always indented */
+	bool noheadings;		/* -n */
+	bool raw;			/* -r */
+	const char *columns;		/* -o LIST (in @columns_buf), NULL: the
+					 * default */
+	char columns_buf[1024];
 	enum kc_op op;
 	enum kc_topic topic;
-	uint32_t id;			/* grant del, av show/pin/unpin */
-	struct kc_grant_spec grant;	/* grant add */
+	uint32_t id;			/* grant del/show/set, av show/pin/unpin */
+	struct kc_grant_spec grant;	/* grant add/set (limits, tag), grant
+					 * list filters (vni, tag), av pin tag */
+	int argc;			/* apply: the words after "apply" */
+	char **argv;
 };
 
 /* Diagnostics on stderr, prefixed with "kavctl: ". */
@@ -110,13 +134,15 @@ void kc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Command implementations: each returns an enum kc_exit. */
 int kc_grant_add(const struct kc_cmd *cmd);
 int kc_grant_del(const struct kc_cmd *cmd);
-int kc_grant_list(const struct kc_cmd *cmd);
+int kc_grant_list(const struct kc_cmd *cmd);	/* and show */
+int kc_grant_set(const struct kc_cmd *cmd);
 int kc_domain_list(const struct kc_cmd *cmd);
 int kc_av_list(const struct kc_cmd *cmd);
 int kc_av_show(const struct kc_cmd *cmd);
 int kc_av_pin(const struct kc_cmd *cmd);	/* and unpin */
 int kc_stats(const struct kc_cmd *cmd);
 int kc_monitor(const struct kc_cmd *cmd);
+int kc_whoami(const struct kc_cmd *cmd);
 
 /*
  * Writes a finished JSON document (kept in memory until the command

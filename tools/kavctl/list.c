@@ -1,51 +1,67 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* The listing commands' shared parts: see list.h. */
+#include <errno.h>
+#include <stdio.h>
+
 #include "attrs.h"
 #include "list.h"
 
-int kc_list_dump(const struct kc_cmd *cmd, const char *what,
-		 uint8_t genl_cmd, kc_msg_fn fn, const struct kc_column *cols,
-		 size_t ncols)
+int kc_list_run(struct kc_nl *nl, const struct kc_cmd *cmd,
+		const struct kc_list_req *req, struct kc_list *l)
 {
-	struct kc_out out;
+	int ret, tries;
+
+	l->cmd = cmd;
+	l->count = 0;
+	ret = kc_out_begin(&l->out, cmd, req->name, req->cols, req->ncols);
+	if (ret)
+		return ret;
+	for (tries = 0; tries <= KC_DUMP_RETRIES; tries++) {
+		struct nl_msg *msg;
+
+		msg = kc_nl_msg(nl, req->genl_cmd, req->dump ? NLM_F_DUMP : 0);
+		if (msg && req->put && req->put(msg, cmd)) {
+			nlmsg_free(msg);
+			msg = NULL;
+		}
+		if (kc_nl_request(nl, msg, req->row, l) == 0) {
+			ret = kc_out_end(&l->out, true);
+			if (ret == 0 && !req->dump && !l->count) {
+				kc_err("%s: the kernel sent no reply", req->what);
+				ret = KC_EXIT_FAIL;
+			}
+			return ret;
+		}
+		if (nl->nl_error != NLE_DUMP_INTR)
+			break;
+		/* The list changed while it was read: read it again. */
+		kc_out_clear(&l->out);
+		l->count = 0;
+	}
+	/* The kernel's words for it may vary: say it with the id. */
+	if (nl->error == ENOENT && req->enoent)
+		snprintf(nl->extack, sizeof(nl->extack), "%s %u", req->enoent,
+			 cmd->id);
+	ret = kc_nl_report(nl);
+	kc_out_end(&l->out, false);
+	return ret;
+}
+
+int kc_list_dump(const struct kc_cmd *cmd, const struct kc_list_req *req)
+{
+	struct kc_list l = { 0 };
 	struct kc_nl nl;
 	int ret;
 
-	ret = kc_nl_open(&nl, what);
+	ret = kc_nl_open(&nl, req->what);
 	if (ret)
 		return ret;
-	ret = kc_out_begin(&out, cmd, true, cols, ncols);
-	if (ret)
-		goto close;
-	if (kc_nl_request(&nl, kc_nl_msg(&nl, genl_cmd, NLM_F_DUMP), fn,
-			  &out)) {
-		ret = kc_nl_report(&nl);
-		kc_out_end(&out, false);
-		goto close;
-	}
-	ret = kc_out_end(&out, true);
-close:
+	ret = kc_list_run(&nl, cmd, req, &l);
 	kc_nl_close(&nl);
 	return ret;
 }
 
-int kc_list_row(struct kc_out *o, struct nlattr **tb, uint32_t format,
-		unsigned int flags)
-{
-	if (o->json) {
-		kc_json_open_object(&o->j);
-		kc_json_attrs(&o->j, tb, format, flags);
-		kc_json_close_object(&o->j);
-		return 0;
-	}
-	if (kc_table_add_row(&o->t)) {
-		kc_err("out of memory");
-		return -1;
-	}
-	return 1;
-}
-
-void kc_list_set_owner(struct kc_table *t, size_t col, struct nlattr **tb,
+void kc_list_set_owner(struct kc_out *o, size_t col, struct nlattr **tb,
 		       int attr)
 {
 	char name[256];
@@ -59,7 +75,7 @@ void kc_list_set_owner(struct kc_table *t, size_t col, struct nlattr **tb,
 	else
 		named = kc_user_name(id, name, sizeof(name));
 	if (named)
-		kc_table_set(t, col, "%s", name);
+		kc_out_set(o, col, "%s", name);
 	else
-		kc_table_set(t, col, "%u", id);
+		kc_out_set(o, col, "%u", id);
 }

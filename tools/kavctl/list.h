@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * What the listing commands (grant / domain / av list, av show) share:
- * the dump itself, the start of each reply's row, and the owner columns.
+ * What the listing commands (grant / domain / av list, grant show, av
+ * show) share: the request, started again when the kernel flags the dump
+ * as interrupted (NLM_F_DUMP_INTR), and the owner columns.
  */
 #ifndef KAVCTL_LIST_H
 #define KAVCTL_LIST_H
@@ -12,29 +13,44 @@
 #include "nl.h"
 #include "output.h"
 
-/*
- * `kavctl WHAT list`: dumps @genl_cmd, each reply through @fn with the
- * output as its argument, into a JSON array or a table with @cols.
- * Returns 0 or an exit code.
- */
-int kc_list_dump(const struct kc_cmd *cmd, const char *what,
-		 uint8_t genl_cmd, kc_msg_fn fn, const struct kc_column *cols,
-		 size_t ncols);
+/* A listing in progress: what each reply's callback gets as its arg. */
+struct kc_list {
+	struct kc_out out;
+	const struct kc_cmd *cmd;
+	uint32_t format;	/* av show: the AV's address format */
+	uint64_t count;		/* replies seen */
+};
+
+struct kc_list_req {
+	const char *what;	/* "grant list", for messages */
+	const char *name;	/* the JSON document's member: "grants" */
+	uint8_t genl_cmd;
+	bool dump;		/* NLM_F_DUMP, else one reply (doit) */
+	/* Adds the request's attributes (filters, ids); 0 or -1. */
+	int (*put)(struct nl_msg *msg, const struct kc_cmd *cmd);
+	kc_msg_fn row;		/* fills a row; arg is the struct kc_list */
+	const struct kc_column *cols;
+	size_t ncols;
+	/* ENOENT without an extack: "no grant" (and cmd->id). */
+	const char *enoent;
+};
 
 /*
- * The start of a reply in a listing: in JSON the whole message as one
- * object (kc_json_attrs() with @format and @flags), and 0 (done); else a
- * new table row, and 1 (fill it); -1 (said) when out of memory.
+ * Runs @req on @nl (opened by the caller) into a table or JSON document
+ * and prints it. @l->format is kept. Returns 0 or an exit code.
  */
-int kc_list_row(struct kc_out *o, struct nlattr **tb, uint32_t format,
-		unsigned int flags);
+int kc_list_run(struct kc_nl *nl, const struct kc_cmd *cmd,
+		const struct kc_list_req *req, struct kc_list *l);
+
+/* kc_list_run() on a session of its own. */
+int kc_list_dump(const struct kc_cmd *cmd, const struct kc_list_req *req);
 
 /*
  * Column @col of the current row: the user (KAV_A_UID) or group
  * (KAV_A_GID) @attr of the message, by name or else by number; left
  * empty when the message does not carry it.
  */
-void kc_list_set_owner(struct kc_table *t, size_t col, struct nlattr **tb,
+void kc_list_set_owner(struct kc_out *o, size_t col, struct nlattr **tb,
 		       int attr);
 
 #endif /* KAVCTL_LIST_H */

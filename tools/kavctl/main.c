@@ -9,22 +9,37 @@
 #include "args.h"
 #include "conf.h"
 #include "kavctl.h"
+#include "output.h"
 
 static const char usage_head[] =
-"Usage: kavctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n";
+"Usage: kavctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n"
+"Objects, commands and keywords may be shortened to any unambiguous\n"
+"prefix: 'kavctl g l' is 'kavctl grant list'.\n";
 
 static const char usage_options[] =
 "Options (before or after the object):\n"
-"  -j, --json      JSON output\n"
-"  -p, --pretty    indented JSON (implies -j)\n"
+"  -j, --json      JSON output (a listing: every column unless -o)\n"
+"  -p, --pretty    the same as -j (JSON is always indented)\n"
+"  -o, --output COLUMNS\n"
+"                  a listing's columns, comma-separated; +COLUMNS adds\n"
+"                  to the default ones; -o help lists them\n"
+"  -n, --noheadings  no heading line\n"
+"  -r, --raw       raw table: one space between columns, and spaces and\n"
+"                  other special characters in values escaped as \\xNN\n"
 "  -h, --help      help (kavctl grant -h: help on grants)\n"
 "  -V, --version   print the version\n";
 
 static const char usage_grant[] =
-"  grant add vni VNI SELECTOR [max-entries N] [max-avs N]\n"
-"                  grant auth key VNI to an identity; prints the grant id\n"
+"  grant add vni VNI SELECTOR [max-entries N] [max-avs N] [tag TAG]\n"
+"                  grant auth key VNI to an identity; prints the grant id.\n"
+"                  The same VNI, selector and tag again updates that\n"
+"                  grant's limits instead of adding one\n"
+"  grant set ID [max-entries N] [max-avs N] [tag TAG]\n"
+"                  change a grant's limits or tag in place (tag \"\": none)\n"
 "  grant del ID    revoke a grant (also: grant revoke ID, revoke ID)\n"
-"  grant list      list grants (also: grant, list grants)\n";
+"  grant show ID   one grant\n"
+"  grant list [vni VNI] [tag TAG]\n"
+"                  list grants (also: grant, list grants)\n";
 
 static const char usage_selector[] =
 "SELECTOR := { uid UID | user NAME | gid GID | group NAME |\n"
@@ -33,7 +48,8 @@ static const char usage_selector[] =
 "  gid and group also match supplementary groups; cgroup matches the\n"
 "  cgroup and its descendants (PATH below the cgroup2 root; a leading\n"
 "  /sys/fs/cgroup is removed); netns NAME is /run/netns/NAME.\n"
-"  max-entries and max-avs limit what the grant covers (0: no limit).\n";
+"  max-entries and max-avs limit what the grant covers (0: no limit).\n"
+"  A tag is free text of up to 63 bytes (kavctl apply uses it).\n";
 
 static const char usage_domain[] =
 "  domain list     open /dev/kav domains and their owners\n";
@@ -41,7 +57,8 @@ static const char usage_domain[] =
 static const char usage_av[] =
 "  av list         address vectors: owners, sizes, names and pins\n"
 "  av show ID      the entries of AV ID: index, address, key, revoked\n"
-"  av pin ID       keep named AV ID alive after its last user closed it\n"
+"  av pin ID [tag TAG]\n"
+"                  keep named AV ID alive after its last user closed it\n"
 "  av unpin ID     drop that pin (the AV goes when nothing else holds it)\n";
 
 static const char usage_stats[] =
@@ -51,10 +68,19 @@ static const char usage_monitor[] =
 "  monitor         print grant and AV events until interrupted\n"
 "                  (with -j: one JSON object per line)\n";
 
+static const char usage_whoami[] =
+"  whoami          the identity /dev/kav captures for you and the grants\n"
+"                  that match it (no privilege needed)\n";
+
+static const char usage_apply[] =
+"  apply [--dry-run] [--prune]\n"
+"                  make the kernel's grants match /etc/kav/grants.d\n";
+
 static const char usage_exit[] =
-"Exit status: 0 success, 1 bad arguments, 2 kav module not loaded,\n"
-"3 the kernel refused the request (or netlink failed), 4 permission\n"
-"denied (needs CAP_NET_ADMIN in the initial user namespace).\n";
+"Exit status: 0 success, 1 bad arguments, 2 kav module not loaded\n"
+"(whoami: no /dev/kav), 3 the kernel refused the request (no such grant\n"
+"or AV, ...) or netlink failed, 4 permission denied (needs CAP_NET_ADMIN\n"
+"in the initial user namespace; whoami: /dev/kav not openable).\n";
 
 static const char *const topic_words[] = {
 	[KC_TOPIC_ALL] = "",
@@ -63,6 +89,8 @@ static const char *const topic_words[] = {
 	[KC_TOPIC_AV] = " av",
 	[KC_TOPIC_STATS] = " stats",
 	[KC_TOPIC_MONITOR] = " monitor",
+	[KC_TOPIC_WHOAMI] = " whoami",
+	[KC_TOPIC_APPLY] = " apply",
 };
 
 /* The commands of @topic; with @full, options, selectors, exit codes. */
@@ -84,6 +112,10 @@ static void usage(FILE *f, enum kc_topic topic, bool full)
 		fputs(usage_stats, f);
 	if (all || topic == KC_TOPIC_MONITOR)
 		fputs(usage_monitor, f);
+	if (all || topic == KC_TOPIC_WHOAMI)
+		fputs(usage_whoami, f);
+	if (all || topic == KC_TOPIC_APPLY)
+		fputs(usage_apply, f);
 	if (!full) {
 		fprintf(f, "\nRun 'kavctl%s -h' for more; see kavctl(8).\n",
 			topic_words[topic]);
@@ -98,6 +130,32 @@ static void usage(FILE *f, enum kc_topic topic, bool full)
 	fputs("\n", f);
 	fputs(usage_exit, f);
 	fputs("See kavctl(8).\n", f);
+}
+
+/* The columns of @op's listing, for -o help; NULL if it has none. */
+static const struct kc_column *op_columns(enum kc_op op, size_t *n)
+{
+	switch (op) {
+	case KC_OP_GRANT_LIST:
+	case KC_OP_GRANT_SHOW:
+	case KC_OP_WHOAMI:
+		*n = kc_grant_ncols;
+		return kc_grant_cols;
+	case KC_OP_DOMAIN_LIST:
+		*n = kc_domain_ncols;
+		return kc_domain_cols;
+	case KC_OP_AV_LIST:
+		*n = kc_av_ncols;
+		return kc_av_cols;
+	case KC_OP_AV_SHOW:
+		*n = kc_entry_ncols;
+		return kc_entry_cols;
+	case KC_OP_STATS:
+		*n = kc_stats_ncols;
+		return kc_stats_cols;
+	default:
+		return NULL;
+	}
 }
 
 int main(int argc, char **argv)
@@ -121,6 +179,19 @@ int main(int argc, char **argv)
 		return KC_EXIT_USAGE;
 	}
 
+	if (cmd.columns && strcmp(cmd.columns, "help") == 0) {
+		const struct kc_column *cols;
+		size_t n = 0;
+
+		cols = op_columns(cmd.op, &n);
+		if (!cols) {
+			kc_err("-o: this command prints no listing");
+			return KC_EXIT_USAGE;
+		}
+		kc_out_columns_help(stdout, cols, n);
+		return KC_EXIT_OK;
+	}
+
 	switch (cmd.op) {
 	case KC_OP_HELP:
 		usage(stdout, cmd.topic, true);
@@ -138,7 +209,17 @@ int main(int argc, char **argv)
 		ret = kc_grant_del(&cmd);
 		break;
 	case KC_OP_GRANT_LIST:
+	case KC_OP_GRANT_SHOW:
 		ret = kc_grant_list(&cmd);
+		break;
+	case KC_OP_GRANT_SET:
+		ret = kc_grant_set(&cmd);
+		break;
+	case KC_OP_WHOAMI:
+		ret = kc_whoami(&cmd);
+		break;
+	case KC_OP_APPLY:	/* "kavctl -j app ...": argv[0] is the word */
+		ret = kc_apply_main(cmd.argc + 1, cmd.argv - 1);
 		break;
 	case KC_OP_DOMAIN_LIST:
 		ret = kc_domain_list(&cmd);

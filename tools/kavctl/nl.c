@@ -314,6 +314,11 @@ int kc_nl_report(struct kc_nl *nl)
 
 	if (nl->cb_failed)	/* the callback printed why */
 		return KC_EXIT_FAIL;
+	if (nl->nl_error == NLE_DUMP_INTR) {
+		kc_err("%s: the list kept changing while it was read (NLM_F_DUMP_INTR %d times): try again",
+		       nl->what, KC_DUMP_RETRIES + 1);
+		return KC_EXIT_FAIL;
+	}
 	if (nl->nl_error) {
 		if (nl->nl_error == NLE_MSG_TRUNC)
 			kc_err("%s: malformed reply from the kernel", nl->what);

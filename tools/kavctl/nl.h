@@ -51,10 +51,16 @@ struct nl_msg *kc_nl_msg(struct kc_nl *nl, uint8_t cmd, int flags);
 
 /*
  * Sends @msg (always freed) and receives until the request is complete.
- * Returns 0, or -1 with the error recorded in @nl.
+ * Returns 0, or -1 with the error recorded in @nl. A dump whose messages
+ * carried NLM_F_DUMP_INTR (the list changed under it) is read to its end
+ * and fails with @nl->nl_error NLE_DUMP_INTR (libnl's own handling):
+ * the caller starts it again.
  */
 int kc_nl_request(struct kc_nl *nl, struct nl_msg *msg, kc_msg_fn fn,
 		  void *arg);
+
+/* Times a listing is started again after NLM_F_DUMP_INTR. */
+#define KC_DUMP_RETRIES		5
 
 /* Prints the recorded error of the last request; returns the exit code. */
 int kc_nl_report(struct kc_nl *nl);

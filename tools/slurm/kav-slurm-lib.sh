@@ -13,7 +13,7 @@
 # What the scripts know about the job comes from the environment slurmd
 # gives them (SLURM_JOB_ID, SLURM_JOB_UID, SLURMD_NODENAME, SPANK_*), from
 # the site's settings ($KAV_SLURM_CONF, default /etc/kav/slurm.conf, or the
-# same names in the environment), and from kav itself (kavctl -j).
+# same names in the environment), and from kav itself (kavctl -rn -o).
 
 # The cgroup v2 hierarchy, where Slurm's cgroup/v2 plugin puts jobs.
 KAV_CGROUP_ROOT=/sys/fs/cgroup
@@ -354,62 +354,26 @@ kav_need_kavctl() {
 	esac
 }
 
-# kav_json WHAT...: "kavctl -j WHAT" (a listing), checked to be a JSON
-# array; kavctl's own message goes to standard error.
-kav_json() {
-	_jo=$("$KAVCTL" -j "$@" </dev/null) || {
-		_js=$?
-		kav_log err "kavctl -j $* failed with exit status $_js"
+# kav_rows ARGS...: "kavctl -rn ARGS" (a raw listing without headings:
+# one row per line, a value never holds a space, "-" when absent);
+# kavctl's own message goes to standard error.
+kav_rows() {
+	"$KAVCTL" -rn "$@" </dev/null || {
+		_rs=$?
+		kav_log err "kavctl -rn $* failed with exit status $_rs"
 		return 1
 	}
-	case $_jo in
-	'['*) printf '%s\n' "$_jo" ;;
-	*)
-		kav_log err "kavctl -j $*: not a JSON array"
-		return 1
-		;;
-	esac
 }
 
-# The grants of "kavctl -j grant list", one per line:
+# The grants of "kavctl grant list", one per line:
 #   ID VNI TYPE CGROUP_ID HAS_PATH
 # TYPE is the selector type (uid, gid, cgroup, netns), CGROUP_ID "-" for
 # other selectors, HAS_PATH 1 if kavctl found the cgroup's directory (0:
 # the cgroup was removed and only the grant keeps it).
-#
-# kavctl's JSON is read with awk, not a JSON parser: inside a JSON string
-# every '"' is escaped, so '{"grant_id":' and '"vni":' can only be the
-# members themselves, never part of a value.
-KAV_AWK_GRANTS='
-function num(s, k) {
-	if (!match(s, "\"" k "\":[0-9]+"))
-		return "-"
-	s = substr(s, RSTART, RLENGTH)
-	sub(/.*:/, "", s)
-	return s
-}
-function str(s, k) {
-	if (!match(s, "\"" k "\":\"[a-z_]*\""))
-		return "-"
-	s = substr(s, RSTART, RLENGTH)
-	sub(/^[^:]*:"/, "", s)
-	sub(/"$/, "", s)
-	return s
-}
-{ all = all $0 }
-END {
-	n = split(all, g, /[{]"grant_id":/)
-	for (i = 2; i <= n; i++) {
-		id = g[i]
-		sub(/[^0-9].*/, "", id)
-		print id, num(g[i], "vni"), str(g[i], "type"),
-		      num(g[i], "cgroup_id"), (index(g[i], "\"path\":\"") > 0)
-	}
-}'
-
 kav_grant_rows() {
-	_gr=$(kav_json grant list) || return 1
-	printf '%s\n' "$_gr" | awk "$KAV_AWK_GRANTS"
+	_gr=$(kav_rows -o ID,VNI,SEL-TYPE,CGROUP-ID,CGROUP-PATH grant list) ||
+		return 1
+	printf '%s\n' "$_gr" | awk 'NF { print $1, $2, $3, $4, ($5 != "-") }'
 }
 
 # kav_tags_probe: KAV_HAVE_TAGS=1 if this kavctl has grant tags ("grant
@@ -461,41 +425,24 @@ kav_cancel_job() {
 	exit 0
 }
 
-# The AVs of "kavctl -j av list", one per line:
+# The AVs of "kavctl av list", one per line:
 #   ID MATCH PINNED UID CGROUP_ID
 # MATCH is 1 for a named AV whose name is the job's prefix, alone or
 # followed by a byte that is not a letter or digit ("slurm-4242",
 # "slurm-4242-world", MPI's "slurm-4242\n"; not "slurm-42420"). UID and
-# CGROUP_ID are the identity of the domain that created the AV.
-KAV_AWK_AVS='
-function num(s, k) {
-	if (!match(s, "\"" k "\":[0-9]+"))
-		return "-"
-	s = substr(s, RSTART, RLENGTH)
-	sub(/.*:/, "", s)
-	return s
-}
-{ all = all $0 }
-END {
-	n = split(all, a, /[{]"av_id":/)
-	key = "\"name\":\"" prefix
-	for (i = 2; i <= n; i++) {
-		id = a[i]
-		sub(/[^0-9].*/, "", id)
-		m = 0
-		p = index(a[i], key)
-		if (p) {
-			c = substr(a[i], p + length(key), 1)
-			m = (c == "\"" || c !~ /[A-Za-z0-9]/)
-		}
-		print id, m, (index(a[i], "\"pinned\":true") > 0),
-		      num(a[i], "uid"), num(a[i], "cgroup_id")
-	}
-}'
-
+# CGROUP_ID are the identity of the domain that created the AV. kavctl
+# prints names escaped ("\n", "\x20"): a prefix of letters, digits and
+# "-" is matched as it is.
 kav_av_rows() {
-	_ar=$(kav_json av list) || return 1
-	printf '%s\n' "$_ar" | awk -v prefix="$KAV_PREFIX" "$KAV_AWK_AVS"
+	_ar=$(kav_rows -o ID,NAME,PINNED,UID,CGROUP-ID av list) || return 1
+	printf '%s\n' "$_ar" | awk -v prefix="$KAV_PREFIX" 'NF {
+		m = 0
+		if (substr($2, 1, length(prefix)) == prefix) {
+			c = substr($2, length(prefix) + 1, 1)
+			m = (c == "" || c !~ /[A-Za-z0-9]/)
+		}
+		print $1, m, ($3 == "yes"), $4, $5
+	}'
 }
 
 # kav_row ROWS ID: the line of ROWS whose first field is ID.
