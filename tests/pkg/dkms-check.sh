@@ -9,7 +9,9 @@
 # (DKMS does make its module signing key, /var/lib/dkms/mok.*). Checks
 # for each kernel: the module file is there with the compression the
 # kernel's config asks for (6.12: .ko.xz), it is kav.ko for that kernel
-# (vermagic, version), and `dkms remove` takes it away again. Then that
+# (vermagic, version), it carries the aliases that autoload it (the
+# generic netlink family "kav": kavctl; the device node /dev/kav: udev's
+# static nodes, devname:kav), and `dkms remove` takes it away again. Then that
 # DKMS refuses (exit 77, BUILD_EXCLUSIVE) a kernel older than 6.1: a
 # 5.10 kernel name with 6.1's build tree, so that dkms.conf's
 # BUILD_EXCLUSIVE_KERNEL is the only reason to refuse.
@@ -35,6 +37,17 @@ refuses_kernel() {
 	cat "$TMP/excl.log" >>"$LOG"
 	[[ $rc == 77 ]] && grep -q 'BUILD_EXCLUSIVE' "$TMP/excl.log" &&
 		[[ -z $(find "$TMP/dkms" "$TMP/modules" -path "*$1*" -name 'kav.ko*') ]]
+}
+
+# Module file @1 autoloads: on kavctl's first use of the "kav" generic
+# netlink family and on the first open of /dev/kav (devname:).
+has_aliases() {
+	local aliases
+	aliases=$(modinfo -F alias "$1" 2>/dev/null) || return 1
+	echo "# aliases: $(echo "$aliases" | tr '\n' ' ')"
+	grep -qx 'net-pf-16-proto-16-family-kav' <<<"$aliases" &&
+		grep -qx 'devname:kav' <<<"$aliases" &&
+		grep -qx 'char-major-10-[0-9]*' <<<"$aliases"
 }
 
 # Run dkms, output to the log.
@@ -71,7 +84,7 @@ main() {
 	d=(--sourcetree "$TMP/src" --dkmstree "$TMP/dkms" --installtree "$TMP/modules")
 	LOG=$TMP/dkms.log
 
-	echo "1..$((3 + 3 * ${#kvers[@]}))"
+	echo "1..$((3 + 4 * ${#kvers[@]}))"
 	make -s -C "$REPO" dkms-src DESTDIR="$TMP/root" PREFIX=/usr >"$LOG" 2>&1
 	mv "$TMP/root/usr/src" "$TMP/src"
 	mkdir -p "$TMP/dkms" "$TMP/modules"
@@ -88,6 +101,8 @@ main() {
 		check "dkms install for $kver: updates/dkms/$file, kav $VERSION for $kver" \
 			is_kav_for "$TMP/modules/$kver/updates/dkms/$file" \
 			"$VERSION" "$kver"
+		check "$file for $kver has the genl family, devname and char-major aliases" \
+			has_aliases "$TMP/modules/$kver/updates/dkms/$file"
 	done
 	for kver in "${kvers[@]}"; do
 		file=$(module_file "$kver")
