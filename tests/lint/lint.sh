@@ -17,6 +17,9 @@
 #                         lists it under NAME
 #   check-sync.sh         README.md's and the man pages' examples are the
 #                         programs in Documentation/examples, verbatim
+#   ynl-check.sh          Documentation/netlink/specs/kav.yaml rendered by
+#                         the kernel's ynl-gen-c.py is uapi/linux/kav.h's
+#                         family and kav_genl.c's policy and ops
 #
 # Each finding is printed; the last line is "lint: clean" or
 # "lint: N tool(s) with findings", and the exit status says the same.
@@ -113,7 +116,7 @@ run_clang_tidy() {
 	command -v clang-tidy >/dev/null || { report clang-tidy "clang-tidy not installed (scripts/deps.sh)"; return; }
 	mapfile -t srcs < <(userspace_sources)
 	[[ ${#srcs[@]} -gt 0 ]] || { report clang-tidy ""; return; }
-	read -r -a nl <<<"$(pkg-config --cflags libnl-genl-3.0 2>/dev/null)"
+	read -r -a nl <<<"$(pkg-config --cflags libnl-genl-3.0 smartcols 2>/dev/null)"
 	out=$(cd "$REPO" && clang-tidy --quiet --config-file="$HERE/clang-tidy.yaml" \
 		"${srcs[@]}" -- -std=gnu11 -D_GNU_SOURCE -Iuapi -Ilib/include -Ilib \
 		-Itools -Itests/selftests -Ibench -Itests/unit "${nl[@]}" 2>&1 |
@@ -176,6 +179,12 @@ run_shellcheck() {
 	report shellcheck "$out"
 }
 
+# The YNL spec and the family as built agree (tests/lint/ynl-check.sh).
+run_ynl() {
+	report "YNL spec (tests/lint/ynl-check.sh)" \
+		"$(KAV_BUILD=$BUILD "$HERE/ynl-check.sh" 2>&1)"
+}
+
 # The documents' example programs are the files in Documentation/examples.
 run_examples() {
 	report "examples in sync (Documentation/examples/check-sync.sh)" \
@@ -191,6 +200,7 @@ main() {
 	run_man
 	run_shellcheck
 	run_examples
+	run_ynl
 	if [[ $FAILED -gt 0 ]]; then
 		echo "lint: $FAILED tool(s) with findings"
 		return 1

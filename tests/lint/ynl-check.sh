@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ynl-check.sh: the YNL spec Documentation/netlink/specs/kav.yaml is the
+# kav family. The kernel's own generator (tools/net/ynl/ynl-gen-c.py,
+# extracted from Debian's linux-source-6.12 at build time, never committed)
+# renders from it:
+#
+#   - the uAPI (--mode uapi --header): every constant it defines must have
+#     the same value in uapi/linux/kav.h (a C program prints each one,
+#     built once against each header);
+#   - the kernel side (--mode kernel --source): its global policy must be
+#     kav_genl_policy in kmod/kav_genl.c, entry for entry, and its ops
+#     table must name the same commands with the same doit/dumpit and
+#     flags as kav_genl_ops.
+#
+# Prints the differences (nothing when they agree); exit status 1 if any.
+# Env: KAV_BUILD (<repo>/build), KAV_LINUX_SOURCE (the tarball).
+set -euo pipefail
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+OUT=${KAV_BUILD:-$REPO/build}/ynl
+TARBALL=${KAV_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
+SRC=$OUT/linux
+SPEC=$REPO/Documentation/netlink/specs/kav.yaml
+
+die() { echo "ynl-check: $*"; exit 1; }
+
+# A Python with PyYAML and jsonschema (Debian: python3-yaml, python3-jsonschema).
+PY=
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import yaml, jsonschema' 2>/dev/null; then PY=$p; break; fi
+done
+[[ -n $PY ]] || die "no python3 with yaml and jsonschema (scripts/deps.sh)"
+
+if [[ ! -f $SRC/tools/net/ynl/ynl-gen-c.py ]]; then
+	[[ -r $TARBALL ]] || die "$TARBALL missing: run scripts/deps.sh (linux-source-6.12)"
+	rm -rf "$SRC"
+	mkdir -p "$SRC"
+	top=$(tar -tJf "$TARBALL" 2>/dev/null | head -n 1 || true)
+	top=${top%%/*}
+	tar -xJf "$TARBALL" -C "$SRC" --strip-components=1 --wildcards \
+		"$top/tools/net/ynl/*" "$top/Documentation/netlink/*.yaml" ||
+		die "cannot extract the YNL generator from $TARBALL"
+	# The generator finds the tree's root by its MAINTAINERS file.
+	touch "$SRC/MAINTAINERS"
+fi
+mkdir -p "$SRC/Documentation/netlink/specs" "$OUT/gen/linux"
+cp "$SPEC" "$SRC/Documentation/netlink/specs/kav.yaml"
+gen() {
+	(cd "$SRC/tools/net/ynl" && "$PY" ynl-gen-c.py "$@" \
+		--spec "$SRC/Documentation/netlink/specs/kav.yaml") ||
+		die "ynl-gen-c.py $* failed on $SPEC"
+}
+gen --mode uapi --header -o "$OUT/gen/linux/kav.h"
+gen --mode kernel --source -o "$OUT/kav-nl.c"
+
+# The uAPI: each constant of the rendered header, printed from both.
+names=$(grep -oE '\b_{0,2}KAV_[A-Z0-9_]+' "$OUT/gen/linux/kav.h" | sort -u)
+{
+	echo '#include <stdio.h>'
+	echo '#include <linux/kav.h>'
+	echo '#define P(x) _Generic((x), char *: printf("%s=\"%s\"\n", #x, (const char *)(uintptr_t)(x)), default: printf("%s=%lld\n", #x, (long long)(uintptr_t)(x)))'
+	echo '#include <stdint.h>'
+	echo 'int main(void) {'
+	for n in $names; do echo "P($n);"; done
+	echo 'return 0; }'
+} >"$OUT/print.c"
+cc -std=gnu11 -I"$OUT/gen" -o "$OUT/print-spec" "$OUT/print.c" ||
+	die "the rendered uAPI does not compile"
+cc -std=gnu11 -I"$REPO/uapi" -o "$OUT/print-uapi" "$OUT/print.c" 2>"$OUT/uapi.err" || {
+	grep -E 'error' "$OUT/uapi.err" | sed 's/^/ynl-check: uapi\/linux\/kav.h lacks: /'
+	exit 1
+}
+diff -u --label "spec (rendered uAPI)" --label uapi/linux/kav.h \
+	<("$OUT/print-spec") <("$OUT/print-uapi") || die "uAPI differs from the spec"
+
+# The kernel side: policy entries and ops, normalised, compared.
+"$PY" - "$OUT/kav-nl.c" "$REPO/kmod/kav_genl.c" "$REPO/uapi/linux/kav.h" <<'PYEOF'
+import re, sys
+gen, ours, uapi = (open(f).read() for f in sys.argv[1:])
+consts = {'PATH_MAX': '4096'}
+for m in re.finditer(r'#define\s+(KAV_\w+)\s+(\d+)', uapi):
+    consts[m.group(1)] = m.group(2)
+sel = re.search(r'enum kav_grant_selector \{(.*?)\}', uapi, re.S).group(1)
+v = 0
+for m in re.finditer(r'(KAV_SEL_\w+)(?:\s*=\s*(\d+))?', sel):
+    v = int(m.group(2)) if m.group(2) else v + 1
+    consts[m.group(1)] = str(v)
+
+def norm(expr):
+    expr = re.sub(r'\s+', '', expr).rstrip(',')
+    for k, val in consts.items():
+        expr = re.sub(r'\b' + k + r'\b', val, expr)
+    expr = re.sub(r'\b4096-1\b', '4095', expr)
+    return expr.replace(',}', '}')
+
+def policy(text, name):
+    body = re.search(name + r'\[[^\]]*\]\s*=\s*\{(.*?)\n\};', text, re.S).group(1)
+    out = {}
+    for m in re.finditer(r'\[(KAV_A_\w+)\]\s*=\s*(.*?)(?=,\s*\n\s*\[|,?\s*$)', body, re.S):
+        out[m.group(1)] = norm(m.group(2))
+    return out
+
+def ops(text, name):
+    body = re.search(name + r'\[[^\]]*\]\s*=\s*\{(.*?)\n\};', text, re.S).group(1)
+    out = {}
+    for blk in re.findall(r'\{(.*?)\}', body, re.S):
+        cmd = re.search(r'\.cmd\s*=\s*(\w+)', blk).group(1)
+        out[cmd] = ('doit' if '.doit' in blk else '') + \
+                   ('+dumpit' if '.dumpit' in blk else '') + \
+                   ' ' + (re.search(r'\.flags\s*=\s*([\w| ]+)', blk) or
+                          re.search(r'()', '')).group(1).strip()
+    return out
+
+bad = 0
+for what, a, b in (('policy', policy(gen, 'kav_nl_policy'),
+                    policy(ours, 'kav_genl_policy')),
+                   ('ops', ops(gen, 'kav_nl_ops'), ops(ours, 'kav_genl_ops'))):
+    for k in sorted(set(a) | set(b)):
+        if a.get(k) != b.get(k):
+            print(f"ynl-check: {what} {k}: spec {a.get(k)} kav_genl.c {b.get(k)}")
+            bad = 1
+sys.exit(bad)
+PYEOF
