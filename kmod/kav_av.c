@@ -301,6 +301,21 @@ static int kav_av_check_open(struct kav_av *av, struct kav_domain *domain,
 				    !(cmd->flags & KAV_AV_RDONLY));
 }
 
+/*
+ * Refused by @av's mode bits: say so, with the mode and the owner (what
+ * ls -l shows of a file; the caller already knows the AV exists). The
+ * EACCES stands whether or not this reaches the caller.
+ */
+static void kav_av_report_mode(const struct kav_av *av, struct kav_ucmd *ucmd)
+{
+	struct kav_av_create *cmd = ucmd->cmd;
+
+	cmd->result = KAV_AV_DENIED_MODE;
+	cmd->mode = av->named->mode;
+	cmd->owner_uid = from_kuid_munged(current_user_ns(), av->named->uid);
+	kav_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
 #define KAV_AV_NAMED_FLAGS	(KAV_AV_EXCL | KAV_AV_RDONLY | KAV_AV_OWNER)
 
 static bool kav_av_create_valid(const struct kav_av_create *cmd)
@@ -374,8 +389,11 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 	kav_revoke_read_unlock();
 	kfree(named);		/* unless the new AV took it */
 
-	if (!ret && !created)
+	if (!ret && !created) {
 		ret = kav_av_check_open(av, domain, cmd);
+		if (ret == -EACCES)
+			kav_av_report_mode(av, ucmd);
+	}
 	if (ret) {
 		if (av)
 			kav_av_put(av);

@@ -159,12 +159,21 @@ void kav_av_named_open_failed(const struct kav_domain *d,
 		snprintf(ipc, sizeof(ipc), "ipc ns %u; ", id.w.ipc_ns);
 	kav_ident_free(&id);
 	if (err == -FI_EACCES) {
+		char mode[48] = "its mode bits";
+
+		/* The kernel reports the AV's mode and owner (KAV_AV_DENIED_MODE). */
+		if (req->result & KAV_AV_DENIED_MODE) {
+			snprintf(owner, sizeof(owner), "owner uid %u",
+				 req->owner_uid);
+			snprintf(mode, sizeof(mode), "its mode bits %04o",
+				 req->mode);
+		}
 		/* A denial: the default level shows it. */
 		kav_fail_warn("named AV '%s' (%s) does not allow %s for %s: "
-			      "its mode bits, set by its creator (%s, default "
+			      "%s, set by its creator (%s, default "
 			      "0600), refuse this; ask its owner to create it "
 			      "with %s=0640 (group read) or 0660 (group "
-			      "read/write)%s", attr->name, owner, rw, who,
+			      "read/write)%s", attr->name, owner, rw, who, mode,
 			      KAV_AV_MODE_ENV, KAV_AV_MODE_ENV,
 			      (req->flags & KAV_AV_RDONLY) ? "" :
 			      ", or open it with FI_READ to only read it");

@@ -1051,12 +1051,21 @@ TEST_F(nl, entry_dump_of_no_av_fails)
 /* uid 1003 tries root's 0600 named AV. */
 static int tenant_opens_private(void *arg)
 {
+	struct kav_av_create out;
 	int dom = kav_open_domain();
 
 	(void)arg;
 	CK(dom >= 0);
 	CK_EQ(-EACCES, kav_av_named(dom, "nl-private", KAV_AV_OWNER, 0, 0,
-				    KAV_ADDR_SOCKADDR_IN, NULL));
+				    KAV_ADDR_SOCKADDR_IN, &out));
+	/* Told why: the AV's mode and owner. */
+	CK_EQ(KAV_AV_DENIED_MODE, out.result);
+	CK_EQ(0600, out.mode);
+	CK_EQ(0, out.owner_uid);
+	/* Another refusal (a format mismatch) says nothing of the mode. */
+	CK_EQ(-EINVAL, kav_av_named(dom, "nl-private", KAV_AV_OWNER, 0, 0,
+				    KAV_ADDR_SOCKADDR_IN6, &out));
+	CK_EQ(0, out.result);
 	close(dom);
 	return 0;
 }

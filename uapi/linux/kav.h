@@ -82,7 +82,9 @@ enum kav_addr_format {
  *	write (2) for owner, group and others, as in 0640; 0 means
  *	KAV_AV_MODE_DEFAULT. Ignored when the AV already exists.
  * @result: out: KAV_AV_CREATED when this call created the AV (always,
- *	without KAV_AV_NAMED)
+ *	without KAV_AV_NAMED); KAV_AV_DENIED_MODE with EACCES from an
+ *	existing AV's mode bits, then @mode and @owner_uid (in the caller's
+ *	user namespace) are that AV's, so the tenant can tell why
  * @av_id: out: the AV's id in administrators' listings (kavctl); ids are
  *	not reused until the 31-bit space wraps
  * @owner_uid: with KAV_AV_OWNER, in: the uid (in the caller's user
@@ -136,6 +138,7 @@ struct kav_av_create {
 
 /* struct kav_av_create.result */
 #define KAV_AV_CREATED		0x1U
+#define KAV_AV_DENIED_MODE	0x2U
 
 /* Longest AV name, in bytes. */
 #define KAV_NAME_MAX		255
