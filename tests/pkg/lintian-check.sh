@@ -62,9 +62,9 @@ copyright_mismatches() {
 import fnmatch, re, sys
 
 def dep5(spdx):
-    s = spdx.strip()
-    if s.startswith('(') and s.endswith(')'):
-        s = s[1:-1]
+    # DEP-5 has no parentheses: "with ... exception" binds tightest,
+    # then "and", then "or", which is how kav's tags group anyway.
+    s = spdx.strip().replace('(', '').replace(')', '')
     s = re.sub(r' WITH (\S+)', r' with \1 exception', s)
     return s.replace(' OR ', ' or ').replace(' AND ', ' and ')
 
