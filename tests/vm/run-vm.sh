@@ -26,6 +26,8 @@
 #      KAV_VM_MEM      guest memory (3G; make bench uses more)
 #      KAV_VM_CHECKS   0: no slub_debug / KFENCE sampling (make bench)
 #      KAV_VM_APPEND   more kernel command-line arguments
+#      KAV_VM_VIRTFS   1: export the host's / read-only over virtio-9p,
+#                      mount tag "kavroot" (tests/slurm/kav_slurm_vm)
 set -euo pipefail
 
 QEMU=${KAV_QEMU:-qemu-system-x86_64}
@@ -155,10 +157,13 @@ main() {
 	# SeaBIOS's MP table, which lists only the first CPU of each package:
 	# make them two packages, or that kernel runs on one CPU.
 	grep -qs '^CONFIG_ACPI=y' "$config" || smp=2,sockets=2,cores=1,threads=1
+	local -a virtfs=()
+	[[ ${KAV_VM_VIRTFS:-0} != 1 ]] ||
+		virtfs=(-virtfs local,path=/,mount_tag=kavroot,security_model=none,readonly=on,multidevs=remap)
 	timeout -k 10 "$timeout" "$QEMU" \
 		-accel tcg -m "${KAV_VM_MEM:-3G}" -smp "$smp" \
 		-nographic -no-reboot -display none -monitor none -nic none \
-		-kernel "$image" -initrd "$initrd" \
+		-kernel "$image" -initrd "$initrd" "${virtfs[@]}" \
 		-append "$(cmdline "$config" "$append")" \
 		-serial "file:$out/console.log" \
 		-serial "file:$out/results.log" \

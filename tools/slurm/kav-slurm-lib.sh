@@ -274,7 +274,8 @@ kav_limits() {
 # kav_find_cgroup: the job's cgroup directory into KAV_CG and its id into
 # KAV_CGID; returns 1 (KAV_CGID empty) if the directory does not exist.
 # Slurm's cgroup/v2 layout is system.slice/slurmstepd.scope/job_<id>, or
-# <nodename>_slurmstepd.scope with several slurmd per host;
+# <nodename>_slurmstepd.scope when slurmd is built for several per host
+# (Debian's is);
 # KAV_SLURM_CGROUP (%j, %n, %u expanded) replaces it.
 kav_find_cgroup() {
 	KAV_CGID=
@@ -288,10 +289,12 @@ kav_find_cgroup() {
 		*/../* | */./*) kav_die "KAV_SLURM_CGROUP '$KAV_CG' has . or .. in it" ;;
 		esac
 	else
+		# A slurmd built with --enable-multiple-slurmd (Debian's) names
+		# its scope <nodename>_slurmstepd.scope.
 		_sl=$KAV_CGROUP_ROOT/system.slice
 		KAV_CG=$_sl/slurmstepd.scope/job_$KAV_JOB
-		if [ -n "$KAV_NODE" ] &&
-			[ -d "$_sl/${KAV_NODE}_slurmstepd.scope/job_$KAV_JOB" ]; then
+		if [ -n "$KAV_NODE" ] && [ ! -d "$KAV_CG" ] &&
+			[ -d "$_sl/${KAV_NODE}_slurmstepd.scope" ]; then
 			KAV_CG=$_sl/${KAV_NODE}_slurmstepd.scope/job_$KAV_JOB
 		fi
 	fi

@@ -1,0 +1,27 @@
+# The real-Slurm test (Documentation/slurm.rst, "How it is tested"): a
+# program for tests/vm/check.sh, run in the guests of make vmtest, which
+# mounts the host's root file system over 9p (run-vm.sh KAV_VM_VIRTFS=1)
+# and runs Debian's slurmctld and slurmd in it. Its files in the guest's
+# /tests: the chrooted test script, the job's program and, per kernel,
+# the 9p modules (tests/slurm/kmods.sh).
+
+SLURM_TEST_DIR  := $(BUILD)/slurm
+SLURM_VM_BIN    := $(CURDIR)/tests/slurm/kav_slurm_vm
+SLURM_JOB_BIN   := $(SLURM_TEST_DIR)/kav_slurm_job
+# Recursively expanded: the tars exist once slurm-deps has run.
+SLURM_GUEST_FILES = $(CURDIR)/tests/slurm/kav-slurm-vm-guest.sh $(SLURM_JOB_BIN) \
+		    $(wildcard $(SLURM_TEST_DIR)/kav-slurm-kmods-*.tar)
+
+.PHONY: slurm-deps slurm-vmtest
+$(SLURM_JOB_BIN): tests/slurm/kav_slurm_job.c lib/libkav.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KAV_CFLAGS) $< -o $@ lib/libkav.a
+
+# The modules of the kernels make vmtest boots (cheap: modinfo, xz -d).
+slurm-deps: $(SLURM_JOB_BIN)
+	tests/slurm/kmods.sh $(SLURM_TEST_DIR) $$(tests/vm/kernels.sh)
+
+# Just this test, on Debian's kernels (make vmtest runs it too).
+slurm-vmtest: slurm-deps tools
+	KAV_VM_VIRTFS=1 KAV_EXTRA_FILES="$(SLURM_GUEST_FILES)" tests/vm/check.sh \
+		--kernels "$${KAV_KERNELS:-6.1 6.12}" --selftests "$(SLURM_VM_BIN)"
