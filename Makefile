@@ -45,6 +45,7 @@ include tests/selftests/selftests.mk
 include bench/bench.mk
 include tests/fuzz/fuzz.mk
 include tests/hook/hook.mk
+include tests/slurm/slurm.mk
 include Documentation/examples/examples.mk
 
 deps:
@@ -87,11 +88,13 @@ lint:
 #
 # The hook's guests (fabtests, MPICH) go after the early programs, with
 # their files in /tests (on the debug kernels too: KASAN under MPICH).
-VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(EXAMPLE_TEST) $(HOOK_GUEST_BINS) $(BENCH_BIN) \
+# The real-Slurm test (tests/slurm) mounts the host's / over 9p
+# (KAV_VM_VIRTFS=1); it skips itself on the debug kernels.
+VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(EXAMPLE_TEST) $(HOOK_GUEST_BINS) $(SLURM_VM_BIN) $(BENCH_BIN) \
 	       $(SELFTEST_LATE_BINS) $(FUZZ_BIN)
 
-vmtest: selftests tools hook-deps examples $(BENCH_BIN) $(FUZZ_BIN)
-	KAV_EXTRA_FILES="$(HOOK_GUEST_FILES) $(EXAMPLE_BINS)" tests/vm/check.sh \
+vmtest: selftests tools hook-deps slurm-deps examples $(BENCH_BIN) $(FUZZ_BIN)
+	KAV_VM_VIRTFS=1 KAV_EXTRA_FILES="$(HOOK_GUEST_FILES) $(EXAMPLE_BINS) $(SLURM_GUEST_FILES)" tests/vm/check.sh \
 		--selftests "$(VMTEST_BINS)" \
 		--race-tests "$(SELFTEST_RACE) $(notdir $(FUZZ_BIN))"
 

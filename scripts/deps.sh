@@ -19,6 +19,7 @@ PACKAGES=(
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev libfabric-dev libsmartcols-dev
 	libfabric-bin		# fi_info: the hook is listed (make pkgcheck)
 	netbase			# /etc/services: fabtests' fi_av_test in the guest
+	slurmctld slurmd slurm-client munge	# tests/slurm: a real Slurm in the VM
 	sparse pkg-config gcc make
 	# the debug kernel (tests/vm/debug-kernel.sh) builds from linux-source
 	bc bison flex libelf-dev libssl-dev python3 perl
