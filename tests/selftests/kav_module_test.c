@@ -5,7 +5,9 @@
  * module is loaded again afterwards (from $KAV_MODULE) for later tests.
  */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
 #include "kav_nl_util.h"
@@ -116,6 +118,120 @@ TEST(allow_keyless_off_by_default)
 	ASSERT_EQ(1, read(fd, &v, 1));
 	close(fd);
 	EXPECT_EQ('N', v);
+}
+
+/* Does the file at @path contain the bytes of @what (with its NUL)? */
+static bool file_has(const char *path, const char *what, bool nul)
+{
+	size_t n = strlen(what) + nul, len = 0;
+	char *buf = NULL;
+	bool found = false;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return false;
+	if (!fseek(f, 0, SEEK_END) && ftell(f) > 0) {
+		len = (size_t)ftell(f);
+		buf = malloc(len);
+		rewind(f);
+		if (buf && fread(buf, 1, len, f) == len)
+			found = memmem(buf, len, what, n) != NULL;
+	}
+	free(buf);
+	fclose(f);
+	return found;
+}
+
+#define MODPROBE_LOG	"/tmp/kav-modprobe.log"
+
+/*
+ * The kernel's modprobe for this test: logs what it is asked for and
+ * loads kav.ko for kav's aliases only, as modprobe would from
+ * modules.alias after depmod.
+ */
+static int install_fake_modprobe(char *old, size_t len)
+{
+	static const char script[] =
+		"#!/bin/sh\n"
+		"echo \"$*\" >> " MODPROBE_LOG "\n"
+		"case \"$*\" in\n"
+		"*net-pf-16-proto-16-family-kav*|*char-major-10-249*)\n"
+		"\texec insmod \"${KAV_MODULE:-/kav.ko}\";;\n"
+		"esac\n"
+		"exit 1\n";
+	int fd = open("/proc/sys/kernel/modprobe", O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, old, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	old[n] = '\0';
+	old[strcspn(old, "\n")] = '\0';
+	unlink(MODPROBE_LOG);
+	mkdir("/tmp", 01777);
+	fd = open("/tmp/kav-modprobe", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		  0755);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, script, sizeof(script) - 1);
+	close(fd);
+	if (n != (ssize_t)sizeof(script) - 1)
+		return -EIO;
+	return kav_write_path("/proc/sys/kernel/modprobe", "/tmp/kav-modprobe");
+}
+
+/*
+ * kav loads on demand: its first netlink request (the genl family alias)
+ * and the first open of /dev/kav (misc minor 249, devname alias) each
+ * load it through the kernel's modprobe.
+ */
+TEST(loads_on_demand_by_its_aliases)
+{
+	const char *ko = getenv("KAV_MODULE") ?: "/kav.ko";
+	char old[256];
+	struct kav_nl nl;
+	struct stat st;
+	int fd;
+
+	EXPECT_TRUE(file_has(ko, "alias=net-pf-16-proto-16-family-kav", true));
+	EXPECT_TRUE(file_has(ko, "alias=char-major-10-249", true));
+	EXPECT_TRUE(file_has(ko, "alias=devname:kav", true));
+	ASSERT_EQ(0, kav_wait_for_device());
+	ASSERT_EQ(0, stat(kav_test_device(), &st));
+	EXPECT_EQ(10, major(st.st_rdev));
+	EXPECT_EQ(249, minor(st.st_rdev));
+
+	ASSERT_EQ(0, install_fake_modprobe(old, sizeof(old)));
+	/* The family: resolving "kav" loads the module. */
+	ASSERT_EQ(0, kav_module_unload());
+	EXPECT_EQ(0, kav_nl_open(&nl)) {
+		TH_LOG("resolving the genl family did not load kav");
+	}
+	kav_nl_close(&nl);
+	/* The device node: opening 10:249 loads the module. */
+	ASSERT_EQ(0, kav_module_unload());
+	unlink("/tmp/kav-node");
+	ASSERT_EQ(0, mknod("/tmp/kav-node", S_IFCHR | 0600, makedev(10, 249)));
+	fd = open("/tmp/kav-node", O_RDWR | O_CLOEXEC);
+	EXPECT_LE(0, fd) {
+		TH_LOG("opening 10:249 did not load kav: %s", strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink("/tmp/kav-node");
+	/* Asked for by those names, as modprobe finds them in modules.alias. */
+	EXPECT_TRUE(file_has(MODPROBE_LOG, "net-pf-16-proto-16-family-kav",
+			     false));
+	EXPECT_TRUE(file_has(MODPROBE_LOG, "char-major-10-249", false));
+	ASSERT_EQ(0, kav_write_path("/proc/sys/kernel/modprobe", old));
+	/* Loaded either way, for the tests after this one. */
+	fd = kav_module_load();
+	if (fd && fd != -EEXIST)
+		TH_LOG("reload: %s", strerror(-fd));
+	ASSERT_EQ(0, kav_wait_for_device());
 }
 
 TEST_HARNESS_MAIN
