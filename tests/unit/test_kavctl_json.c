@@ -81,7 +81,6 @@ static void test_escape(void **state)
 
 static void write_doc(struct kc_json *j)
 {
-	kc_json_open_array(j);
 	kc_json_open_object(j);
 	kc_json_kv_u64(j, "id", 1);
 	kc_json_kv_string(j, "name", "a\"b");
@@ -91,23 +90,18 @@ static void write_doc(struct kc_json *j)
 	kc_json_close_object(j);
 	kc_json_kv_bool(j, "revoked", false);
 	kc_json_kv_null(j, "vni");
-	kc_json_key(j, "list");
-	kc_json_open_array(j);
+	kc_json_key(j, "max");
 	kc_json_u64(j, 18446744073709551615ULL);
+	kc_json_key(j, "neg");
 	kc_json_i64(j, -5);
+	kc_json_key(j, "t");
 	kc_json_bool(j, true);
+	kc_json_key(j, "s");
 	kc_json_string(j, NULL);
-	kc_json_close_array(j);
-	kc_json_key(j, "empty_a");
-	kc_json_open_array(j);
-	kc_json_close_array(j);
 	kc_json_key(j, "empty_o");
 	kc_json_open_object(j);
 	kc_json_close_object(j);
 	kc_json_close_object(j);
-	kc_json_open_object(j);
-	kc_json_close_object(j);
-	kc_json_close_array(j);
 	kc_json_end(j);
 }
 
@@ -121,12 +115,13 @@ static void test_compact(void **state)
 	kc_json_init(&j, s.f, false);
 	write_doc(&j);
 	sink_expect(&s,
-		    "[{\"id\":1,\"name\":\"a\\\"b\",\"sel\":{\"type\":\"uid\"},"
+		    "{\"id\":1,\"name\":\"a\\\"b\",\"sel\":{\"type\":\"uid\"},"
 		    "\"revoked\":false,\"vni\":null,"
-		    "\"list\":[18446744073709551615,-5,true,null],"
-		    "\"empty_a\":[],\"empty_o\":{}},{}]\n");
+		    "\"max\":18446744073709551615,\"neg\":-5,\"t\":true,"
+		    "\"s\":null,\"empty_o\":{}}\n");
 }
 
+/* monitor -p: each event indented. */
 static void test_pretty(void **state)
 {
 	struct kc_json j;
@@ -137,26 +132,20 @@ static void test_pretty(void **state)
 	kc_json_init(&j, s.f, true);
 	write_doc(&j);
 	sink_expect(&s,
-		    "[\n"
-		    "  {\n"
-		    "    \"id\": 1,\n"
-		    "    \"name\": \"a\\\"b\",\n"
-		    "    \"sel\": {\n"
-		    "      \"type\": \"uid\"\n"
-		    "    },\n"
-		    "    \"revoked\": false,\n"
-		    "    \"vni\": null,\n"
-		    "    \"list\": [\n"
-		    "      18446744073709551615,\n"
-		    "      -5,\n"
-		    "      true,\n"
-		    "      null\n"
-		    "    ],\n"
-		    "    \"empty_a\": [],\n"
-		    "    \"empty_o\": {}\n"
+		    "{\n"
+		    "  \"id\": 1,\n"
+		    "  \"name\": \"a\\\"b\",\n"
+		    "  \"sel\": {\n"
+		    "    \"type\": \"uid\"\n"
 		    "  },\n"
-		    "  {}\n"
-		    "]\n");
+		    "  \"revoked\": false,\n"
+		    "  \"vni\": null,\n"
+		    "  \"max\": 18446744073709551615,\n"
+		    "  \"neg\": -5,\n"
+		    "  \"t\": true,\n"
+		    "  \"s\": null,\n"
+		    "  \"empty_o\": {}\n"
+		    "}\n");
 }
 
 /* monitor -j: one document per line. */

@@ -144,10 +144,4 @@ int kc_stats(const struct kc_cmd *cmd);
 int kc_monitor(const struct kc_cmd *cmd);
 int kc_whoami(const struct kc_cmd *cmd);
 
-/*
- * Writes a finished JSON document (kept in memory until the command
- * succeeded, so that a failure never leaves half a document) to stdout.
- */
-int kc_flush_output(const char *buf, size_t len);
-
 #endif /* KAVCTL_H */

@@ -33,15 +33,6 @@ void kc_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int kc_flush_output(const char *buf, size_t len)
-{
-	if (len && fwrite(buf, 1, len, stdout) != len) {
-		kc_err("cannot write output: %s", strerror(errno));
-		return KC_EXIT_FAIL;
-	}
-	return KC_EXIT_OK;
-}
-
 /* Does @word name @c? Its name or JSON key, any case, '-' or '_'. */
 static bool col_is(const struct kc_column *c, const char *word, size_t len)
 {
