@@ -787,6 +787,12 @@ static void test_output_options(void **state)
 	cmd_err("-x grant list", "unknown option '-x'");
 	/* After the object, "-1" is a value, not an option. */
 	cmd_err("av pin -1", "invalid AV id '-1'");
+	/* After "--", "-n" is a value too. */
+	c = cmd_ok("grant add vni 1 uid 1 -j -- tag -n");
+	assert_true(c->json);
+	assert_false(c->noheadings);
+	assert_string_equal(c->grant.tag, "-n");
+	cmd_err("grant add vni 1 uid 1 tag -n", "'tag' needs a value");
 }
 
 int main(void)

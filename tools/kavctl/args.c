@@ -957,7 +957,7 @@ static int parse_leading(int argc, char **argv, int *i, struct kc_cmd *cmd,
 int kc_parse_argv(int argc, char **argv, struct kc_cmd *cmd,
 		  char *err, size_t errlen)
 {
-	bool help = false, version = false;
+	bool help = false, version = false, words_only = false;
 	char **rest;
 	const char *obj;
 	int i = 1, n = 0, j, ret, o;
@@ -1003,7 +1003,12 @@ int kc_parse_argv(int argc, char **argv, struct kc_cmd *cmd,
 		bool used;
 		int k;
 
-		if (n == 0 && strcmp(a, "help") == 0) {
+		if (!words_only && strcmp(a, "--") == 0) {
+			/* The rest are words, even "-x": "... -- tag -x". */
+			words_only = true;
+		} else if (words_only) {
+			rest[n++] = argv[j];
+		} else if (n == 0 && strcmp(a, "help") == 0) {
 			help = true;
 		} else if (a[0] == '-' && a[1] == '-' && a[2]) {
 			/* A long option; --json etc. */
