@@ -17,6 +17,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static cpio kmod xz-utils
 	zstd			# unpacks the 6.12 vmlinux for fast boots
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev libfabric-dev libsmartcols-dev
+	bash-completion		# tests/unit/test_kavctl_completion.sh
 	libfabric-bin		# fi_info: the hook is listed (make pkgcheck)
 	netbase			# /etc/services: fabtests' fi_av_test in the guest
 	slurmctld slurmd slurm-client munge	# tests/slurm: a real Slurm in the VM

@@ -9,8 +9,8 @@
 #                         build tree tested (6.1, 6.12) in build/lint/
 #   cppcheck              lib/, prov/, tools/ and bench/ (suppressions: cppcheck.suppress)
 #   clang-tidy            lib/, prov/, tools/ and bench/ (checks: clang-tidy.yaml)
-#   ShellCheck            tools/slurm, scripts, tests/{pkg,vm,lint}, bench/run.sh,
-#                         Documentation/examples
+#   ShellCheck            tools/slurm, scripts, tests/{pkg,vm,lint,unit}, bench/run.sh,
+#                         Documentation/examples, kavctl's bash completion
 #   man --warnings=w      every man page, Documentation/*.[1-8], as man(1)
 #                         renders it at 80 columns; an alias page (".so
 #                         manN/X.N" alone) must name a page there that
@@ -172,7 +172,8 @@ run_shellcheck() {
 	command -v shellcheck >/dev/null || { report shellcheck "shellcheck not installed (scripts/deps.sh)"; return; }
 	for f in "$REPO"/tools/slurm/* "$REPO"/scripts/*.sh "$REPO"/tests/pkg/*.sh \
 		 "$REPO"/tests/vm/*.sh "$REPO"/tests/lint/*.sh "$REPO"/bench/run.sh \
-		 "$REPO"/tests/hook/*.sh "$REPO"/Documentation/examples/*.sh; do
+		 "$REPO"/tests/hook/*.sh "$REPO"/Documentation/examples/*.sh \
+		 "$REPO"/tools/kavctl/kavctl.bash-completion "$REPO"/tests/unit/*.sh; do
 		[[ -f $f ]] && files+=("${f#"$REPO"/}")
 	done
 	out=$(cd "$REPO" && shellcheck -x --severity=warning "${files[@]}" 2>&1 || true)

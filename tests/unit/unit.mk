@@ -14,7 +14,8 @@ UNIT_TESTS    := test_addr test_expand test_table test_domain test_av \
 		 test_eq test_av_set test_peer test_diag \
 		 test_kavctl_args test_kavctl_json test_kavctl_attrs test_kavctl_conf \
 		 test_fuzz_prog test_hook_vec
-UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS))
+UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS)) \
+		 $(UNIT_DIR)/test_kavctl_completion
 UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		 -fno-omit-frame-pointer
 UNIT_CFLAGS   := -O1 -g $(UNIT_SAN) -DKAV_TESTING -Ilib -Itests/unit
@@ -89,6 +90,14 @@ $(UNIT_DIR)/test_kavctl_attrs: UNIT_LIBS += $(UNIT_NL_LIBS) $(UNIT_SCOLS_LIBS)
 # test_kavctl_conf: the grants.d files of kavctl apply (conf.c, args.c).
 $(UNIT_DIR)/test_kavctl_conf.o: $(UNIT_KAVCTL_HDRS)
 $(UNIT_DIR)/test_kavctl_conf: $(patsubst %,$(UNIT_DIR)/kavctl/%.o,conf args)
+
+# kavctl's bash completion, with bash-completion and the kavctl of make
+# tools (for -o's columns): a script run like the test programs.
+$(UNIT_DIR)/test_kavctl_completion: tests/unit/test_kavctl_completion.sh \
+		tools/kavctl/kavctl.bash-completion $(KAVCTL)
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec bash "%s/$<" "%s"\n' "$(CURDIR)" "$(CURDIR)" > $@
+	chmod +x $@
 
 # kav_fuzzer's program model (tests/fuzz): generation, mutation, files.
 $(UNIT_DIR)/fuzz/fz_prog.o: tests/fuzz/fz_prog.c tests/fuzz/kav_fuzzer.h \

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#
+# test_kavctl_completion REPO: tools/kavctl/kavctl.bash-completion, as
+# bash completes "kavctl ..." with Debian's bash-completion: objects,
+# prefixes, commands, keywords, user names, and -o's column names (asked
+# from REPO/tools/kavctl/kavctl, which must be built: make tools). No
+# kernel is needed. Prints one line per case; exit status 1 on a failure.
+set -u
+REPO=${1:?usage: test_kavctl_completion.sh REPO}
+BC=/usr/share/bash-completion/bash_completion
+[[ -r $BC ]] || { echo "FAIL: $BC missing (scripts/deps.sh: bash-completion)"; exit 1; }
+[[ -x $REPO/tools/kavctl/kavctl ]] || { echo "FAIL: $REPO/tools/kavctl/kavctl not built (make tools)"; exit 1; }
+# shellcheck source=/dev/null
+source "$BC"
+# shellcheck source=tools/kavctl/kavctl.bash-completion
+source "$REPO/tools/kavctl/kavctl.bash-completion"
+PATH=$REPO/tools/kavctl:$PATH
+
+fails=0
+# expect "WANT" WORD...: completing the words (the last one is being
+# typed) gives exactly WANT (the candidates, space-separated, sorted).
+expect() {
+	local want=$1 got
+	shift
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="$*"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_kavctl kavctl
+	got=$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ')
+	got=${got% }
+	want=$(printf '%s\n' "$want" | tr ' ' '\n' | sort | tr '\n' ' ')
+	want=${want% }
+	if [[ $got == "$want" ]]; then
+		echo "ok: [$*]"
+	else
+		echo "FAIL: [$*]: got '$got', want '$want'"
+		fails=$((fails + 1))
+	fi
+}
+
+expect "grant" kavctl g
+expect "av apply" kavctl a
+expect "whoami" kavctl w
+expect "add set del show list" kavctl grant ""
+expect "set show" kavctl gr s
+expect "vni uid user gid group cgroup cgroup-id netns netns-pid max-entries max-avs tag" \
+	kavctl grant add vni 5 ""
+expect "max-entries max-avs" kavctl grant add vni 5 uid 1 max
+expect "root" kavctl grant add vni 5 user roo
+expect "vni tag" kavctl grant list ""
+expect "max-entries max-avs tag" kavctl grant set 3 ""
+expect "list show pin unpin" kavctl av ""
+expect "tag" kavctl av pin 3 ""
+expect "+TAG" kavctl grant list -o +T
+expect "ID,SELECTOR ID,SEL-TYPE ID,SEL-ID ID,SEL-NAME" kavctl grant list -o ID,S
+expect "DENY-MODE" kavctl stats -o DENY-M
+expect "KEY" kavctl av show 3 -o K
+expect "PID PINNED" kavctl av list -o PI
+expect "PINNED" kavctl av list -o PIN
+expect "show" kavctl grants sh
+expect "vni tag" kavctl gr l ""
+expect "SEL-TYPE SEL-ID SEL-NAME" kavctl whoami -o SEL-
+expect "--output" kavctl --o
+expect "--dry-run --dir" kavctl apply --d
+expect "" kavctl grant add vni ""
+
+if ((fails)); then
+	echo "test_kavctl_completion: $fails failed"
+	exit 1
+fi
+echo "test_kavctl_completion: all passed"
