@@ -173,7 +173,8 @@ run_shellcheck() {
 	for f in "$REPO"/tools/slurm/* "$REPO"/scripts/*.sh "$REPO"/tests/pkg/*.sh \
 		 "$REPO"/tests/vm/*.sh "$REPO"/tests/lint/*.sh "$REPO"/bench/run.sh \
 		 "$REPO"/tests/hook/*.sh "$REPO"/Documentation/examples/*.sh \
-		 "$REPO"/tools/kavctl/kavctl.bash-completion "$REPO"/tests/unit/*.sh; do
+		 "$REPO"/tools/kavctl/kavctl.bash-completion "$REPO"/tests/unit/*.sh \
+		 "$REPO"/tests/slurm/*.sh "$REPO"/tests/slurm/kav_slurm_vm; do
 		[[ -f $f ]] && files+=("${f#"$REPO"/}")
 	done
 	out=$(cd "$REPO" && shellcheck -x --severity=warning "${files[@]}" 2>&1 || true)
