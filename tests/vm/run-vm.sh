@@ -159,7 +159,7 @@ main() {
 	grep -qs '^CONFIG_ACPI=y' "$config" || smp=2,sockets=2,cores=1,threads=1
 	local -a virtfs=()
 	[[ ${KAV_VM_VIRTFS:-0} != 1 ]] ||
-		virtfs=(-virtfs local,path=/,mount_tag=kavroot,security_model=none,readonly=on,multidevs=remap)
+		virtfs=(-virtfs "local,path=/,mount_tag=kavroot,security_model=none,readonly=on,multidevs=remap")
 	timeout -k 10 "$timeout" "$QEMU" \
 		-accel tcg -m "${KAV_VM_MEM:-3G}" -smp "$smp" \
 		-nographic -no-reboot -display none -monitor none -nic none \

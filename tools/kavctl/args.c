@@ -1003,11 +1003,13 @@ int kc_parse_argv(int argc, char **argv, struct kc_cmd *cmd,
 		bool used;
 		int k;
 
-		if (!words_only && strcmp(a, "--") == 0) {
+		if (words_only) {
+			rest[n++] = argv[j];
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
 			/* The rest are words, even "-x": "... -- tag -x". */
 			words_only = true;
-		} else if (words_only) {
-			rest[n++] = argv[j];
 		} else if (n == 0 && strcmp(a, "help") == 0) {
 			help = true;
 		} else if (a[0] == '-' && a[1] == '-' && a[2]) {

@@ -148,7 +148,7 @@ static int netns_cookie(const char *path, uint64_t *cookie, char *err,
 	pid = fork();
 	if (pid == 0) {
 		socklen_t len = sizeof(c);
-		int s = -1, r[2] = { 0, 0 };
+		int s, r[2] = { 0, 0 };
 
 		close(pfd[0]);
 		if (setns(fd, CLONE_NEWNET))
