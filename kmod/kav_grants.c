@@ -301,26 +301,6 @@ int kav_grants_walk(int (*fn)(const struct kav_grant *g, void *arg),
 	return ret;
 }
 
-/* Call @fn for each grant that matches @id, in id order. */
-int kav_grants_walk_matching(const struct kav_identity *id,
-			     int (*fn)(const struct kav_grant *g, void *arg),
-			     void *arg)
-{
-	struct kav_grant *g;
-	int ret = 0;
-
-	mutex_lock(&kav_grants_lock);
-	list_for_each_entry(g, &kav_grants, node) {
-		if (!kav_grant_matches(g, id))
-			continue;
-		ret = fn(g, arg);
-		if (ret)
-			break;
-	}
-	mutex_unlock(&kav_grants_lock);
-	return ret;
-}
-
 u64 kav_grants_count(void)
 {
 	struct kav_grant *g;

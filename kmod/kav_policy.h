@@ -83,9 +83,6 @@ struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated);
 struct kav_grant *kav_grant_set(u32 id, const struct kav_grant_change *c);
 struct kav_grant *kav_grant_lookup(u32 id);
 unsigned int kav_grants_generation(void);
-int kav_grants_walk_matching(const struct kav_identity *id,
-			     int (*fn)(const struct kav_grant *g, void *arg),
-			     void *arg);
 struct kav_grant *kav_grant_revoke(u32 id, void (*revoke_users)(struct kav_grant *));
 int kav_grants_walk(int (*fn)(const struct kav_grant *g, void *arg),
 		    void *arg, u32 *pos);

@@ -19,6 +19,7 @@
 #define KAV_GRANT_INFO_SIZE_VER0	112
 
 struct kav_whoami_fill {
+	const struct kav_identity *id;	/* whose grants */
 	struct kav_grant_info *out;
 	u32 room;			/* elements in @out */
 	u32 nr;				/* matching grants seen */
@@ -58,6 +59,8 @@ static int kav_whoami_one(const struct kav_grant *g, void *arg)
 {
 	struct kav_whoami_fill *f = arg;
 
+	if (!kav_grant_matches(g, f->id))
+		return 0;
 	if (f->nr < f->room)
 		kav_whoami_grant(g, &f->out[f->nr], f->ns);
 	f->nr++;
@@ -73,11 +76,15 @@ static int kav_whoami_collect(const struct kav_identity *id, u32 max,
 			      struct kav_whoami_fill *f)
 {
 	int tries;
+	u32 pos;
 
+	f->id = id;
 	f->ns = current_user_ns();
 	f->room = 0;
 	f->out = NULL;
-	kav_grants_walk_matching(id, kav_whoami_one, f);
+	f->nr = 0;
+	pos = 0;
+	kav_grants_walk(kav_whoami_one, f, &pos);
 	for (tries = 0; tries < 4 && max; tries++) {
 		kfree(f->out);
 		f->room = min(f->nr, max);
@@ -85,7 +92,8 @@ static int kav_whoami_collect(const struct kav_identity *id, u32 max,
 		if (f->room && !f->out)
 			return -ENOMEM;
 		f->nr = 0;
-		kav_grants_walk_matching(id, kav_whoami_one, f);
+		pos = 0;
+		kav_grants_walk(kav_whoami_one, f, &pos);
 		if (f->nr <= f->room || f->room == max)
 			break;
 	}
