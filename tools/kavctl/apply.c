@@ -19,97 +19,17 @@
  * nothing changed), 2 (module not loaded), 3 (the kernel refused an
  * action: the others are still made), 4 (no CAP_NET_ADMIN).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "attrs.h"
 #include "conf.h"
+#include "grant.h"
 #include "nl.h"
 
-struct live_grant {
-	uint32_t id;
-	uint32_t vni;
-	uint32_t sel_type;
-	uint32_t sel_id;
-	uint64_t cgroup_id;
-	uint64_t netns_cookie;
-	uint64_t limit_entries;
-	uint32_t limit_avs;
-	char tag[KAV_TAG_MAX + 1];
-	bool matched;
-};
-
-struct live {
-	struct live_grant *g;
-	size_t n, cap;
-	bool oom;
-};
-
-static int on_live_grant(uint8_t cmd, struct nlattr **tb, void *arg)
-{
-	struct live *l = arg;
-	struct live_grant *g;
-	const char *tag;
-
-	(void)cmd;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct live_grant *v = realloc(l->g, cap * sizeof(*v));
-
-		if (!v) {
-			l->oom = true;
-			kc_err("apply: out of memory");
-			return -1;
-		}
-		l->g = v;
-		l->cap = cap;
-	}
-	g = &l->g[l->n];
-	memset(g, 0, sizeof(*g));
-	if (!kc_get_u32(tb, KAV_A_GRANT_ID, &g->id))
-		return 0;
-	kc_get_u32(tb, KAV_A_VNI, &g->vni);
-	kc_get_u32(tb, KAV_A_SEL_TYPE, &g->sel_type);
-	kc_get_u32(tb, KAV_A_SEL_ID, &g->sel_id);
-	kc_get_u64(tb, KAV_A_SEL_CGROUP_ID, &g->cgroup_id);
-	kc_get_u64(tb, KAV_A_SEL_NETNS_COOKIE, &g->netns_cookie);
-	kc_get_u64(tb, KAV_A_LIMIT_ENTRIES, &g->limit_entries);
-	kc_get_u32(tb, KAV_A_LIMIT_AVS, &g->limit_avs);
-	tag = tb[KAV_A_TAG] ? nla_data(tb[KAV_A_TAG]) : NULL;
-	if (tag && nla_len(tb[KAV_A_TAG]) > 0)
-		snprintf(g->tag, sizeof(g->tag), "%.*s",
-			 (int)strnlen(tag, (size_t)nla_len(tb[KAV_A_TAG])),
-			 tag);
-	l->n++;
-	return 0;
-}
-
-/* Dumps the live grants into @l; 0 or an exit code (said). */
-static int dump_live(struct kc_nl *nl, struct live *l)
-{
-	int tries;
-
-	for (tries = 0; tries < 10; tries++) {
-		l->n = 0;
-		if (!kc_nl_request(nl, kc_nl_msg(nl, KAV_GENL_CMD_GRANT_GET,
-						 NLM_F_DUMP),
-				   on_live_grant, l))
-			return 0;
-		/* The list changed while it was dumped: again. */
-		if (nl->nl_error != NLE_DUMP_INTR)
-			return kc_nl_report(nl);
-	}
-	kc_err("apply: the grants kept changing while they were listed");
-	return KC_EXIT_FAIL;
-}
-
 static bool same_grant(const struct kc_conf_grant *c,
-		       const struct live_grant *g)
+		       const struct kc_grant *g)
 {
 	if (c->spec.vni != g->vni || c->spec.sel.type != g->sel_type ||
 	    strcmp(c->tag, g->tag) != 0)
@@ -137,7 +57,7 @@ static uint32_t want_avs(const struct kc_conf_grant *c)
 	return c->spec.has_max_avs ? c->spec.max_avs : 0;
 }
 
-static void describe_live(const struct live_grant *g, char *buf, size_t len)
+static void describe_live(const struct kc_grant *g, char *buf, size_t len)
 {
 	static const char *const sel[] = {
 		[KAV_SEL_UID] = "uid", [KAV_SEL_GID] = "gid",
@@ -175,132 +95,34 @@ static void limits_text(uint64_t e, uint32_t a, char *buf, size_t len)
 	snprintf(buf, len, "max-entries %s, max-avs %s", es, as);
 }
 
-struct reply {
-	bool has_id;
-	uint32_t id;
-	bool updated;
-};
-
-static int on_reply(uint8_t cmd, struct nlattr **tb, void *arg)
+/*
+ * The messages of the requests about line @c (or grant @id) start with
+ * "apply: FILE:LINE: grant ID"; @buf holds that prefix.
+ */
+static void say_what(struct kc_nl *nl, const struct kc_conf_grant *c,
+		     uint32_t id, char *buf, size_t len)
 {
-	struct reply *r = arg;
-
-	(void)cmd;
-	if (kc_get_u32(tb, KAV_A_GRANT_ID, &r->id))
-		r->has_id = true;
-	if (tb[KAV_A_GRANT_UPDATED])
-		r->updated = true;
-	return 0;
-}
-
-/* Says why the kernel refused line @c's (or grant @id's) request. */
-static int report(struct kc_nl *nl, const struct kc_conf_grant *c,
-		  uint32_t id)
-{
-	const char *what = nl->what;
-	char buf[KC_NAME_MAX + 64];
-	int ret;
-
 	if (c && id)
-		snprintf(buf, sizeof(buf), "apply: %s:%u: grant %u", c->file,
-			 c->line, id);
+		snprintf(buf, len, "apply: %s:%u: grant %u", c->file, c->line,
+			 id);
 	else if (c)
-		snprintf(buf, sizeof(buf), "apply: %s:%u", c->file, c->line);
+		snprintf(buf, len, "apply: %s:%u", c->file, c->line);
 	else
-		snprintf(buf, sizeof(buf), "apply: grant %u", id);
+		snprintf(buf, len, "apply: grant %u", id);
 	nl->what = buf;
-	ret = kc_nl_report(nl);
-	nl->what = what;
-	return ret;
 }
 
-/* GRANT_ADD of line @c; 0 or an exit code (said). */
-static int do_add(struct kc_nl *nl, const struct kc_conf_grant *c,
-		  struct reply *r)
+/* Line @c as a GRANT_ADD: its tag, and its limits other than 0 (none). */
+static void line_spec(const struct kc_conf_grant *c,
+		      struct kc_grant_spec *spec)
 {
-	const struct kc_selector *s = &c->spec.sel;
-	struct nl_msg *msg;
-	int fd = -1, ret = 0, put;
-
-	if (s->type == KAV_SEL_NETNS) {
-		fd = open(s->netns_path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			kc_err("%s:%u: netns %s: %s", c->file, c->line,
-			       s->netns_path, strerror(errno));
-			return KC_EXIT_FAIL;
-		}
-	}
-	msg = kc_nl_msg(nl, KAV_GENL_CMD_GRANT_ADD, 0);
-	put = !msg || nla_put_u32(msg, KAV_A_VNI, c->spec.vni) ||
-	      nla_put_u32(msg, KAV_A_SEL_TYPE, s->type);
-	if (!put) {
-		switch (s->type) {
-		case KAV_SEL_UID:
-		case KAV_SEL_GID:
-			put = nla_put_u32(msg, KAV_A_SEL_ID, s->id);
-			break;
-		case KAV_SEL_CGROUP:
-			put = nla_put_string(msg, KAV_A_SEL_CGROUP_PATH,
-					     s->cgroup_path);
-			break;
-		case KAV_SEL_NETNS:
-			put = nla_put_u32(msg, KAV_A_SEL_NETNS_FD,
-					  (uint32_t)fd);
-			break;
-		}
-	}
-	if (!put && want_entries(c))
-		put = nla_put_u64(msg, KAV_A_LIMIT_ENTRIES, want_entries(c));
-	if (!put && want_avs(c))
-		put = nla_put_u32(msg, KAV_A_LIMIT_AVS, want_avs(c));
-	if (!put)
-		put = nla_put_string(msg, KAV_A_TAG, c->tag);
-	if (put) {
-		nlmsg_free(msg);
-		kc_err("apply: out of memory");
-		ret = KC_EXIT_FAIL;
-	} else if (kc_nl_request(nl, msg, on_reply, r)) {
-		ret = report(nl, c, 0);
-	}
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
-/* GRANT_SET of grant @id's limits to line @c's; 0 or an exit code. */
-static int do_set(struct kc_nl *nl, const struct kc_conf_grant *c,
-		  uint32_t id)
-{
-	struct nl_msg *msg = kc_nl_msg(nl, KAV_GENL_CMD_GRANT_SET, 0);
-
-	if (!msg || nla_put_u32(msg, KAV_A_GRANT_ID, id) ||
-	    nla_put_u64(msg, KAV_A_LIMIT_ENTRIES, want_entries(c)) ||
-	    nla_put_u32(msg, KAV_A_LIMIT_AVS, want_avs(c))) {
-		nlmsg_free(msg);
-		kc_err("apply: out of memory");
-		return KC_EXIT_FAIL;
-	}
-	if (kc_nl_request(nl, msg, NULL, NULL))
-		return report(nl, c, id);
-	return 0;
-}
-
-static int do_del(struct kc_nl *nl, uint32_t id)
-{
-	struct nl_msg *msg = kc_nl_msg(nl, KAV_GENL_CMD_GRANT_DEL, 0);
-
-	if (!msg || nla_put_u32(msg, KAV_A_GRANT_ID, id)) {
-		nlmsg_free(msg);
-		kc_err("apply: out of memory");
-		return KC_EXIT_FAIL;
-	}
-	if (kc_nl_request(nl, msg, NULL, NULL)) {
-		/* Revoked by someone else meanwhile: what was wanted. */
-		if (nl->error == ENOENT)
-			return 0;
-		return report(nl, NULL, id);
-	}
-	return 0;
+	*spec = c->spec;
+	spec->max_entries = want_entries(c);
+	spec->has_max_entries = spec->max_entries != 0;
+	spec->max_avs = want_avs(c);
+	spec->has_max_avs = spec->max_avs != 0;
+	spec->has_tag = true;
+	snprintf(spec->tag, sizeof(spec->tag), "%s", c->tag);
 }
 
 static const char apply_usage[] =
@@ -359,11 +181,14 @@ static int parse_opts(int argc, char **argv, struct apply_opts *o)
 int kc_apply_main(int argc, char **argv)
 {
 	unsigned int n_add = 0, n_upd = 0, n_same = 0, n_prune = 0, n_fail = 0;
-	struct live live = { 0 };
+	struct kc_grant *live = NULL;
+	struct kc_grant_spec spec;
+	size_t n_live = 0;
+	bool *matched = NULL;
 	struct apply_opts o;
 	struct kc_conf conf;
 	struct kc_nl nl;
-	char desc[KC_PATH_MAX + 256], lim[2][96];
+	char desc[KC_PATH_MAX + 256], lim[2][96], what[KC_NAME_MAX + 64];
 	int ret, worst = 0;
 	size_t i, j;
 
@@ -396,24 +221,30 @@ int kc_apply_main(int argc, char **argv)
 		kc_conf_free(&conf);
 		return ret;
 	}
-	ret = dump_live(&nl, &live);
+	ret = kc_grants_dump(&nl, NULL, NULL, &live, &n_live);
 	if (ret)
 		goto out;
+	matched = calloc(n_live ? n_live : 1, sizeof(*matched));
+	if (!matched) {
+		kc_err("apply: out of memory");
+		ret = KC_EXIT_FAIL;
+		goto out;
+	}
 
 	/* 3. Lines: add, update or leave. */
 	for (i = 0; i < conf.n; i++) {
 		const struct kc_conf_grant *c = &conf.g[i];
-		struct live_grant *m = NULL;
+		const struct kc_grant *m = NULL;
 
-		for (j = 0; j < live.n; j++) {
-			if (!live.g[j].matched && same_grant(c, &live.g[j])) {
-				m = &live.g[j];
+		for (j = 0; j < n_live; j++) {
+			if (!matched[j] && same_grant(c, &live[j])) {
+				m = &live[j];
+				matched[j] = true;
 				break;
 			}
 		}
 		kc_conf_describe(c, desc, sizeof(desc));
-		if (m)
-			m->matched = true;
+		line_spec(c, &spec);
 		if (m && m->limit_entries == want_entries(c) &&
 		    m->limit_avs == want_avs(c)) {
 			printf("unchanged grant %u: %s (%s:%u)\n", m->id, desc,
@@ -424,7 +255,12 @@ int kc_apply_main(int argc, char **argv)
 				    sizeof(lim[0]));
 			limits_text(want_entries(c), want_avs(c), lim[1],
 				    sizeof(lim[1]));
-			if (!o.dry_run && (ret = do_set(&nl, c, m->id))) {
+			/* Both limits (0: none), not the tag: it matched. */
+			spec.has_max_entries = spec.has_max_avs = true;
+			spec.has_tag = false;
+			say_what(&nl, c, m->id, what, sizeof(what));
+			if (!o.dry_run &&
+			    (ret = kc_grant_change(&nl, m->id, &spec))) {
 				n_fail++;
 				worst = worst ? worst : ret;
 				continue;
@@ -438,38 +274,37 @@ int kc_apply_main(int argc, char **argv)
 			       c->line);
 			n_add++;
 		} else {
-			struct reply r = { 0 };
+			bool updated = false;
+			uint32_t id = 0;
 
-			ret = do_add(&nl, c, &r);
+			say_what(&nl, c, 0, what, sizeof(what));
+			ret = kc_grant_put(&nl, &spec, &id, &updated);
 			if (ret) {
 				n_fail++;
 				worst = worst ? worst : ret;
 				continue;
 			}
 			/* Made meanwhile by someone else: updated, not new. */
-			if (r.updated)
+			if (updated)
 				n_upd++;
 			else
 				n_add++;
-			if (r.has_id)
-				printf("%s grant %u: %s (%s:%u)\n",
-				       r.updated ? "updated" : "added", r.id,
-				       desc, c->file, c->line);
-			else
-				printf("%s grant: %s (%s:%u)\n",
-				       r.updated ? "updated" : "added", desc,
-				       c->file, c->line);
+			printf("%s grant %u: %s (%s:%u)\n",
+			       updated ? "updated" : "added", id, desc,
+			       c->file, c->line);
 		}
 	}
 
 	/* 4. Grants of the files that no line produces. */
-	for (j = 0; o.prune && j < live.n; j++) {
-		const struct live_grant *g = &live.g[j];
+	for (j = 0; o.prune && j < n_live; j++) {
+		const struct kc_grant *g = &live[j];
 
-		if (g->matched || !kc_conf_owns_tag(g->tag))
+		if (matched[j] || !kc_conf_owns_tag(g->tag))
 			continue;
 		describe_live(g, desc, sizeof(desc));
-		if (!o.dry_run && (ret = do_del(&nl, g->id))) {
+		say_what(&nl, NULL, g->id, what, sizeof(what));
+		/* Revoked by someone else meanwhile: what was wanted. */
+		if (!o.dry_run && (ret = kc_grant_revoke(&nl, g->id, true))) {
 			n_fail++;
 			worst = worst ? worst : ret;
 			continue;
@@ -491,7 +326,8 @@ int kc_apply_main(int argc, char **argv)
 	ret = worst;
 out:
 	kc_nl_close(&nl);
-	free(live.g);
+	free(matched);
+	free(live);
 	kc_conf_free(&conf);
 	return ret;
 }

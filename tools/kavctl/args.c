@@ -35,10 +35,7 @@ void kc_set_cgroup2_mount(const char *mount)
 	kc_cg_mount = mount;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int kc_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -346,10 +343,10 @@ static int match(const char *arg, const struct kc_word *tbl,
 	int id = match_word(arg, tbl, cand, sizeof(cand));
 
 	if (id == -2)
-		return fail(err, errlen, "ambiguous %s '%s': %s", what, arg,
+		return kc_fail(err, errlen, "ambiguous %s '%s': %s", what, arg,
 			    cand);
 	if (id < 0)
-		return fail(err, errlen, "unknown %s '%s'", what, arg);
+		return kc_fail(err, errlen, "unknown %s '%s'", what, arg);
 	return id;
 }
 
@@ -450,11 +447,11 @@ int kc_parse_tag(const char *val, char *tag, char *err, size_t errlen)
 	const unsigned char *p;
 
 	if (strlen(val) > KAV_TAG_MAX)
-		return fail(err, errlen, "tag '%s' is too long (at most %d bytes)",
+		return kc_fail(err, errlen, "tag '%s' is too long (at most %d bytes)",
 			    val, KAV_TAG_MAX);
 	for (p = (const unsigned char *)val; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
-			return fail(err, errlen,
+			return kc_fail(err, errlen,
 				    "tag '%s': control characters are not allowed",
 				    val);
 	strcpy(tag, val);
@@ -481,10 +478,10 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 		int k = match_word(kw, tbl, cand, sizeof(cand));
 
 		if (k == -2)
-			return fail(err, errlen, "ambiguous argument '%s': %s",
+			return kc_fail(err, errlen, "ambiguous argument '%s': %s",
 				    kw, cand);
 		if (k < 0)
-			return fail(err, errlen, "%s argument '%s'",
+			return kc_fail(err, errlen, "%s argument '%s'",
 				    tbl == spec_words ? "unknown" : "unexpected",
 				    kw);
 		kw = NULL;
@@ -494,10 +491,10 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 				break;
 			}
 		if (!val)
-			return fail(err, errlen, "'%s' needs a value", kw);
+			return kc_fail(err, errlen, "'%s' needs a value", kw);
 		if (k >= K_UID && k <= K_NETNS_PID) {
 			if (*has_sel)
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "only one selector per grant (%s)",
 					    SELECTOR_WORDS);
 			*has_sel = true;
@@ -505,33 +502,33 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 		switch (k) {
 		case K_VNI:
 			if (spec->has_vni)
-				return fail(err, errlen, "vni given twice");
+				return kc_fail(err, errlen, "vni given twice");
 			if (kc_parse_u32(val, &spec->vni))
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "invalid vni '%s' (0 to 4294967295)",
 					    val);
 			spec->has_vni = true;
 			break;
 		case K_MAX_ENTRIES:
 			if (spec->has_max_entries)
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "max-entries given twice");
 			if (kc_parse_u64(val, &spec->max_entries))
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "invalid max-entries '%s'", val);
 			spec->has_max_entries = true;
 			break;
 		case K_MAX_AVS:
 			if (spec->has_max_avs)
-				return fail(err, errlen, "max-avs given twice");
+				return kc_fail(err, errlen, "max-avs given twice");
 			if (kc_parse_u32(val, &spec->max_avs))
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "invalid max-avs '%s'", val);
 			spec->has_max_avs = true;
 			break;
 		case K_TAG:
 			if (spec->has_tag)
-				return fail(err, errlen, "tag given twice");
+				return kc_fail(err, errlen, "tag given twice");
 			if (kc_parse_tag(val, spec->tag, err, errlen))
 				return -1;
 			spec->has_tag = true;
@@ -540,7 +537,7 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 		case K_GID:
 			sel->type = k == K_UID ? KAV_SEL_UID : KAV_SEL_GID;
 			if (kc_parse_u32(val, &sel->id) || sel->id == UINT32_MAX)
-				return fail(err, errlen, "invalid %s '%s'",
+				return kc_fail(err, errlen, "invalid %s '%s'",
 					    kw, val);
 			break;
 		case K_USER:
@@ -549,12 +546,12 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 
 			sel->type = user ? KAV_SEL_UID : KAV_SEL_GID;
 			if (!*val || strlen(val) >= sizeof(sel->name))
-				return fail(err, errlen, "invalid %s name '%s'",
+				return kc_fail(err, errlen, "invalid %s name '%s'",
 					    kw, val);
 			if ((user ? resolve_user(val, &sel->id) :
 				    resolve_group(val, &sel->id)) ||
 			    sel->id == UINT32_MAX)
-				return fail(err, errlen, "unknown %s '%s'",
+				return kc_fail(err, errlen, "unknown %s '%s'",
 					    kw, val);
 			strcpy(sel->name, val);
 			break;
@@ -563,7 +560,7 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 			sel->type = KAV_SEL_CGROUP;
 			if (kc_cgroup_relpath(val, kc_cg_mount, sel->cgroup_path,
 					      sizeof(sel->cgroup_path)))
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "invalid cgroup path '%s'%s", val,
 					    errno == ENAMETOOLONG ?
 					    " (too long)" :
@@ -573,7 +570,7 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 			sel->type = KAV_SEL_CGROUP;
 			sel->cgroup_by_id = true;
 			if (kc_parse_u64(val, &sel->cgroup_id) || !sel->cgroup_id)
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "invalid cgroup-id '%s'", val);
 			break;
 		case K_NETNS: {
@@ -581,13 +578,13 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 
 			sel->type = KAV_SEL_NETNS;
 			if (!*val)
-				return fail(err, errlen, "empty netns");
+				return kc_fail(err, errlen, "empty netns");
 			/* A bare name is a named netns, as in ip-netns(8). */
 			n = snprintf(sel->netns_path, sizeof(sel->netns_path),
 				     "%s%s", strchr(val, '/') ? "" :
 				     "/run/netns/", val);
 			if (n < 0 || (size_t)n >= sizeof(sel->netns_path))
-				return fail(err, errlen, "netns path too long");
+				return kc_fail(err, errlen, "netns path too long");
 			break;
 		}
 		case K_NETNS_PID: {
@@ -595,14 +592,14 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 
 			sel->type = KAV_SEL_NETNS;
 			if (kc_parse_u32(val, &pid) || !pid || pid > INT32_MAX)
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "invalid netns-pid '%s'", val);
 			snprintf(sel->netns_path, sizeof(sel->netns_path),
 				 "/proc/%u/ns/net", pid);
 			break;
 		}
 		default:
-			return fail(err, errlen, "unknown argument '%s'", argv[i]);
+			return kc_fail(err, errlen, "unknown argument '%s'", argv[i]);
 		}
 	}
 	return 0;
@@ -617,9 +614,9 @@ int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
 	if (parse_pairs(argc, argv, spec_words, spec, &has_sel, err, errlen))
 		return -1;
 	if (!spec->has_vni)
-		return fail(err, errlen, "missing vni");
+		return kc_fail(err, errlen, "missing vni");
 	if (!has_sel)
-		return fail(err, errlen, "missing selector: one of %s",
+		return kc_fail(err, errlen, "missing selector: one of %s",
 			    SELECTOR_WORDS);
 	return 0;
 }
@@ -628,11 +625,11 @@ static int parse_id(const char *what, int argc, char **argv, uint32_t *id,
 		    char *err, size_t errlen)
 {
 	if (argc < 1)
-		return fail(err, errlen, "missing %s id", what);
+		return kc_fail(err, errlen, "missing %s id", what);
 	if (argc > 1)
-		return fail(err, errlen, "unexpected argument '%s'", argv[1]);
+		return kc_fail(err, errlen, "unexpected argument '%s'", argv[1]);
 	if (kc_parse_u32(argv[0], id))
-		return fail(err, errlen, "invalid %s id '%s'", what, argv[0]);
+		return kc_fail(err, errlen, "invalid %s id '%s'", what, argv[0]);
 	return 0;
 }
 
@@ -652,7 +649,7 @@ static int parse_id_pairs(const char *what, int argc, char **argv,
 static int no_more(int argc, char **argv, char *err, size_t errlen)
 {
 	if (argc > 0)
-		return fail(err, errlen, "unexpected argument '%s'", argv[0]);
+		return kc_fail(err, errlen, "unexpected argument '%s'", argv[0]);
 	return 0;
 }
 
@@ -704,7 +701,7 @@ static int parse_grant(int argc, char **argv, struct kc_cmd *cmd,
 			return -1;
 		if (!cmd->grant.has_max_entries && !cmd->grant.has_max_avs &&
 		    !cmd->grant.has_tag)
-			return fail(err, errlen,
+			return kc_fail(err, errlen,
 				    "grant set %u: nothing to set (max-entries, max-avs or tag)",
 				    cmd->id);
 		return 0;
@@ -791,12 +788,12 @@ static int parse_list(int argc, char **argv, struct kc_cmd *cmd,
 	int o;
 
 	if (argc == 0)
-		return fail(err, errlen,
+		return kc_fail(err, errlen,
 			    "list what? grants, domains, avs, av ID or stats");
 	cmd->topic = topic_of(argv[0]);
 	o = match_word(argv[0], list_objects, NULL, 0);
 	if (o == -1)
-		return fail(err, errlen, "cannot list '%s'", argv[0]);
+		return kc_fail(err, errlen, "cannot list '%s'", argv[0]);
 	o = match(argv[0], list_objects, "listing", err, errlen);
 	switch (o) {
 	case O_GRANT:
@@ -829,7 +826,7 @@ static int set_columns(struct kc_cmd *cmd, const char *list, char *err,
 		       size_t errlen)
 {
 	if (strlen(list) >= sizeof(cmd->columns_buf))
-		return fail(err, errlen, "column list too long");
+		return kc_fail(err, errlen, "column list too long");
 	strcpy(cmd->columns_buf, list);
 	cmd->columns = cmd->columns_buf;
 	return 0;
@@ -852,7 +849,7 @@ static int long_opt(const char *a, const char *next, bool *used_next,
 		return set_columns(cmd, a + 9, err, errlen);
 	} else if (strcmp(a, "--output") == 0) {
 		if (!next)
-			return fail(err, errlen, "option '--output' needs a column list");
+			return kc_fail(err, errlen, "option '--output' needs a column list");
 		*used_next = true;
 		return set_columns(cmd, next, err, errlen);
 	} else if (strcmp(a, "--help") == 0) {
@@ -860,7 +857,7 @@ static int long_opt(const char *a, const char *next, bool *used_next,
 	} else if (version && strcmp(a, "--version") == 0) {
 		*version = true;
 	} else {
-		return fail(err, errlen, "unknown option '%s'", a);
+		return kc_fail(err, errlen, "unknown option '%s'", a);
 	}
 	return 0;
 }
@@ -904,7 +901,7 @@ static int short_opts(const char *a, const char *next, struct kc_cmd *cmd,
 			break;
 		case 'V':
 			if (!version)
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "unknown option '-%c'", *p);
 			*version = true;
 			break;
@@ -913,11 +910,11 @@ static int short_opts(const char *a, const char *next, struct kc_cmd *cmd,
 				return set_columns(cmd, p + 1, err, errlen) ?
 				       -1 : 1;
 			if (!next)
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "option '-o' needs a column list");
 			return set_columns(cmd, next, err, errlen) ? -1 : 2;
 		default:
-			return fail(err, errlen, "unknown option '-%c'", *p);
+			return kc_fail(err, errlen, "unknown option '-%c'", *p);
 		}
 	}
 	return 1;
@@ -978,7 +975,7 @@ int kc_parse_argv(int argc, char **argv, struct kc_cmd *cmd,
 		return 0;
 	}
 	if (i >= argc)
-		return fail(err, errlen, "missing object");
+		return kc_fail(err, errlen, "missing object");
 
 	obj = argv[i++];
 	o = match(obj, objects, "object", err, errlen);
@@ -995,7 +992,7 @@ int kc_parse_argv(int argc, char **argv, struct kc_cmd *cmd,
 	/* Options after the object: recognised anywhere, -h too. */
 	rest = calloc(argc - i + 1, sizeof(*rest));
 	if (!rest)
-		return fail(err, errlen, "out of memory");
+		return kc_fail(err, errlen, "out of memory");
 	ret = 0;
 	for (j = i; j < argc; j++) {
 		const char *a = argv[j];

@@ -12,6 +12,13 @@
 #define KC_CGROUP2_MOUNT	"/sys/fs/cgroup"
 
 /*
+ * Writes a reason to @err (when it is not NULL) and returns -1, for the
+ * parsers here and conf.c's.
+ */
+int kc_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
  * Parses a whole command line (argv[0] is the program name). Returns 0
  * and fills @cmd, or -1 with a one-line reason in @err; @cmd->topic then
  * says which usage text applies. A request for help is not an error:

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,21 +21,6 @@
 
 #define CONF_SUFFIX		".conf"
 #define MAX_WORDS		64
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 void kc_conf_default_tag(const char *file, char *tag, size_t len)
 {
@@ -78,7 +62,7 @@ int kc_conf_parse_line(const char *file, char *line,
 		if (p[0] == '#')
 			break;
 		if (nw == MAX_WORDS)
-			return fail(err, errlen, "too many words");
+			return kc_fail(err, errlen, "too many words");
 		words[nw++] = p;
 	}
 	if (!nw)
@@ -90,18 +74,18 @@ int kc_conf_parse_line(const char *file, char *line,
 
 		if (strcmp(w, "tag") == 0) {
 			if (tag)
-				return fail(err, errlen, "tag given twice");
+				return kc_fail(err, errlen, "tag given twice");
 			if (i + 1 >= nw)
-				return fail(err, errlen, "'tag' needs a value");
+				return kc_fail(err, errlen, "'tag' needs a value");
 			tag = words[++i];
 			if (!valid_tag(tag))
-				return fail(err, errlen,
+				return kc_fail(err, errlen,
 					    "invalid tag '%s' (1 to %d printable characters)",
 					    tag, KAV_TAG_MAX);
 			continue;
 		}
 		if (strcmp(w, "cgroup-id") == 0 || strcmp(w, "netns-pid") == 0)
-			return fail(err, errlen,
+			return kc_fail(err, errlen,
 				    "'%s' does not survive a reboot: use %s",
 				    w, w[0] == 'c' ? "cgroup PATH" :
 				    "netns NAME (/run/netns/NAME)");
@@ -118,7 +102,7 @@ int kc_conf_parse_line(const char *file, char *line,
 		kc_conf_default_tag(file, g->tag, sizeof(g->tag));
 		if (strlen(KC_CONF_TAG_PREFIX) + strlen(file) -
 		    strlen(CONF_SUFFIX) > KAV_TAG_MAX)
-			return fail(err, errlen,
+			return kc_fail(err, errlen,
 				    "file name too long for a tag (at most %zu characters before .conf): give the line a tag",
 				    (size_t)KAV_TAG_MAX -
 				    strlen(KC_CONF_TAG_PREFIX));
@@ -139,11 +123,11 @@ static int netns_cookie(const char *path, uint64_t *cookie, char *err,
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, "netns %s: %s", path,
+		return kc_fail(err, errlen, "netns %s: %s", path,
 			    strerror(errno));
 	if (pipe2(pfd, O_CLOEXEC)) {
 		close(fd);
-		return fail(err, errlen, "pipe: %s", strerror(errno));
+		return kc_fail(err, errlen, "pipe: %s", strerror(errno));
 	}
 	pid = fork();
 	if (pid == 0) {
@@ -167,7 +151,7 @@ static int netns_cookie(const char *path, uint64_t *cookie, char *err,
 	close(fd);
 	if (pid < 0) {
 		close(pfd[0]);
-		return fail(err, errlen, "fork: %s", strerror(errno));
+		return kc_fail(err, errlen, "fork: %s", strerror(errno));
 	}
 	{
 		int r[2] = { EIO, 0 };
@@ -187,7 +171,7 @@ static int netns_cookie(const char *path, uint64_t *cookie, char *err,
 					   r[1] == 2 ? "socket" :
 					   "cannot read its cookie";
 
-			return fail(err, errlen, "netns %s: %s: %s", path,
+			return kc_fail(err, errlen, "netns %s: %s: %s", path,
 				    what, strerror(e));
 		}
 	}
@@ -205,16 +189,16 @@ int kc_conf_resolve(struct kc_conf_grant *g, char *err, size_t errlen)
 	case KAV_SEL_CGROUP:
 		if (kc_find_cgroup2_mount("/proc/self/mounts", mount,
 					  sizeof(mount)))
-			return fail(err, errlen,
+			return kc_fail(err, errlen,
 				    "cgroup %s: no cgroup2 file system is mounted",
 				    s->cgroup_path);
 		snprintf(path, sizeof(path), "%s%s", mount,
 			 strcmp(s->cgroup_path, "/") ? s->cgroup_path : "");
 		if (stat(path, &st))
-			return fail(err, errlen, "cgroup %s: %s", s->cgroup_path,
+			return kc_fail(err, errlen, "cgroup %s: %s", s->cgroup_path,
 				    strerror(errno));
 		if (!S_ISDIR(st.st_mode))
-			return fail(err, errlen, "cgroup %s: not a cgroup",
+			return kc_fail(err, errlen, "cgroup %s: not a cgroup",
 				    s->cgroup_path);
 		/* In cgroup2 the id is the directory's inode number. */
 		g->cgroup_id = (uint64_t)st.st_ino;

@@ -130,22 +130,20 @@ int kc_grant_put(struct kc_nl *nl, const struct kc_grant_spec *spec,
 	return ret;
 }
 
-int kc_grant_change(struct kc_nl *nl, uint32_t id,
-		    const struct kc_grant_spec *spec)
+/*
+ * Sends @msg (NULL: out of memory) about grant @id; a missing grant is
+ * "no grant ID", or no error at all when @missing_ok.
+ */
+static int grant_id_request(struct kc_nl *nl, struct nl_msg *msg, uint32_t id,
+			    bool missing_ok)
 {
-	struct nl_msg *msg = kc_nl_msg(nl, KAV_GENL_CMD_GRANT_SET, 0);
-
-	if (!msg || nla_put_u32(msg, KAV_A_GRANT_ID, id) ||
-	    (spec->has_max_entries &&
-	     nla_put_u64(msg, KAV_A_LIMIT_ENTRIES, spec->max_entries)) ||
-	    (spec->has_max_avs &&
-	     nla_put_u32(msg, KAV_A_LIMIT_AVS, spec->max_avs)) ||
-	    (spec->has_tag && nla_put_string(msg, KAV_A_TAG, spec->tag))) {
-		nlmsg_free(msg);
+	if (!msg) {
 		kc_err("%s: out of memory", nl->what);
 		return KC_EXIT_FAIL;
 	}
 	if (kc_nl_request(nl, msg, NULL, NULL)) {
+		if (nl->error == ENOENT && missing_ok)
+			return KC_EXIT_OK;
 		if (nl->error == ENOENT)
 			snprintf(nl->extack, sizeof(nl->extack), "no grant %u",
 				 id);
@@ -154,22 +152,39 @@ int kc_grant_change(struct kc_nl *nl, uint32_t id,
 	return KC_EXIT_OK;
 }
 
-int kc_grant_revoke(struct kc_nl *nl, uint32_t id)
+/* A GRANT_SET or GRANT_DEL of grant @id, or NULL (out of memory). */
+static struct nl_msg *grant_id_msg(struct kc_nl *nl, uint8_t cmd, uint32_t id)
 {
-	struct nl_msg *msg = kc_nl_msg(nl, KAV_GENL_CMD_GRANT_DEL, 0);
+	struct nl_msg *msg = kc_nl_msg(nl, cmd, 0);
 
-	if (!msg || nla_put_u32(msg, KAV_A_GRANT_ID, id)) {
+	if (msg && nla_put_u32(msg, KAV_A_GRANT_ID, id)) {
 		nlmsg_free(msg);
-		kc_err("%s: out of memory", nl->what);
-		return KC_EXIT_FAIL;
+		return NULL;
 	}
-	if (kc_nl_request(nl, msg, NULL, NULL)) {
-		if (nl->error == ENOENT)
-			snprintf(nl->extack, sizeof(nl->extack), "no grant %u",
-				 id);
-		return kc_nl_report(nl);
+	return msg;
+}
+
+int kc_grant_change(struct kc_nl *nl, uint32_t id,
+		    const struct kc_grant_spec *spec)
+{
+	struct nl_msg *msg = grant_id_msg(nl, KAV_GENL_CMD_GRANT_SET, id);
+
+	if (msg && ((spec->has_max_entries &&
+		     nla_put_u64(msg, KAV_A_LIMIT_ENTRIES, spec->max_entries)) ||
+		    (spec->has_max_avs &&
+		     nla_put_u32(msg, KAV_A_LIMIT_AVS, spec->max_avs)) ||
+		    (spec->has_tag &&
+		     nla_put_string(msg, KAV_A_TAG, spec->tag)))) {
+		nlmsg_free(msg);
+		msg = NULL;
 	}
-	return KC_EXIT_OK;
+	return grant_id_request(nl, msg, id, false);
+}
+
+int kc_grant_revoke(struct kc_nl *nl, uint32_t id, bool missing_ok)
+{
+	return grant_id_request(nl, grant_id_msg(nl, KAV_GENL_CMD_GRANT_DEL, id),
+				id, missing_ok);
 }
 
 /* Does a grant message pass the list filters (also applied by the kernel)? */
@@ -336,7 +351,7 @@ int kc_grant_del(const struct kc_cmd *cmd)
 	ret = kc_nl_open(&nl, "grant del");
 	if (ret)
 		return ret;
-	ret = kc_grant_revoke(&nl, cmd->id);
+	ret = kc_grant_revoke(&nl, cmd->id, false);
 	kc_nl_close(&nl);
 	return ret;
 }
@@ -376,13 +391,38 @@ const struct kc_column kc_grant_cols[] = {
 };
 const size_t kc_grant_ncols = G_NCOLS;
 
+void kc_out_grant_selector(struct kc_out *o, const struct kc_sel_view *sel)
+{
+	char buf[KC_PATH_MAX + 64];
+	const char *s;
+
+	kc_format_selector(sel, buf, sizeof(buf));
+	kc_out_set(o, G_SEL, "%s", buf);
+	s = kc_selector_name(sel->type);
+	if (s)
+		kc_out_set(o, G_SEL_TYPE, "%s", s);
+	if (sel->has_id) {
+		kc_out_u64(o, G_SEL_ID, sel->id);
+		if (sel->type == KAV_SEL_UID ?
+		    kc_user_name(sel->id, buf, sizeof(buf)) :
+		    sel->type == KAV_SEL_GID &&
+		    kc_group_name(sel->id, buf, sizeof(buf)))
+			kc_out_set(o, G_SEL_NAME, "%s", buf);
+	}
+	if (sel->has_cgroup_id)
+		kc_out_u64(o, G_CGROUP_ID, sel->cgroup_id);
+	if (sel->cgroup_path)
+		kc_out_set(o, G_CGROUP_PATH, "%s", sel->cgroup_path);
+	if (sel->has_cookie)
+		kc_out_u64(o, G_NETNS, sel->netns_cookie);
+}
+
 static int on_grant(uint8_t cmd, struct nlattr **tb, void *arg)
 {
 	struct kc_list *l = arg;
 	const struct kc_cmd *kc = l->cmd;
 	struct kc_out *o = &l->out;
 	struct kc_sel_view sel;
-	char buf[KC_PATH_MAX + 64];
 	const char *s;
 	uint32_t v32 = 0;
 	uint64_t v64 = 0;
@@ -400,25 +440,7 @@ static int on_grant(uint8_t cmd, struct nlattr **tb, void *arg)
 	if (kc_get_u32(tb, KAV_A_VNI, &v32))
 		kc_out_u64(o, G_VNI, v32);
 	kc_sel_view(tb, &sel);
-	kc_format_selector(&sel, buf, sizeof(buf));
-	kc_out_set(o, G_SEL, "%s", buf);
-	s = kc_selector_name(sel.type);
-	if (s)
-		kc_out_set(o, G_SEL_TYPE, "%s", s);
-	if (sel.has_id) {
-		kc_out_u64(o, G_SEL_ID, sel.id);
-		if (sel.type == KAV_SEL_UID ?
-		    kc_user_name(sel.id, buf, sizeof(buf)) :
-		    sel.type == KAV_SEL_GID &&
-		    kc_group_name(sel.id, buf, sizeof(buf)))
-			kc_out_set(o, G_SEL_NAME, "%s", buf);
-	}
-	if (sel.has_cgroup_id)
-		kc_out_u64(o, G_CGROUP_ID, sel.cgroup_id);
-	if (sel.cgroup_path)
-		kc_out_set(o, G_CGROUP_PATH, "%s", sel.cgroup_path);
-	if (sel.has_cookie)
-		kc_out_u64(o, G_NETNS, sel.netns_cookie);
+	kc_out_grant_selector(o, &sel);
 	if (kc_get_u64(tb, KAV_A_LIMIT_ENTRIES, &v64))
 		kc_out_limit(o, G_MAXE, v64);
 	if (kc_get_u32(tb, KAV_A_LIMIT_AVS, &v32))

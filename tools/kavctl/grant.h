@@ -60,8 +60,11 @@ int kc_grant_put(struct kc_nl *nl, const struct kc_grant_spec *spec,
 int kc_grant_change(struct kc_nl *nl, uint32_t id,
 		    const struct kc_grant_spec *spec);
 
-/* GRANT_DEL of grant @id ("no grant ID" when there is none). */
-int kc_grant_revoke(struct kc_nl *nl, uint32_t id);
+/*
+ * GRANT_DEL of grant @id: "no grant ID" when there is none, or success
+ * when @missing_ok (apply --prune: revoked meanwhile is what was wanted).
+ */
+int kc_grant_revoke(struct kc_nl *nl, uint32_t id, bool missing_ok);
 
 /*
  * The grants (only those with key *@vni and tag @tag, when given), in a
@@ -70,5 +73,15 @@ int kc_grant_revoke(struct kc_nl *nl, uint32_t id);
  */
 int kc_grants_dump(struct kc_nl *nl, const uint32_t *vni, const char *tag,
 		   struct kc_grant **grants, size_t *n);
+
+struct kc_out;
+struct kc_sel_view;
+
+/*
+ * A grant's selector in the current row of kc_grant_cols: G_SEL (as
+ * text), G_SEL_TYPE, G_SEL_ID and G_SEL_NAME, G_CGROUP_ID, G_CGROUP_PATH,
+ * G_NETNS (grant list/show, whoami's grants).
+ */
+void kc_out_grant_selector(struct kc_out *o, const struct kc_sel_view *sel);
 
 #endif /* KAVCTL_GRANT_H */

@@ -164,8 +164,6 @@ static int query(int fd, const char *path, struct kav_whoami *w,
 static void grant_row(struct kc_out *o, const struct kav_grant_info *g)
 {
 	struct kc_sel_view v = { .type = g->sel_type };
-	char buf[KC_PATH_MAX + 64];
-	const char *s;
 
 	if (kc_out_row(o))
 		return;
@@ -191,24 +189,7 @@ static void grant_row(struct kc_out *o, const struct kav_grant_info *g)
 	default:
 		break;
 	}
-	kc_format_selector(&v, buf, sizeof(buf));
-	kc_out_set(o, G_SEL, "%s", buf);
-	s = kc_selector_name(g->sel_type);
-	if (s)
-		kc_out_set(o, G_SEL_TYPE, "%s", s);
-	if (v.has_id) {
-		kc_out_u64(o, G_SEL_ID, v.id);
-		if (g->sel_type == KAV_SEL_UID ?
-		    kc_user_name(v.id, buf, sizeof(buf)) :
-		    kc_group_name(v.id, buf, sizeof(buf)))
-			kc_out_set(o, G_SEL_NAME, "%s", buf);
-	}
-	if (v.has_cgroup_id)
-		kc_out_u64(o, G_CGROUP_ID, v.cgroup_id);
-	if (v.cgroup_path)
-		kc_out_set(o, G_CGROUP_PATH, "%s", v.cgroup_path);
-	if (v.has_cookie)
-		kc_out_u64(o, G_NETNS, v.netns_cookie);
+	kc_out_grant_selector(o, &v);
 	kc_out_limit(o, G_MAXE, g->limit_entries);
 	kc_out_limit(o, G_MAXA, g->limit_avs);
 	kc_out_u64(o, G_ENTRIES, g->nr_entries);
