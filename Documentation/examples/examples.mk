@@ -1,5 +1,6 @@
 # The documents' example programs (README.md's "Using it in a program",
-# the EXAMPLES of kav_domain_open(3) and kav_av(3)), kept here as complete
+# the EXAMPLES of kav_domain_open(3), kav_av(3) and kav_strerror(3)), kept
+# here as complete
 # programs. Included by the top-level Makefile, after selftests.mk.
 #
 #   make examples   $(BUILD)/examples/example-<name>, compiled as a user
@@ -12,7 +13,7 @@
 # Documentation/examples/check-sync.sh (make lint) keeps the documents'
 # copies identical to these files.
 
-EXAMPLE_NAMES  := readme kav_domain_open kav_av
+EXAMPLE_NAMES  := readme kav_domain_open kav_av kav_strerror
 EXAMPLE_DIR    := $(BUILD)/examples
 EXAMPLE_BINS   := $(addprefix $(EXAMPLE_DIR)/example-,$(EXAMPLE_NAMES))
 EXAMPLE_TEST   := $(EXAMPLE_DIR)/kav_examples_test

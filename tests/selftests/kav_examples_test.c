@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The documented examples (Documentation/examples/: README.md's program,
- * the EXAMPLES of kav_domain_open(3) and kav_av(3)) run on a default node
+ * the EXAMPLES of kav_domain_open(3), kav_av(3) and kav_strerror(3)) run
+ * on a default node
  * (allow_keyless off), as a tenant, exactly as a new user would run them:
  *
  *   - with the example's VNI granted to the tenant's uid (as
@@ -11,7 +12,10 @@
  *     which call failed, for which VNI, and kav_strerror()'s reason
  *     (it names the grant), and nothing on stdout;
  *   - kav_av(3)'s rank alone, with no launcher holding "job42", exits 1
- *     saying that fi_av_open() of the name failed.
+ *     saying that fi_av_open() of the name failed;
+ *   - kav_strerror(3)'s program prints kav_last_error()'s detail: without
+ *     the grant, the VNIs the tenant has; under a grant whose limit is
+ *     too small, fi_av_insert()'s refusal and the limit.
  *
  * The example binaries are found beside this program ($KAV_EXAMPLES_DIR
  * overrides), named example-<source>: make check puts them in the
@@ -330,6 +334,43 @@ TEST_F(examples, kav_av_rank_without_launcher)
 	EXPECT_STREQ("", self->r.out);
 	EXPECT_NE(NULL, strstr(self->r.err,
 			       "fi_av_open(\"job42\", FI_READ): "));
+}
+
+/* kav_strerror(3), EXAMPLES: kav_last_error() after a refusal. */
+TEST_F(examples, kav_strerror)
+{
+	ASSERT_EQ(0, grant(_metadata, self, 100));
+	run_example(&self->r, "kav_strerror", NULL, NULL);
+	show("kav_strerror", &self->r);
+	EXPECT_EQ(0, self->r.status);
+	EXPECT_STREQ("3 addresses under vni 100\n", self->r.out);
+	EXPECT_STREQ("", self->r.err);
+}
+
+TEST_F(examples, kav_strerror_without_grant)
+{
+	ASSERT_EQ(0, grant(_metadata, self, 0x4b09));	/* not the one it uses */
+	run_example(&self->r, "kav_strerror", NULL, NULL);
+	show("kav_strerror, no grant", &self->r);
+	EXPECT_REFUSED(&self->r, "kav_domain_open(vni 100): domain auth key "
+			"refused: no grant for this auth key (vni 100)");
+	/* kav_last_error(), not only kav_strerror(): what it has instead. */
+	EXPECT_NE(NULL, strstr(self->r.err, "granted: 19209"));
+	EXPECT_NE(NULL, strstr(self->r.err, "uid 4242"));
+}
+
+TEST_F(examples, kav_strerror_grant_limit)
+{
+	uint32_t id;
+
+	ASSERT_EQ(0, grant(_metadata, self, 100));
+	id = self->grant[self->ngrants - 1];
+	ASSERT_EQ(0, kav_nl_grant_set(&self->nl, id, 2, -1, NULL, NULL));
+	run_example(&self->r, "kav_strerror", NULL, NULL);
+	show("kav_strerror, max-entries 2", &self->r);
+	EXPECT_REFUSED(&self->r, "fi_av_insert(vni 100): inserted 0 of 3: ");
+	EXPECT_NE(NULL, strstr(self->r.err, "limit reached"));
+	EXPECT_NE(NULL, strstr(self->r.err, "max-entries 2"));
 }
 
 TEST_HARNESS_MAIN
