@@ -24,36 +24,15 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 DEBDIR=${1:-$REPO/build/deb}
 VERSION=$(cat "$REPO/VERSION")
-PACKAGES=(kav-dkms libkav0 libkav-dev kav-tools)
 TMP=''
 # shellcheck source=tests/pkg/tap.sh
 . "$HERE/tap.sh"
+# shellcheck source=tests/pkg/pkg-lib.sh
+. "$HERE/pkg-lib.sh"
 
 
 installed() {
 	[[ $(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null) == ii* ]]
-}
-
-# Is any of the packages on the system (installed, or its configuration)?
-any_present() {
-	dpkg-query -W -f='${db:Status-Abbrev}\n' "${PACKAGES[@]}" 2>/dev/null |
-		cut -c2 | grep -qv n
-}
-
-# Debian kernels with a build tree: the ones DKMS builds for.
-kernels() {
-	local d
-	for d in /lib/modules/*/build; do
-		[[ -e $d ]] && basename "$(dirname "$d")"
-	done
-}
-
-module_file() {
-	if grep -qs '^CONFIG_MODULE_COMPRESS_XZ=y' "/boot/config-$1"; then
-		echo kav.ko.xz
-	else
-		echo kav.ko
-	fi
 }
 
 dkms_installed_for() {

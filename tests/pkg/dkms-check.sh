@@ -26,6 +26,8 @@ VERSION=$(cat "$REPO/VERSION")
 TMP='' LOG=''
 # shellcheck source=tests/pkg/tap.sh
 . "$HERE/tap.sh"
+# shellcheck source=tests/pkg/pkg-lib.sh
+. "$HERE/pkg-lib.sh"
 
 
 # DKMS refuses to build kav for kernel @1 (exit 77) because of
@@ -59,20 +61,6 @@ run_dkms() {
 is_kav_for() {
 	[[ -f $1 && $(modinfo -F vermagic "$1" 2>/dev/null) == "$3 "* &&
 	   $(modinfo -F version "$1" 2>/dev/null) == "$2" ]]
-}
-
-# The module file a kernel's config makes DKMS install.
-module_file() {
-	local config=/boot/config-$1
-	if grep -qs '^CONFIG_MODULE_COMPRESS_XZ=y' "$config"; then
-		echo kav.ko.xz
-	elif grep -qs '^CONFIG_MODULE_COMPRESS_ZSTD=y' "$config"; then
-		echo kav.ko.zst
-	elif grep -qs '^CONFIG_MODULE_COMPRESS_GZIP=y' "$config"; then
-		echo kav.ko.gz
-	else
-		echo kav.ko
-	fi
 }
 
 main() {

@@ -30,33 +30,14 @@ DEBDIR=${1:-$REPO/build/deb}
 NEXTDIR=$DEBDIR-next
 VERSION=$(cat "$REPO/VERSION")
 NEXT=$VERSION+upgrade1
-PACKAGES=(kav-dkms libkav0 libkav-dev kav-tools)
 GRANTS=/etc/kav/grants.d
 TMP=''
 # shellcheck source=tests/pkg/tap.sh
 . "$HERE/tap.sh"
+# shellcheck source=tests/pkg/pkg-lib.sh
+. "$HERE/pkg-lib.sh"
 
 APT=(apt-get -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300)
-
-kernels() {
-	local d
-	for d in /lib/modules/*/build; do
-		[[ -e $d ]] && basename "$(dirname "$d")"
-	done
-}
-
-module_file() {
-	if grep -qs '^CONFIG_MODULE_COMPRESS_XZ=y' "/boot/config-$1"; then
-		echo kav.ko.xz
-	else
-		echo kav.ko
-	fi
-}
-
-any_present() {
-	dpkg-query -W -f='${db:Status-Abbrev}\n' "${PACKAGES[@]}" 2>/dev/null |
-		cut -c2 | grep -qv n
-}
 
 # All packages installed and configured at version @1.
 all_at() {
