@@ -24,12 +24,8 @@
 # FI_SHARED_AV, which neither tcp;ofi_rxm nor udp;ofi_rxd offers: it exits
 # 61 (ENODATA, "not run").
 #
-# A no-op when PREFIX/.kav-stamp matches the key: the sha256 of this script
-# and of sources.sh (which pins the tarball's sha256) and libfabric-dev's
-# version. Otherwise PREFIX is removed and rebuilt; the stamp is written
-# last, so an interrupted build is redone. Builds of one PREFIX are
-# serialised by flock on PREFIX.lock. The build is quiet: its log is kept
-# in PREFIX.log and its tail printed on failure.
+# Cached, locked and quiet as build-lib.sh says: a no-op when PREFIX's
+# stamp matches this script, build-lib.sh, sources.sh and libfabric-dev.
 #
 # Env: KAV_FABTESTS   install prefix (default /var/cache/kav/fabtests-1.13.1)
 #      KAV_SRC_CACHE  tarball cache, see sources.sh
@@ -37,37 +33,14 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/hook/build-lib.sh
+. "$HERE/build-lib.sh"
 PREFIX=${KAV_FABTESTS:-/var/cache/kav/fabtests-1.13.1}
 SUBDIR=mpich-4.0.2/modules/libfabric/fabtests
 
 # What the hook tests run; the build fails if one is missing.
 NEEDED=(fi_av_test fi_rdm fi_rdm_tagged_pingpong fi_rdm_shared_av
 	fi_av_xfer fi_multi_ep fi_rma_bw fi_rdm_pingpong fi_getinfo_test)
-
-die() { echo "build-fabtests.sh: $*" >&2; exit 1; }
-
-stamp_key() {
-	local fabric
-	fabric=$(dpkg-query -W -f='${Version}' libfabric-dev 2>/dev/null) ||
-		die "libfabric-dev is not installed (run scripts/deps.sh)"
-	{
-		sha256sum <"$HERE/build-fabtests.sh"
-		sha256sum <"$HERE/sources.sh"
-		echo "libfabric-dev $fabric"
-	} | sha256sum | cut -d' ' -f1
-}
-
-# run LOG STEP DIR CMD...: run CMD in DIR, its output appended to LOG; on
-# failure show the log's tail.
-run() {
-	local log=$1 step=$2 dir=$3
-	shift 3
-	echo "+ (cd $dir && $*)" >>"$log"
-	if ! (cd "$dir" && "$@") >>"$log" 2>&1; then
-		tail -n 40 "$log" >&2
-		die "$step failed (full log: $log)"
-	fi
-}
 
 build() {
 	local key=$1 tarball tmp log src t0 t1 t2 t3 b
@@ -104,17 +77,4 @@ build() {
 	echo "  FABTESTS extract+autoreconf $((t1 - t0))s, configure $((t2 - t1))s, make+install $((t3 - t2))s" >&2
 }
 
-main() {
-	[[ $# -eq 0 ]] || die "usage: build-fabtests.sh (env: KAV_FABTESTS)"
-	local key
-	key=$(stamp_key)
-	mkdir -p "$(dirname "$PREFIX")"
-	exec 9>"$PREFIX.lock"
-	flock 9
-	if [[ $(cat "$PREFIX/.kav-stamp" 2>/dev/null) != "$key" ]]; then
-		build "$key"
-	fi
-	echo "$PREFIX"
-}
-
-main "$@"
+build_main KAV_FABTESTS "$@"

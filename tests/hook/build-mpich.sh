@@ -38,13 +38,10 @@
 # "udp;ofi_rxd"): MPICH 4.0.2 ignores MPIR_CVAR_OFI_USE_PROVIDER and would
 # otherwise pick "sockets".
 #
-# A no-op when PREFIX/.kav-stamp matches the key: the sha256 of this script
-# and of sources.sh (which pins the tarball's sha256) and libfabric-dev's
-# version. Otherwise PREFIX is removed and rebuilt, then checked by running
-# examples/cpi on 2 ranks over tcp; the stamp is written last, so an
-# interrupted build is redone. Builds of one PREFIX are serialised by flock
-# on PREFIX.lock. The build is quiet: its log is kept in PREFIX.log and its
-# tail printed on failure.
+# Cached, locked and quiet as build-lib.sh says: a no-op when PREFIX's
+# stamp matches this script, build-lib.sh, sources.sh and libfabric-dev.
+# A rebuild is checked by running examples/cpi on 2 ranks over tcp before
+# the stamp is written.
 #
 # Env: KAV_MPICH      install prefix (default /var/cache/kav/mpich-4.0.2)
 #      KAV_SRC_CACHE  tarball cache, see sources.sh
@@ -53,6 +50,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/hook/build-lib.sh
+. "$HERE/build-lib.sh"
 PREFIX=${KAV_MPICH:-/var/cache/kav/mpich-4.0.2}
 TOP=mpich-4.0.2
 
@@ -78,31 +77,6 @@ EXCLUDES=(
 	"$TOP/modules/libfabric" "$TOP/modules/ucx" "$TOP/modules/yaksa"
 	"$TOP/modules/hwloc" "$TOP/test/mpi" "$TOP/www" "$TOP/man"
 )
-
-die() { echo "build-mpich.sh: $*" >&2; exit 1; }
-
-stamp_key() {
-	local fabric
-	fabric=$(dpkg-query -W -f='${Version}' libfabric-dev 2>/dev/null) ||
-		die "libfabric-dev is not installed (run scripts/deps.sh)"
-	{
-		sha256sum <"$HERE/build-mpich.sh"
-		sha256sum <"$HERE/sources.sh"
-		echo "libfabric-dev $fabric"
-	} | sha256sum | cut -d' ' -f1
-}
-
-# run LOG STEP DIR CMD...: run CMD in DIR, its output appended to LOG; on
-# failure show the log's tail.
-run() {
-	local log=$1 step=$2 dir=$3
-	shift 3
-	echo "+ (cd $dir && $*)" >>"$log"
-	if ! (cd "$dir" && "$@") >>"$log" 2>&1; then
-		tail -n 40 "$log" >&2
-		die "$step failed (full log: $log)"
-	fi
-}
 
 build() {
 	local key=$1 tarball tmp log ex t0 t1 t2 t3 t4
@@ -141,17 +115,4 @@ build() {
 	echo "  MPICH   extract $((t1 - t0))s, configure $((t2 - t1))s, make $((t3 - t2))s, install+check $((t4 - t3))s" >&2
 }
 
-main() {
-	[[ $# -eq 0 ]] || die "usage: build-mpich.sh (env: KAV_MPICH)"
-	local key
-	key=$(stamp_key)
-	mkdir -p "$(dirname "$PREFIX")"
-	exec 9>"$PREFIX.lock"
-	flock 9
-	if [[ $(cat "$PREFIX/.kav-stamp" 2>/dev/null) != "$key" ]]; then
-		build "$key"
-	fi
-	echo "$PREFIX"
-}
-
-main "$@"
+build_main KAV_MPICH "$@"
