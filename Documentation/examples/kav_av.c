@@ -20,9 +20,17 @@
 #define NAME  "job42"
 #define RANKS 2
 
+/* Why a call failed: libkav's words for this refusal, else the code's. */
+static const char *why(int err)
+{
+    const char *s = kav_last_error();
+
+    return *s ? s : kav_strerror(err);
+}
+
 static int fail(const char *what, int err)
 {
-    fprintf(stderr, "%s: %s\n", what, kav_strerror(err));
+    fprintf(stderr, "%s: %s\n", what, why(err));
     return 1;
 }
 
@@ -127,7 +135,7 @@ static int launcher(uint32_t vni)
     ret = fi_av_insert_auth_key(av, &key, sizeof(key), &kh, 0);
     if (ret && ret != -FI_EALREADY) {
         fprintf(stderr, "fi_av_insert_auth_key(vni %u): %s\n", vni,
-                kav_strerror(ret));
+                why(ret));
         bad = 1;
         goto out;
     }

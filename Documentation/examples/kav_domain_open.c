@@ -5,6 +5,14 @@
 #include <stdlib.h>
 #include <kav/kav.h>
 
+/* Why a call failed: libkav's words for this refusal, else the code's. */
+static const char *why(int err)
+{
+    const char *s = kav_last_error();
+
+    return *s ? s : kav_strerror(err);
+}
+
 int main(int argc, char **argv)
 {
     const char *arg = argc > 1 ? argv[1] : "100";
@@ -40,12 +48,12 @@ int main(int argc, char **argv)
     ret = kav_domain_open(&info, &dom, NULL);
     if (ret) {
         fprintf(stderr, "kav_domain_open(vni %lu): %s\n", vni,
-                kav_strerror(ret));
+                why(ret));
         return 1;
     }
     ret = fi_av_open(dom, &attr, &av, NULL);
     if (ret) {
-        fprintf(stderr, "fi_av_open: %s\n", kav_strerror(ret));
+        fprintf(stderr, "fi_av_open: %s\n", why(ret));
         fi_close(&dom->fid);
         return 1;
     }
@@ -55,13 +63,13 @@ int main(int argc, char **argv)
                fi_av_straddr(av, &sin, buf, &len));
     else
         fprintf(stderr, "fi_av_insert: %s\n",
-                kav_strerror(ret < 0 ? ret : -err));
+                why(ret < 0 ? ret : -err));
     err = ret == 1 ? 0 : 1;
     ret = fi_close(&av->fid);
     if (ret == 0)
         ret = fi_close(&dom->fid);
     if (ret) {
-        fprintf(stderr, "fi_close: %s\n", kav_strerror(ret));
+        fprintf(stderr, "fi_close: %s\n", why(ret));
         err = 1;
     }
     return err;

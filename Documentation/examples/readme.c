@@ -7,9 +7,17 @@
 
 #define N 4
 
+/* Why a call failed: libkav's words for this refusal, else the code's. */
+static const char *why(int err)
+{
+    const char *s = kav_last_error();
+
+    return *s ? s : kav_strerror(err);
+}
+
 static int fail(const char *what, int err)
 {
-    fprintf(stderr, "%s: %s\n", what, kav_strerror(err));
+    fprintf(stderr, "%s: %s\n", what, why(err));
     return 1;
 }
 
@@ -41,7 +49,7 @@ int main(int argc, char **argv)
     ret = kav_domain_open(&info, &dom, NULL);  /* opens /dev/kav */
     if (ret) {
         fprintf(stderr, "kav_domain_open(vni %lu): %s\n", vni,
-                kav_strerror(ret));
+                why(ret));
         return 1;
     }
     ret = fi_av_open(dom, &attr, &av, NULL);

@@ -216,7 +216,22 @@ static int grant(struct __test_metadata *_metadata,
 	return ret;
 }
 
-/* A refusal: exit 1 (no crash), stderr names @what and the grant. */
+/* Does the program's own line, the one starting with @what, name the
+ * tenant's identity (kav_last_error(), not just kav_strerror())? */
+static bool line_names_identity(const char *err, const char *what)
+{
+	const char *p = strstr(err, what), *nl;
+	char uid[32];
+
+	if (!p)
+		return false;
+	nl = strchr(p, '\n');
+	snprintf(uid, sizeof(uid), "uid %d", TENANT_UID);
+	p = strstr(p, uid);
+	return p && (!nl || p < nl);
+}
+
+/* A refusal: exit 1 (no crash), stderr names @what, the grant and who. */
 #define EXPECT_REFUSED(r, what) do {					\
 	EXPECT_EQ(1, (r)->status);					\
 	EXPECT_STREQ("", (r)->out);					\
@@ -224,6 +239,8 @@ static int grant(struct __test_metadata *_metadata,
 		TH_LOG("stderr does not name \"%s\"", what);		\
 	EXPECT_NE(NULL, strcasestr((r)->err, "grant"))			\
 		TH_LOG("stderr does not say that a grant is missing");	\
+	EXPECT_TRUE(line_names_identity((r)->err, what))		\
+		TH_LOG("\"%s\" is not followed by the identity", what);	\
 } while (0)
 
 /* README.md, "Using it in a program". */
