@@ -36,50 +36,14 @@
 #define OUT_MAX		16384
 #define MAX_GRANTS	256
 
-struct tgrant {
-	uint32_t id, vni, sel_type, sel_id;
-	uint64_t cgroup_id, netns_cookie, limit_entries;
-	uint32_t limit_avs;
-	char tag[KAV_TAG_MAX + 1];
-};
-
 struct tgrants {
-	struct tgrant g[MAX_GRANTS];
+	struct kav_nl_grant g[MAX_GRANTS];
 	size_t n;
 };
-
-static int grant_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
-		    const struct kav_nl_attrs *at, void *arg)
-{
-	struct tgrants *l = arg;
-	struct tgrant *g;
-
-	(void)nlh;
-	(void)gh;
-	if (l->n >= MAX_GRANTS)
-		return -E2BIG;
-	g = &l->g[l->n++];
-	memset(g, 0, sizeof(*g));
-	g->id = kav_nl_u32(at->a[KAV_A_GRANT_ID]);
-	g->vni = kav_nl_u32(at->a[KAV_A_VNI]);
-	g->sel_type = kav_nl_u32(at->a[KAV_A_SEL_TYPE]);
-	g->sel_id = kav_nl_u32(at->a[KAV_A_SEL_ID]);
-	g->cgroup_id = kav_nl_u64(at->a[KAV_A_SEL_CGROUP_ID]);
-	g->netns_cookie = kav_nl_u64(at->a[KAV_A_SEL_NETNS_COOKIE]);
-	g->limit_entries = kav_nl_u64(at->a[KAV_A_LIMIT_ENTRIES]);
-	g->limit_avs = kav_nl_u32(at->a[KAV_A_LIMIT_AVS]);
-	if (at->a[KAV_A_TAG] && kav_nl_len(at->a[KAV_A_TAG]) > 0)
-		snprintf(g->tag, sizeof(g->tag), "%.*s",
-			 (int)strnlen(kav_nl_data(at->a[KAV_A_TAG]),
-				      kav_nl_len(at->a[KAV_A_TAG])),
-			 (const char *)kav_nl_data(at->a[KAV_A_TAG]));
-	return 0;
-}
 
 /* Every live grant (a fresh socket: the family id changes on reload). */
 static int dump(struct tgrants *l)
 {
-	static struct kav_nl_msg m;
 	struct kav_nl nl;
 	int ret;
 
@@ -87,13 +51,12 @@ static int dump(struct tgrants *l)
 	ret = kav_nl_open(&nl);
 	if (ret)
 		return ret;
-	kav_nl_req(&nl, &m, KAV_GENL_CMD_GRANT_GET, NLM_F_DUMP);
-	ret = kav_nl_talk(&nl, &m, grant_cb, l);
+	ret = kav_nl_grants(&nl, l->g, MAX_GRANTS, &l->n);
 	kav_nl_close(&nl);
 	return ret;
 }
 
-static const struct tgrant *find(const struct tgrants *l, uint32_t vni,
+static const struct kav_nl_grant *find(const struct tgrants *l, uint32_t vni,
 				 const char *tag)
 {
 	size_t i;
@@ -104,7 +67,7 @@ static const struct tgrant *find(const struct tgrants *l, uint32_t vni,
 	return NULL;
 }
 
-static const struct tgrant *find_id(const struct tgrants *l, uint32_t id)
+static const struct kav_nl_grant *find_id(const struct tgrants *l, uint32_t id)
 {
 	size_t i;
 
@@ -140,30 +103,18 @@ static int grant_by_hand(uint32_t vni, uint32_t uid, const char *tag,
 			 uint32_t *id)
 {
 	struct kav_grant_spec s = { .vni = vni, .sel_type = KAV_SEL_UID,
-				    .sel_id = uid };
-	static struct kav_nl_msg m;
-	struct tgrants *l = malloc(sizeof(*l));
+				    .sel_id = uid, .tag = tag };
+	struct kav_nl_grant g;
 	struct kav_nl nl;
 	int ret;
 
-	if (!l)
-		return -ENOMEM;
 	ret = kav_nl_open(&nl);
-	if (ret) {
-		free(l);
+	if (ret)
 		return ret;
-	}
-	kav_nl_grant_msg(&nl, &m, &s);
-	if (tag)
-		kav_nl_put_str(&m, KAV_A_TAG, tag);
-	l->n = 0;
-	ret = kav_nl_talk(&nl, &m, grant_cb, l);
+	ret = kav_nl_grant_add(&nl, &s, &g);
 	kav_nl_close(&nl);
-	if (!ret && l->n != 1)
-		ret = -ENOMSG;
 	if (!ret)
-		*id = l->g[0].id;
-	free(l);
+		*id = g.id;
 	return ret;
 }
 
@@ -375,7 +326,7 @@ FIXTURE_TEARDOWN(apply)
 /* Grants as the files say: selectors resolved, limits, tags. */
 TEST_F(apply, adds_tagged_grants)
 {
-	const struct tgrant *g;
+	const struct kav_nl_grant *g;
 
 	ASSERT_EQ(0, write_file(self->dir, "10-site.conf", site_conf));
 	ASSERT_EQ(0, apply(self->dir, self->out, NULL, NULL));
@@ -428,7 +379,7 @@ TEST_F(apply, again_is_a_no_op)
 	ASSERT_EQ(0, dump(&self->l));
 	EXPECT_EQ(before->n, self->l.n);
 	for (i = 0; i < before->n; i++) {
-		const struct tgrant *g = find_id(&self->l, before->g[i].id);
+		const struct kav_nl_grant *g = find_id(&self->l, before->g[i].id);
 
 		ASSERT_NE(NULL, g);
 		EXPECT_EQ(before->g[i].limit_entries, g->limit_entries);
@@ -440,7 +391,7 @@ TEST_F(apply, again_is_a_no_op)
 /* A changed limit: --dry-run only says so; apply changes the same grant. */
 TEST_F(apply, limit_change_in_place)
 {
-	const struct tgrant *g;
+	const struct kav_nl_grant *g;
 	char expect[128];
 	uint32_t id;
 
@@ -505,7 +456,7 @@ TEST_F(apply, dry_run_changes_nothing)
 TEST_F(apply, prune_only_the_files_grants)
 {
 	uint32_t manual, slurm, stale;
-	const struct tgrant *g;
+	const struct kav_nl_grant *g;
 	char expect[64];
 
 	ASSERT_EQ(0, write_file(self->dir, "10-site.conf", site_conf));
@@ -593,7 +544,7 @@ TEST_F(apply, missing_and_unreadable_dir)
 /* cgroup and named netns lines are matched again by id and cookie. */
 TEST_F(apply, cgroup_and_netns)
 {
-	const struct tgrant *g;
+	const struct kav_nl_grant *g;
 	uint64_t cg = cgroup_id();
 
 	ASSERT_NE(0, cg);
