@@ -633,22 +633,19 @@ static int kav_dump_entry(void *arg, u64 idx, const struct kav_entry *e,
 	return kav_dump_end_msg(d, hdr, ret);
 }
 
-/* cb->args[0]: the AV (a reference, from .start); cb->args[1]: index. */
+/*
+ * cb->args[0]: the AV (a reference, from .start), or 0 and cb->args[2]
+ * the error; cb->args[1]: the next index. The error is returned by the
+ * first dumpit, whose extack reaches user space on every kernel (a
+ * .start's does not on 6.1).
+ */
 static int kav_genl_entry_dump_start(struct netlink_callback *cb)
 {
 	struct nlattr *id = kav_dump_attrs(cb)[KAV_A_AV_ID];
-	struct kav_av *av;
+	struct kav_av *av = id ? kav_registry_get_av(nla_get_u32(id)) : NULL;
 
-	if (!id) {
-		NL_SET_ERR_MSG(cb->extack, "missing KAV_A_AV_ID");
-		return -EINVAL;
-	}
-	av = kav_registry_get_av(nla_get_u32(id));
-	if (!av) {
-		NL_SET_ERR_MSG_ATTR(cb->extack, id, "no such AV");
-		return -ENOENT;
-	}
 	cb->args[0] = (long)av;
+	cb->args[2] = id ? -ENOENT : -EINVAL;
 	return 0;
 }
 
@@ -668,6 +665,13 @@ static int kav_genl_entry_dump(struct sk_buff *skb,
 	int ret;
 
 	d.av = (struct kav_av *)cb->args[0];
+	if (!d.av) {
+		if (cb->args[2] == -EINVAL)
+			NL_SET_ERR_MSG(cb->extack, "missing KAV_A_AV_ID");
+		else
+			NL_SET_ERR_MSG(cb->extack, "no such AV");
+		return cb->args[2];
+	}
 	cb->seq = lower_32_bits(kav_table_generation(&d.av->table)) ?: 1;
 	ret = kav_table_walk_entries(&d.av->table, &idx, &visitor);
 	cb->args[1] = idx;

@@ -36,6 +36,7 @@
 #include "kav_nl_util.h"
 
 #define TENANT_UID	4242
+#define KEYLESS_PARAM	"/sys/module/kav/parameters/allow_keyless"
 #define TENANT_GID	4242
 #define OUT_MAX		8192
 
@@ -174,6 +175,7 @@ FIXTURE(examples) {
 	uint32_t grant[4];
 	int ngrants;
 	struct run r;
+	char keyless_was;		/* allow_keyless before the test */
 };
 
 FIXTURE_SETUP(examples)
@@ -182,12 +184,19 @@ FIXTURE_SETUP(examples)
 	int fd;
 
 	ASSERT_EQ(0, getuid()) TH_LOG("must run as root (it grants VNIs)");
-	/* A default node: keyless entries refused, keys needed. */
-	fd = open("/sys/module/kav/parameters/allow_keyless", O_RDONLY);
+	/*
+	 * A default node: keyless entries refused, keys needed. Other
+	 * test programs turn allow_keyless on for their AV mechanics, so
+	 * set the default here and put back what was there afterwards.
+	 */
+	fd = open(KEYLESS_PARAM, O_RDWR);
 	ASSERT_LE(0, fd) TH_LOG("kav.ko is not loaded");
 	ASSERT_LT(0, read(fd, keyless, sizeof(keyless) - 1));
+	self->keyless_was = keyless[0];
+	ASSERT_EQ(1, pwrite(fd, "N", 1, 0));
+	ASSERT_EQ(1, pread(fd, keyless, 1, 0));
 	close(fd);
-	ASSERT_EQ('N', keyless[0]) TH_LOG("allow_keyless is on: not a default node");
+	ASSERT_EQ('N', keyless[0]) TH_LOG("allow_keyless stays on: not a default node");
 	memset(&self->nl, 0, sizeof(self->nl));
 	ASSERT_EQ(0, kav_nl_open(&self->nl));
 	self->ngrants = 0;
@@ -195,10 +204,17 @@ FIXTURE_SETUP(examples)
 
 FIXTURE_TEARDOWN(examples)
 {
+	int fd;
+
 	while (self->ngrants > 0)
 		EXPECT_EQ(0, kav_nl_grant_del(&self->nl,
 					       self->grant[--self->ngrants]));
 	kav_nl_close(&self->nl);
+	fd = open(KEYLESS_PARAM, O_WRONLY);
+	if (fd >= 0) {
+		EXPECT_EQ(1, write(fd, &self->keyless_was, 1));
+		close(fd);
+	}
 }
 
 /* kavctl grant add vni @vni uid TENANT_UID */
