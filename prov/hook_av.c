@@ -475,7 +475,7 @@ static int kavh_av_close(struct fid *fid)
 	ret = fi_close(&av->kav->fid);
 	if (ret)
 		kavh_warn(FI_LOG_AV, "closing the kav AV: %s\n",
-			  kav_strerror(ret));
+			  kavh_why(ret));
 	kavh_av_free(av);
 	return 0;
 }
@@ -579,7 +579,7 @@ int kavh_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	} else if (ret) {
 		kavh_warn(FI_LOG_AV, "kav AV%s%s: %s\n",
 			  attr->name ? " " : "", av->name ? av->name : "",
-			  kav_strerror(ret));
+			  kavh_why(ret));
 		goto err_free;
 	}
 	attr->map_addr = kattr.map_addr;

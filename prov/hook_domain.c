@@ -228,10 +228,10 @@ static int kavh_open_kav(struct kavh_domain *dom, const struct fi_info *info)
 	if (ret) {
 		if (dattr.auth_key)
 			kavh_warn(FI_LOG_DOMAIN, "kav domain for VNI %u: %s\n",
-				  key.vni, kav_strerror(ret));
+				  key.vni, kavh_why(ret));
 		else
 			kavh_warn(FI_LOG_DOMAIN, "kav domain (no key): %s\n",
-				  kav_strerror(ret));
+				  kavh_why(ret));
 		dom->kav = NULL;
 		return ret;
 	}

@@ -55,6 +55,14 @@
 extern struct fi_provider kavh_prov;
 
 #define kavh_warn(subsys, ...)	FI_WARN(&kavh_prov, subsys, __VA_ARGS__)
+
+/* Why a kav call failed: libkav's words for it, else the code's. */
+static inline const char *kavh_why(int err)
+{
+	const char *s = kav_last_error();
+
+	return *s ? s : kav_strerror(err);
+}
 #define kavh_info(subsys, ...)	FI_INFO(&kavh_prov, subsys, __VA_ARGS__)
 
 /* The provider's parameters (FI_OFI_HOOK_KAV_*), read once at init. */

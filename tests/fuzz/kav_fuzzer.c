@@ -517,9 +517,15 @@ static void op_pin(const uint64_t *a, bool pin)
 
 static void op_grant_add(const uint64_t *a)
 {
+	/*
+	 * A tag of the programs' own: GRANT_ADD is idempotent per key,
+	 * selector and tag, and an untagged add could otherwise update
+	 * (and the cleanup then revoke) one of the campaign's grants.
+	 */
 	struct kav_grant_spec s = {
 		.vni = (uint32_t)a[0],
 		.limit_entries = a[2],
+		.tag = "kav-fuzz-prog",
 	};
 	struct kav_nl_grant g;
 	unsigned int n;

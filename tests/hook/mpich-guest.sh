@@ -112,7 +112,7 @@ in_job kavjob1 $VNI ./kav_mpi_launch --vni $VNI --port $PORT --ranks 2 -- \
 	sh -c 'echo $$ >'$CG'/kavjob2/cgroup.procs && exec mpiexec -launcher fork -n 1 ./mpi_instant' \
 	>$OUT/foreign.log 2>&1
 rc=$?
-if [ $rc != 0 ] && grep -q "kav domain for VNI $(printf %u $VNI): no grant" $OUT/foreign.log; then
+if [ $rc != 0 ] && grep -q "kav domain for VNI $(printf %u $VNI): .*no grant for this auth key (vni $(printf %u $VNI)) matches" $OUT/foreign.log; then
 	echo "ok $T - a rank of another cgroup cannot use the job's VNI"
 else
 	echo "not ok $T - a rank of another cgroup with the job's VNI (exit $rc)"
