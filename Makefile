@@ -56,8 +56,17 @@ deps:
 # packaging on the host, then the kselftest suite in a VM on each of
 # Debian's 6.1 and 6.12 kernels and on the debug kernel, and the
 # race-sensitive programs on the KCSAN kernel (KAV_DEBUG_KERNEL=0 skips
-# both debug kernels).
+# both debug kernels). On a machine that has not built the debug kernels
+# yet, they build in the background (niced) from the start, on what lint,
+# the packages and the first guests leave of the CPUs; vmtest's own call
+# of debug-kernel.sh waits on its lock for them.
 check: deps
+	@if [ "$${KAV_DEBUG_KERNEL:-1}" != 0 ]; then \
+		mkdir -p $(BUILD); \
+		( tests/vm/debug-kernel.sh --flavour kasan && \
+		  tests/vm/debug-kernel.sh --flavour kcsan ) \
+			>$(BUILD)/debug-kernels.log 2>&1 & \
+	fi
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory bench-native-smoke
