@@ -22,7 +22,13 @@
 #include "kav_set_priv.h"
 
 _Static_assert(offsetof(struct kav_av, av_fid) == 0, "fid first");
-/* The 2.x table extends 1.17's: same members at the same offsets. */
+/*
+ * kav's table (<kav/kav.h>) against the installed headers' struct
+ * fi_ops_av, both ways: 1.17's members at the same offsets; with 1.17
+ * headers the three 2.x members follow av_set; with 1.20+ headers they
+ * sit where the headers put them, and with 1.20 to 2.1 (whose table ends
+ * at set_user_id) the two tables are the same size.
+ */
 #define KAV_SAME_OFFSET(m) \
 	_Static_assert(offsetof(struct kav_fi_ops_av, m) == \
 		       offsetof(struct fi_ops_av, m), "fi_ops_av." #m)
@@ -34,8 +40,25 @@ KAV_SAME_OFFSET(remove);
 KAV_SAME_OFFSET(lookup);
 KAV_SAME_OFFSET(straddr);
 KAV_SAME_OFFSET(av_set);
+_Static_assert(sizeof(struct kav_fi_ops_av) ==
+	       offsetof(struct kav_fi_ops_av, set_user_id) +
+	       sizeof(void (*)(void)), "kav's table ends at set_user_id");
+#if KAV_FI_HAVE_AV_AUTH_KEY
+KAV_SAME_OFFSET(insert_auth_key);
+KAV_SAME_OFFSET(lookup_auth_key);
+KAV_SAME_OFFSET(set_user_id);
+#if KAV_FI_HEADERS_VERSION <= FI_VERSION(2, 1)
+_Static_assert(sizeof(struct kav_fi_ops_av) == sizeof(struct fi_ops_av),
+	       "kav's table is the headers' whole fi_ops_av");
+#else
+/* Later tables grow (lookup2): FI_CHECK_OP finds them past kav's .size. */
+_Static_assert(sizeof(struct kav_fi_ops_av) <= sizeof(struct fi_ops_av),
+	       "kav's table is a prefix of the headers' fi_ops_av");
+#endif
+#else
 _Static_assert(offsetof(struct kav_fi_ops_av, insert_auth_key) ==
 	       sizeof(struct fi_ops_av), "2.x members follow av_set");
+#endif
 
 /* ------------------------------------------------------------ lifetime */
 

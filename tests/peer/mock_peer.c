@@ -7,6 +7,12 @@
 
 #include "mock_peer.h"
 
+/* libfabric 1.x's <rdma/fabric.h> had container_of; 2.x dropped it. */
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
 /* ------------------------------------------------------------ mock EP */
 
 static int mock_ep_getname(fid_t fid, void *addr, size_t *addrlen)

@@ -11,6 +11,7 @@
 #include <kav/kav.h>
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
+#include "kav_fi_compat.h"
 #include "mock_peer.h"
 #include "kav_test_grants.h"
 
@@ -723,8 +724,8 @@ TEST(event_queue_reports_inserts)
 	ASSERT_EQ(0, kav_eq_open(d, NULL, &eq, NULL));
 	fill(s, 3, 0x0a000001);
 	EXPECT_EQ(-FI_ENOEQ, fi_av_insert(av, s, 3, fi, 0, &ctx));
-	EXPECT_EQ(-FI_EINVAL, fi_av_bind(av, &eq->fid, 1));
-	ASSERT_EQ(0, fi_av_bind(av, &eq->fid, 0));
+	EXPECT_EQ(-FI_EINVAL, kav_test_av_bind(av, &eq->fid, 1));
+	ASSERT_EQ(0, kav_test_av_bind(av, &eq->fid, 0));
 	EXPECT_EQ(-FI_EBUSY, fi_close(&eq->fid));
 
 	s[1].sin_family = AF_INET6;
@@ -765,7 +766,7 @@ TEST(event_queue_all_fail_and_close_keeps_events)
 	ASSERT_EQ(0, domain_open(FI_SOCKADDR_IN, false, &d));
 	ASSERT_EQ(0, fi_av_open(d, &attr, &av, NULL));
 	ASSERT_EQ(0, kav_eq_open(d, NULL, &eq, NULL));
-	ASSERT_EQ(0, fi_av_bind(av, &eq->fid, 0));
+	ASSERT_EQ(0, kav_test_av_bind(av, &eq->fid, 0));
 	fill(s, 2, 0x0a000001);
 	s[0].sin_family = s[1].sin_family = AF_INET6;
 	EXPECT_EQ(0, fi_av_insert(av, s, 2, NULL, 0, &ctx));

@@ -38,6 +38,7 @@
 #include <kav/kav.h>
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
+#include "kav_fi_compat.h"
 #include "kav_test_grants.h"
 #include "kav_attack_util.h"
 
@@ -790,7 +791,7 @@ TEST_F(hook, av_events_through_hook_eq)
 	ASSERT_EQ(0, fi_eq_open(self->a.fab, &eq_attr, &self->a.eq, NULL));
 	ASSERT_EQ(0, fi_av_open(self->a.dom, &attr, &self->a.av, NULL));
 	EXPECT_EQ(-FI_ENOEQ, fi_av_insert(self->a.av, sin, 1, fa, 0, NULL));
-	ASSERT_EQ(0, fi_av_bind(self->a.av, &self->a.eq->fid, 0));
+	ASSERT_EQ(0, kav_test_av_bind(self->a.av, &self->a.eq->fid, 0));
 	sin[0] = kav_sin(INADDR_LOOPBACK, 4000);
 	sin[1] = kav_sin(INADDR_LOOPBACK, 4001);
 	sin[1].sin_family = AF_UNIX;		/* kav refuses it */

@@ -35,6 +35,7 @@ SELFTEST_CFLAGS := $(KAV_CFLAGS) -Wno-unused-parameter -Wno-sign-compare \
 		   -I$(KSFT_HDR_DIR) -I$(CURDIR)/tests/selftests \
 		   -I$(CURDIR)/tests/nic
 SELFTEST_DEPS := tests/selftests/kav_test_util.h uapi/linux/kav.h \
+		 tests/selftests/kav_fi_compat.h \
 		 tests/selftests/kav_nl_util.h tests/selftests/kav_test_seccomp.h \
 		 tests/selftests/kav_attack_util.h tests/selftests/kav_proc_mem.h \
 		 tests/nic/kav_nic.h \

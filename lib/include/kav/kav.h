@@ -48,11 +48,28 @@ extern "C" {
 #endif
 
 /*
+ * Which libfabric headers this is built against: a probe on the headers'
+ * own version, not on the library found at run time. The auth-key AV API
+ * (fi_av_insert_auth_key, fi_av_lookup_auth_key, fi_av_set_user_id, the
+ * three fi_ops_av members behind them, FI_AUTH_KEY, FI_AV_AUTH_KEY) came
+ * with libfabric 1.20 and is the 2.x target's; Debian bookworm's 1.17
+ * lacks it, trixie's 2.1 has it. KAV_FI_HAVE_AV_AUTH_KEY is 1 when the
+ * installed headers define it all, so kav defines none of it and a
+ * program reaches libkav through libfabric's own inlines.
+ */
+#define KAV_FI_HEADERS_VERSION	FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
+#if KAV_FI_HEADERS_VERSION >= FI_VERSION(1, 20)
+#define KAV_FI_HAVE_AV_AUTH_KEY	1
+#else
+#define KAV_FI_HAVE_AV_AUTH_KEY	0
+#endif
+
+/*
  * libfabric 2.x pieces that Debian's 1.17 headers lack, with libfabric's
- * own names, values and ops-table layout. Each is defined only when the
- * installed headers do not define it, so building against libfabric >= 2
- * headers uses theirs. Where the values come from (ofiwg/libfabric and
- * forks tracking it, as stored by the code index used for this work):
+ * own names, values and ops-table layout, defined only when the installed
+ * headers do not have them. Where the values come from (ofiwg/libfabric
+ * and forks tracking it, as stored by the code index used for this work,
+ * and checked against trixie's 2.1 headers):
  *
  *   FI_AUTH_KEY     (1ULL << 57): include/rdma/fabric.h, "Tagged
  *	messages, buffered receives, CQ flags" block, next to FI_CLAIM (59)
@@ -61,25 +78,39 @@ extern "C" {
  *	FI_ASYNC_IOV, which are never valid on the same calls.
  *   FI_AV_AUTH_KEY  SIZE_MAX: same file, next to FI_SHARED_CONTEXT; it is
  *	a value of fi_domain_attr.auth_key_size, not a flag.
+ *   FI_TAGGED_DIRECTED_RECV (1ULL << 45), FI_EXACT_DIRECTED_RECV
+ *	(1ULL << 48): capabilities, same file; receive-side variants of
+ *	FI_DIRECTED_RECV (tagged receives only; no FI_ADDR_UNSPEC).
  *   struct fi_ops_av: 2.x appends, after av_set and in this order,
  *	insert_auth_key, lookup_auth_key, set_user_id (include/rdma/
  *	fi_domain.h; newer development trees append lookup2 after them,
- *	which kav does not provide). The fi_av_* inlines check the member
- *	with FI_CHECK_OP (ops->size past the member's offset and the
- *	pointer non-NULL) and return -FI_ENOSYS otherwise.
+ *	which kav does not provide). libfabric 2.x's fi_av_* inlines check
+ *	a member with FI_CHECK_OP (ops->size past the member's offset and
+ *	the pointer non-NULL); kav's own (below, 1.17 headers) want the
+ *	whole member inside ops->size. Both return -FI_ENOSYS otherwise.
  *   fi_group_addr(a, g) = ((uint64_t)g << 32) | a: include/rdma/
  *	fi_domain.h and the exported src/ definition (symbol version
  *	FABRIC_1.10 in the libfabric.so of 2.x): the group id is the upper
  *	32 bits of an fi_addr_t.
+ *
+ * lib/av.c checks the layout both ways at build time: kav's table is
+ * 1.17's plus the three members, and with 1.20+ headers it is the
+ * headers' own table member for member.
  */
 #ifndef FI_AUTH_KEY
 #define FI_AUTH_KEY		(1ULL << 57)
+#endif
+#ifndef FI_TAGGED_DIRECTED_RECV
+#define FI_TAGGED_DIRECTED_RECV	(1ULL << 45)
+#endif
+#ifndef FI_EXACT_DIRECTED_RECV
+#define FI_EXACT_DIRECTED_RECV	(1ULL << 48)
 #endif
 
 /*
  * The 2.x fi_ops_av layout. libkav's AVs carry an ops table of this type
  * (av->ops points at its first part, with .size = sizeof(struct
- * kav_fi_ops_av)), so both these wrappers and libfabric 2.x's own inlines
+ * kav_fi_ops_av)), so both kav's wrappers and libfabric 2.x's own inlines
  * find the three extra members.
  */
 struct kav_fi_ops_av {
@@ -109,15 +140,17 @@ struct kav_fi_ops_av {
 			fi_addr_t user_id, uint64_t flags);
 };
 
-/* FI_CHECK_OP for the extended table: the member is inside .size and set. */
+/* kav's check: the whole member is inside .size, and it is set. */
 #define KAV_FI_AV_HAS_OP(av, op)					\
 	((av)->ops &&							\
 	 (av)->ops->size >= offsetof(struct kav_fi_ops_av, op) +	\
 			    sizeof(((struct kav_fi_ops_av *)0)->op) &&	\
 	 ((struct kav_fi_ops_av *)(av)->ops)->op)
 
+#if !KAV_FI_HAVE_AV_AUTH_KEY
 #ifndef FI_AV_AUTH_KEY
 #define FI_AV_AUTH_KEY		SIZE_MAX
+#endif
 
 static inline int
 fi_av_insert_auth_key(struct fid_av *av, const void *auth_key,
@@ -145,9 +178,9 @@ fi_av_set_user_id(struct fid_av *av, fi_addr_t fi_addr, fi_addr_t user_id,
 		((struct kav_fi_ops_av *)av->ops)->set_user_id(av, fi_addr,
 			user_id, flags) : -FI_ENOSYS;
 }
-#endif /* !FI_AV_AUTH_KEY */
+#endif /* !KAV_FI_HAVE_AV_AUTH_KEY */
 
-#if FI_MAJOR_VERSION < 2
+#if KAV_FI_HEADERS_VERSION < FI_VERSION(2, 0)
 static inline fi_addr_t fi_group_addr(fi_addr_t fi_addr, uint32_t group_id)
 {
 	return (fi_addr_t)(((uint64_t)group_id << 32) | fi_addr);
