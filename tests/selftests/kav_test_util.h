@@ -14,9 +14,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -290,6 +292,51 @@ kav_uses(const volatile struct kav_table_header *h, uint64_t handle)
 	return (const volatile void *)((const volatile char *)h +
 				       h->key_counts_offset +
 				       handle * sizeof(struct kav_key_count));
+}
+
+/*
+ * The errno an executable mapping (mmap with PROT_EXEC) of a kav file
+ * must fail with. kav's .mmap refuses it with EACCES; but since Linux 6.16
+ * the anon-inode file system that AV fds live on is noexec, and do_mmap()
+ * refuses first with EPERM (kav's check is then never reached). Probed,
+ * not guessed from the version: do_mmap() checks noexec before it looks
+ * for an .mmap, so mapping an eventfd (an anon-inode file without .mmap)
+ * executable fails with EPERM on a noexec anon-inode file system and with
+ * ENODEV otherwise. Anything else (e.g. an LSM's refusal) gives 0, which
+ * no errno equals, so the caller's check fails and says so.
+ * mprotect(PROT_EXEC) fails with EACCES either way: without VM_MAYEXEC,
+ * which kav and the noexec path both clear.
+ */
+static inline int kav_exec_map_errno(void)
+{
+	int fd = eventfd(0, EFD_CLOEXEC), err;
+	void *p;
+
+	if (fd < 0)
+		return 0;
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	err = p == MAP_FAILED ? errno : 0;
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	close(fd);
+	if (err == EPERM)
+		return EPERM;
+	return err == ENODEV ? EACCES : 0;
+}
+
+/*
+ * Is the running kernel at least @major.@minor (uname's release)? Only to
+ * cross-check a probe on Debian's kernels, whose versions say what they
+ * contain (a distribution's backport could make a version lie).
+ */
+static inline int kav_kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return -1;
+	return ma > major || (ma == major && mi >= minor);
 }
 
 #endif /* KAV_TEST_UTIL_H */

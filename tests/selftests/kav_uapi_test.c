@@ -766,19 +766,37 @@ TEST_F(av, mmap_write_refused)
 	EXPECT_EQ(MAP_FAILED, p);
 }
 
+/* EACCES from kav, or EPERM where the VFS refuses first (6.16+). */
 TEST_F(av, mmap_exec_refused)
 {
+	int want = kav_exec_map_errno();
 	void *p;
 
+	TH_LOG("exec mappings refused with %s", strerror(want));
 	p = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, self->av, 0);
 	EXPECT_EQ(MAP_FAILED, p);
-	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(want, errno);
 	p = mmap(NULL, PAGE, PROT_EXEC, MAP_SHARED, self->av, 0);
 	EXPECT_EQ(MAP_FAILED, p);
-	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(want, errno);
 	p = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE, self->av, 0);
 	EXPECT_EQ(MAP_FAILED, p);
-	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(want, errno);
+}
+
+/*
+ * The probe behind kav_exec_map_errno() against the kernel's version:
+ * Linux 6.16 made the anon-inode file system noexec, so EPERM from 6.16
+ * on and EACCES (kav's own refusal) before. A probe that always said
+ * EPERM would let kav stop refusing exec mappings unnoticed on the older
+ * kernels; this catches it.
+ */
+TEST(exec_map_errno_probe)
+{
+	int newer = kav_kernel_at_least(6, 16);
+
+	ASSERT_LE(0, newer);
+	EXPECT_EQ(newer ? EPERM : EACCES, kav_exec_map_errno());
 }
 
 TEST_F(av, mprotect_cannot_add_exec)
