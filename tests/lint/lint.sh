@@ -20,6 +20,10 @@
 #   ynl-check.sh          Documentation/netlink/specs/kav.yaml rendered by
 #                         the kernel's ynl-gen-c.py is uapi/linux/kav.h's
 #                         family and kav_genl.c's policy and ops
+#   archive hosts         no file of the tree (tracked, or new and not
+#                         ignored) names a package archive's host or URL:
+#                         archives come from the machine's apt
+#                         configuration (scripts/debian-archive.sh)
 #
 # Each finding is printed; the last line is "lint: clean" or
 # "lint: N tool(s) with findings", and the exit status says the same.
@@ -193,6 +197,81 @@ run_examples() {
 		"$("$REPO/Documentation/examples/check-sync.sh" 2>&1)"
 }
 
+# Package archives' host names and URLs into an archive, as extended
+# regexes (case-insensitive). Written with escaped dots, so that they do
+# not match themselves. Debian's and Ubuntu's archive hosts (deb, ftp.<cc>,
+# security, snapshot, ...), any host called mirror(s), a URL whose path is
+# an archive root (/debian, /debian-security, /ubuntu, ...; an apt sources
+# line too) and the language registries' download hosts.
+ARCHIVE_HOST_RES=(
+	'(^|[^a-z0-9.-])([a-z0-9-]+\.)*(deb|ftp[0-9]*|security|snapshot|archive|httpredir|incoming|ports|cdimage|mirrors?)\.(debian\.(org|net)|ubuntu\.com)'
+	'(^|[^a-z0-9-])mirrors?[0-9]*\.[a-z0-9-]+\.[a-z]{2,}'
+	'[a-z]+://[^/[:space:]]+/(debian|debian-security|debian-ports|debian-archive|ubuntu|ubuntu-ports)($|[^a-z0-9_.-])'
+	'(^|[^a-z0-9.-])(pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|(static|index)\.crates\.io|proxy\.golang\.org)'
+)
+
+# Does line @1 name an archive host?
+names_archive_host() {
+	local re
+	for re in "${ARCHIVE_HOST_RES[@]}"; do
+		grep -qiE -- "$re" <<<"$1" && return 0
+	done
+	return 1
+}
+
+# The check checks itself first: lines it must flag (put together at run
+# time, so that this file names no host) and lines it must let through.
+archive_host_selftest() {
+	local d=debian u=ubuntu m=mirror py=pypi line bad=''
+	local -a flag=(
+		"MIRROR=\${M:-http://deb.$d.org/$d}"
+		"URIs: https://ftp.de.$d.org/$d/"
+		"deb http://security.$d.org/$d-security bookworm-security main"
+		"curl -O https://snapshot.$d.org/archive/$d/20250101T000000Z/pool/x"
+		"http://archive.$u.com/$u/ jammy main"
+		"deb http://10.0.0.9:3142/$d trixie main"
+		"see http://$m.example.net/pub/x"
+		"pip index https://$py.org/simple"
+	)
+	local -a pass=(
+		"Format: https://www.$d.org/doc/packaging-manuals/copyright-format/1.0/"
+		"archive=\$(scripts/$d-archive.sh)"
+		"kavh_mirror(av, index, &ent)"
+		"mirrored into a private core AV"
+		"/usr/share/$d/x and the $d/ directory"
+	)
+	for line in "${flag[@]}"; do
+		names_archive_host "$line" || bad+="not flagged: $line"$'\n'
+	done
+	for line in "${pass[@]}"; do
+		! names_archive_host "$line" || bad+="flagged: $line"$'\n'
+	done
+	printf '%s' "$bad"
+}
+
+# No file of the tree names a package archive (see ARCHIVE_HOST_RES).
+run_archive_hosts() {
+	local out re files
+	local -a args=()
+	out=$(archive_host_selftest)
+	if [[ -n $out ]]; then
+		report "archive hosts (the check's own samples)" "${out%$'\n'}"
+		return
+	fi
+	for re in "${ARCHIVE_HOST_RES[@]}"; do
+		args+=(-e "$re")
+	done
+	# The file list first: a failed git must not read as a clean tree.
+	if ! files=$(cd "$REPO" && git ls-files -z --cached --others --exclude-standard |
+		tr '\0' '\n'); then
+		report "archive hosts" "git ls-files failed in $REPO"
+		return
+	fi
+	out=$(cd "$REPO" && tr '\n' '\0' <<<"$files" |
+		xargs -0 -r grep -n -I -i -E "${args[@]}" -- 2>/dev/null || true)
+	report "archive hosts (use scripts/debian-archive.sh)" "$out"
+}
+
 main() {
 	mkdir -p "$OUT"
 	run_checkpatch
@@ -203,6 +282,7 @@ main() {
 	run_shellcheck
 	run_examples
 	run_ynl
+	run_archive_hosts
 	if [[ $FAILED -gt 0 ]]; then
 		echo "lint: $FAILED tool(s) with findings"
 		return 1
