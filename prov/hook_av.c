@@ -207,6 +207,24 @@ static size_t kavh_mirror_new(struct kavh_av *av, fi_addr_t *fi_addr,
 	return n;
 }
 
+fi_addr_t kavh_av_report(struct kavh_av *av, fi_addr_t core)
+{
+	fi_addr_t addr = kavh_src(av, core);
+	struct kav_resolved res;
+	int ret;
+
+	if (!av || addr == FI_ADDR_NOTAVAIL ||
+	    kavh_likely(!__atomic_load_n(&av->user_ids, __ATOMIC_RELAXED)))
+		return addr;
+	/* The table's word, as any process set it (no system call). */
+	ret = kav_av_resolve(av->kav, addr, &res);
+	if (ret && ret != -FI_EKEYREJECTED)
+		return FI_ADDR_NOTAVAIL;	/* removed meanwhile */
+	if (res.user_id != FI_ADDR_NOTAVAIL)
+		return res.user_id;
+	return (av->flags & FI_AV_USER_ID) ? FI_ADDR_NOTAVAIL : addr;
+}
+
 /* How an insert call reports: FI_SYNC_ERR's array, FI_EVENT's EQ. */
 struct kavh_ins {
 	fi_addr_t *fi_addr;		/* the caller's, or ours */
@@ -220,6 +238,9 @@ static int kavh_ins_begin(struct kavh_av *av, struct kavh_ins *ins,
 			  void **context)
 {
 	memset(ins, 0, sizeof(*ins));
+	/* Per-insert user ids: completions must look them up from now on. */
+	if (*flags & FI_AV_USER_ID)
+		__atomic_store_n(&av->user_ids, true, __ATOMIC_RELAXED);
 	ins->fi_addr = fi_addr;
 	ins->event = av->flags & FI_EVENT;
 	if (ins->event) {
@@ -559,6 +580,8 @@ int kavh_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	kavh_vec_init(&av->kav_of, sizeof(uint64_t), 0xff);
 	av->dom = dom;
 	av->flags = attr->flags;
+	/* A named AV's user ids may be set by any process that writes it. */
+	av->user_ids = (attr->flags & FI_AV_USER_ID) || attr->name;
 	if (attr->name) {
 		av->name = strdup(attr->name);
 		if (!av->name) {

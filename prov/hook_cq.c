@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * The CQ wrapper: completions are the core's, unchanged, except source
- * addresses (fi_cq_readfrom(), FI_SOURCE), which the core reports in its
- * own AV's terms and the application expects in kav's.
+ * addresses (fi_cq_readfrom(), FI_SOURCE, and fi_cq_err_entry.src_addr),
+ * which the core reports in its own AV's terms and the application
+ * expects in kav's: kav's fi_addr, or the entry's user id on an
+ * FI_AV_USER_ID AV (kavh_av_report()).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "kav_hook.h"
 
@@ -19,7 +22,7 @@ static void kavh_cq_fix_src(struct kavh_cq *cq, fi_addr_t *src, ssize_t n)
 	ssize_t i;
 
 	for (i = 0; i < n; i++)
-		src[i] = kavh_src(av, src[i]);
+		src[i] = kavh_av_report(av, src[i]);
 }
 
 static ssize_t kavh_cq_read(struct fid_cq *cq, void *buf, size_t count)
@@ -39,10 +42,35 @@ static ssize_t kavh_cq_readfrom(struct fid_cq *cq_fid, void *buf,
 	return ret;
 }
 
-static ssize_t kavh_cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
-			       uint64_t flags)
+#if KAV_FI_HAVE_AV_AUTH_KEY
+_Static_assert(KAVH_CQ_ERR_SRC_OFFSET ==
+	       offsetof(struct fi_cq_err_entry, src_addr),
+	       "fi_cq_err_entry.src_addr follows err_data_size");
+#else
+_Static_assert(KAVH_CQ_ERR_SRC_OFFSET == sizeof(struct fi_cq_err_entry),
+	       "1.17's fi_cq_err_entry ends where 1.20 put src_addr");
+#endif
+
+/*
+ * An error entry's source (API 1.20 and later: the core writes
+ * src_addr only for them, and only their buffers are that long).
+ */
+static ssize_t kavh_cq_readerr(struct fid_cq *cq_fid,
+			       struct fi_cq_err_entry *buf, uint64_t flags)
 {
-	return fi_cq_readerr(kavh_cq(cq)->core, buf, flags);
+	struct kavh_cq *cq = kavh_cq(cq_fid);
+	char *src_addr;
+	fi_addr_t src;
+	ssize_t ret;
+
+	ret = fi_cq_readerr(cq->core, buf, flags);
+	if (ret <= 0 || !buf || cq->api_version < KAVH_CQ_ERR_SRC_API)
+		return ret;
+	src_addr = (char *)buf + KAVH_CQ_ERR_SRC_OFFSET;
+	memcpy(&src, src_addr, sizeof(src));
+	src = kavh_av_report(__atomic_load_n(&cq->av, __ATOMIC_ACQUIRE), src);
+	memcpy(src_addr, &src, sizeof(src));
+	return ret;
 }
 
 static ssize_t kavh_cq_sread(struct fid_cq *cq, void *buf, size_t count,
@@ -140,6 +168,7 @@ int kavh_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		free(cq);
 		return ret;
 	}
+	cq->api_version = dom->fab->fabric.api_version;
 	cq->cq.fid.fclass = FI_CLASS_CQ;
 	cq->cq.fid.context = context;
 	cq->cq.fid.ops = &kavh_cq_fi_ops;

@@ -25,13 +25,33 @@ static inline int kavh_ep_xlate(struct kavh_ep *ep, fi_addr_t addr,
 
 /* A receive's source: translated only when the endpoint is directed. */
 static inline int kavh_ep_src(struct kavh_ep *ep, fi_addr_t addr,
-			      fi_addr_t *core)
+			      fi_addr_t *core, bool tagged)
 {
-	if (!ep->directed) {
+	if (!(tagged ? ep->directed_tagged : ep->directed_msg)) {
 		*core = addr;
 		return 0;
 	}
 	return kavh_ep_xlate(ep, addr, core);
+}
+
+/*
+ * A receive restricted to an auth key's addresses (FI_AUTH_KEY): the
+ * handle is kav's, and the core's AV holds no keys to restrict by, so
+ * the hook can neither pass it on nor honour it. Refused rather than
+ * widened to every sender. With FI_ADDR_UNSPEC (any sender, fi_msg(3))
+ * there is nothing to restrict: the flag is dropped.
+ */
+static inline int kavh_recv_auth_key(uint64_t *flags, fi_addr_t src)
+{
+	if (kavh_likely(!(*flags & FI_AUTH_KEY)))
+		return 0;
+	if (src == FI_ADDR_UNSPEC) {
+		*flags &= ~FI_AUTH_KEY;
+		return 0;
+	}
+	FI_WARN_SPARSE(&kavh_prov, FI_LOG_EP_DATA,
+		       "receives restricted to an auth key (FI_AUTH_KEY) are not supported under FI_HOOK=kav: the core provider holds no kav keys\n");
+	return -FI_ENOSYS;
 }
 
 /* fi_msg */
@@ -43,7 +63,7 @@ static ssize_t kavh_recv(struct fid_ep *ep_fid, void *buf, size_t len,
 	fi_addr_t core;
 	int ret;
 
-	ret = kavh_ep_src(ep, src, &core);
+	ret = kavh_ep_src(ep, src, &core, false);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_recv(ep->core, buf, len, desc, core, context);
@@ -57,7 +77,7 @@ static ssize_t kavh_recvv(struct fid_ep *ep_fid, const struct iovec *iov,
 	fi_addr_t core;
 	int ret;
 
-	ret = kavh_ep_src(ep, src, &core);
+	ret = kavh_ep_src(ep, src, &core, false);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_recvv(ep->core, iov, desc, count, core, context);
@@ -70,7 +90,9 @@ static ssize_t kavh_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 	struct fi_msg m = *msg;
 	int ret;
 
-	ret = kavh_ep_src(ep, msg->addr, &m.addr);
+	ret = kavh_recv_auth_key(&flags, msg->addr);
+	if (!ret)
+		ret = kavh_ep_src(ep, msg->addr, &m.addr, false);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_recvmsg(ep->core, &m, flags);
@@ -179,7 +201,7 @@ static ssize_t kavh_trecv(struct fid_ep *ep_fid, void *buf, size_t len,
 	fi_addr_t core;
 	int ret;
 
-	ret = kavh_ep_src(ep, src, &core);
+	ret = kavh_ep_src(ep, src, &core, true);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_trecv(ep->core, buf, len, desc, core, tag, ignore, context);
@@ -193,7 +215,7 @@ static ssize_t kavh_trecvv(struct fid_ep *ep_fid, const struct iovec *iov,
 	fi_addr_t core;
 	int ret;
 
-	ret = kavh_ep_src(ep, src, &core);
+	ret = kavh_ep_src(ep, src, &core, true);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_trecvv(ep->core, iov, desc, count, core, tag, ignore,
@@ -207,7 +229,9 @@ static ssize_t kavh_trecvmsg(struct fid_ep *ep_fid,
 	struct fi_msg_tagged m = *msg;
 	int ret;
 
-	ret = kavh_ep_src(ep, msg->addr, &m.addr);
+	ret = kavh_recv_auth_key(&flags, msg->addr);
+	if (!ret)
+		ret = kavh_ep_src(ep, msg->addr, &m.addr, true);
 	if (kavh_unlikely(ret))
 		return ret;
 	return fi_trecvmsg(ep->core, &m, flags);

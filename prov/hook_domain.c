@@ -3,7 +3,8 @@
  * The domain wrapper: the core's domain, and beside it a kav domain (one
  * open of /dev/kav, which captures the process's identity) whose AVs are
  * the application's. Memory registration, counters and shared transmit
- * contexts are the core's, unwrapped: no fi_addr_t passes through them.
+ * contexts are the core's, unwrapped: no fi_addr_t passes through them
+ * (registrations limited to an auth key, FI_AUTH_KEY, are refused).
  */
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -135,6 +136,21 @@ static struct fi_ops_domain kavh_domain_ops = {
 	.endpoint2 = NULL,		/* fi_endpoint2(): -FI_ENOSYS */
 };
 
+/*
+ * A registration limited to an auth key's addresses (FI_AUTH_KEY with a
+ * struct fi_mr_auth_key naming an AV and a key handle, fi_mr(3)) would
+ * hand the core kav's AV and handle, which it cannot read; the core's
+ * own AV holds no keys to limit by. Refused, like the same receives.
+ */
+static int kavh_mr_auth_key(uint64_t flags)
+{
+	if (!(flags & FI_AUTH_KEY))
+		return 0;
+	kavh_warn(FI_LOG_MR,
+		  "memory registrations limited to an auth key (FI_AUTH_KEY) are not supported under FI_HOOK=kav: the core provider holds no kav keys\n");
+	return -FI_ENOSYS;
+}
+
 static int kavh_mr_reg(struct fid *fid, const void *buf, size_t len,
 		       uint64_t access, uint64_t offset, uint64_t requested_key,
 		       uint64_t flags, struct fid_mr **mr, void *context)
@@ -142,6 +158,10 @@ static int kavh_mr_reg(struct fid *fid, const void *buf, size_t len,
 	struct kavh_domain *dom = kavh_container_of(fid, struct kavh_domain,
 						    domain.fid);
 
+	int ret = kavh_mr_auth_key(flags);
+
+	if (ret)
+		return ret;
 	return fi_mr_reg(dom->core, buf, len, access, offset, requested_key,
 			 flags, mr, context);
 }
@@ -154,6 +174,10 @@ static int kavh_mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
 	struct kavh_domain *dom = kavh_container_of(fid, struct kavh_domain,
 						    domain.fid);
 
+	int ret = kavh_mr_auth_key(flags);
+
+	if (ret)
+		return ret;
 	return fi_mr_regv(dom->core, iov, count, access, offset,
 			  requested_key, flags, mr, context);
 }
@@ -164,6 +188,10 @@ static int kavh_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	struct kavh_domain *dom = kavh_container_of(fid, struct kavh_domain,
 						    domain.fid);
 
+	int ret = kavh_mr_auth_key(flags);
+
+	if (ret)
+		return ret;
 	return fi_mr_regattr(dom->core, attr, flags, mr);
 }
 

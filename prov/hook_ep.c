@@ -262,6 +262,19 @@ static void kavh_ep_init(struct kavh_ep *ep, struct kavh_domain *dom,
 	ep->ep.collective = NULL;	/* collectives: not wrapped */
 }
 
+/* Which receives name a source, from the endpoint's capabilities. */
+void kavh_ep_set_directed(struct kavh_ep *ep, uint64_t caps)
+{
+	uint64_t all = FI_DIRECTED_RECV, tagged = FI_DIRECTED_RECV;
+
+	if (ep->dom->fab->fabric.api_version >= KAVH_DIRECTED_RECV_2X_API) {
+		all |= FI_EXACT_DIRECTED_RECV;
+		tagged |= FI_EXACT_DIRECTED_RECV | FI_TAGGED_DIRECTED_RECV;
+	}
+	ep->directed_msg = caps & all;
+	ep->directed_tagged = caps & tagged;
+}
+
 int kavh_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **ep_fid, void *context)
 {
@@ -283,9 +296,9 @@ int kavh_ep_open(struct fid_domain *domain, struct fi_info *info,
 		return ret;
 	}
 	kavh_ep_init(ep, dom, FI_CLASS_EP, context);
-	ep->directed = (info && (info->caps & FI_DIRECTED_RECV)) ||
-		       (info && info->rx_attr &&
-			(info->rx_attr->caps & FI_DIRECTED_RECV));
+	if (info)
+		kavh_ep_set_directed(ep, info->caps |
+				     (info->rx_attr ? info->rx_attr->caps : 0));
 	*ep_fid = &ep->ep;
 	return 0;
 }
@@ -310,7 +323,8 @@ int kavh_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
 		return ret;
 	}
 	kavh_ep_init(ep, dom, FI_CLASS_SRX_CTX, context);
-	ep->directed = attr && (attr->caps & FI_DIRECTED_RECV);
+	if (attr)
+		kavh_ep_set_directed(ep, attr->caps);
 	*rx_ep = &ep->ep;
 	return 0;
 }

@@ -197,6 +197,11 @@ struct kavh_av {
 	struct kavh_vec kav_of;		/* core index -> kav fi_addr */
 	struct kavh_eq *eq;		/* FI_EVENT: where completions go */
 	uint64_t flags;			/* fi_av_attr.flags */
+	/*
+	 * Entries may carry user ids (FI_AV_USER_ID on the AV or an insert,
+	 * or a named AV that others write): completions then read them.
+	 */
+	bool user_ids;			/* atomic */
 	pthread_mutex_t lock;		/* writers of slots/kav_of, view */
 	struct kav_view view;		/* used under lock only */
 	char *name;			/* named AV (for the stats line) */
@@ -252,6 +257,32 @@ static inline fi_addr_t kavh_src(struct kavh_av *av, fi_addr_t core)
 	return __atomic_load_n(k, __ATOMIC_RELAXED);
 }
 
+/*
+ * A completion's source for the application: kav's fi_addr, or the
+ * entry's user id where it has one (FI_AV_USER_ID), or FI_ADDR_NOTAVAIL
+ * on an FI_AV_USER_ID AV before fi_av_set_user_id() (fi_av(3)).
+ */
+fi_addr_t kavh_av_report(struct kavh_av *av, fi_addr_t core);
+
+/*
+ * The source address of fi_cq_err_entry (FI_SOURCE_ERR and other receive
+ * errors). libfabric 1.20 appended src_addr after err_data_size, and the
+ * core writes it only for applications of API 1.20 or later. 1.17's
+ * headers lack the member, so the hook finds it by offset: one build of
+ * the hook serves 2.x applications too. hook_cq.c checks the offset
+ * against 1.20+ headers.
+ */
+#define KAVH_CQ_ERR_SRC_OFFSET	(offsetof(struct fi_cq_err_entry,	\
+					  err_data_size) + sizeof(size_t))
+#define KAVH_CQ_ERR_SRC_API	FI_VERSION(1, 20)
+
+/*
+ * FI_TAGGED_DIRECTED_RECV and FI_EXACT_DIRECTED_RECV came with API 2.0;
+ * before it their bits were other capabilities (bit 48 was
+ * FI_VARIABLE_MSG), so they count only for applications of API >= 2.0.
+ */
+#define KAVH_DIRECTED_RECV_2X_API	FI_VERSION(2, 0)
+
 /* Events the hook raises itself (AV completions), ahead of the core's. */
 struct kavh_event {
 	struct kavh_event *next;
@@ -278,6 +309,7 @@ struct kavh_cq {
 	struct fid_cq cq;
 	struct fid_cq *core;
 	struct kavh_av *av;		/* of the endpoints bound to it */
+	uint32_t api_version;		/* the application's (fi_fabric()) */
 };
 
 struct kavh_ep {
@@ -288,12 +320,17 @@ struct kavh_ep {
 	struct kavh_cq *cq[2];		/* transmit, receive */
 	struct kavh_ep *srx;		/* its shared receive context */
 	/*
-	 * FI_DIRECTED_RECV: only then is a receive's source address an
+	 * Directed receives: only then is a receive's source address an
 	 * address; otherwise fi_endpoint(3) says it is ignored (fabtests
-	 * passes 0), so it is passed on untranslated.
+	 * passes 0), so it is passed on untranslated. FI_DIRECTED_RECV and
+	 * FI_EXACT_DIRECTED_RECV direct every receive,
+	 * FI_TAGGED_DIRECTED_RECV the tagged ones only.
 	 */
-	bool directed;
+	bool directed_msg;
+	bool directed_tagged;
 };
+
+void kavh_ep_set_directed(struct kavh_ep *ep, uint64_t caps);
 
 /* fid helpers: the core object behind one of ours, or the fid itself. */
 int kavh_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);

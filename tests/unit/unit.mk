@@ -13,7 +13,7 @@ UNIT_TESTS    := test_addr test_expand test_table test_domain test_av \
 		 test_av_attr test_av_named test_auth test_grants \
 		 test_eq test_av_set test_peer test_diag \
 		 test_kavctl_args test_kavctl_json test_kavctl_attrs test_kavctl_conf \
-		 test_fuzz_prog test_hook_vec
+		 test_fuzz_prog test_hook_vec test_hook
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS)) \
 		 $(UNIT_DIR)/test_kavctl_completion
 UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -110,10 +110,16 @@ $(UNIT_DIR)/test_fuzz_prog: $(UNIT_DIR)/fuzz/fz_prog.o
 unit-clean:
 	rm -rf $(UNIT_DIR)
 
-# test_hook_vec: the hook's lock-free arrays (prov/hook_vec.c).
-$(UNIT_DIR)/prov/hook_vec.o: prov/hook_vec.c prov/kav_hook.h $(UNIT_HDRS) tests/unit/unit.mk
+# test_hook_vec: the hook's lock-free arrays (prov/hook_vec.c); test_hook:
+# the whole hook over a mock core provider (libfabric.so for its logging).
+UNIT_PROV_OBJS := $(patsubst prov/%.c,$(UNIT_DIR)/prov/%.o,$(PROV_SRCS))
+$(UNIT_DIR)/prov/%.o: prov/%.c prov/kav_hook.h $(UNIT_HDRS) tests/unit/unit.mk
 	@mkdir -p $(@D)
 	$(CC) $(KAV_CFLAGS) $(UNIT_CFLAGS) -c -o $@ $<
+$(UNIT_DIR)/test_hook.o: prov/kav_hook.h
+$(UNIT_DIR)/test_hook: $(UNIT_DIR)/test_hook.o $(UNIT_PROV_OBJS) \
+		$(UNIT_HELPERS) $(UNIT_LIB_OBJS)
+	$(CC) $(UNIT_SAN) -o $@ $^ $(UNIT_LIBS) -lfabric -lpthread
 
 $(UNIT_DIR)/test_hook_vec: $(UNIT_DIR)/test_hook_vec.o $(UNIT_DIR)/prov/hook_vec.o \
 		$(UNIT_HELPERS) $(UNIT_LIB_OBJS)
