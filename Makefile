@@ -16,6 +16,10 @@ DESTDIR  ?=
 # Newest kernel build tree on the machine (the running kernel may have none).
 KDIR     ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
 BUILD    ?= $(CURDIR)/build
+# The Debian kernels make vmtest boots besides the debug kernels: the
+# host's 6.1 and 6.12, and trixie's 6.12 and trixie-backports' 7.3 from
+# the trixie root (tests/vm/kernels.sh, tests/trixie/root.sh).
+VM_KERNELS ?= 6.1 6.12 trixie:6.12 trixie:7.3
 # The release: libkav's pkg-config file, kavctl -V, kav.ko's modinfo, DKMS.
 KAV_VERSION := $(shell cat $(CURDIR)/VERSION)
 
@@ -61,8 +65,9 @@ deps:
 # the packages and the first guests leave of the CPUs; vmtest's own call
 # of debug-kernel.sh waits on its lock for them.
 check: deps
+	@mkdir -p $(BUILD)
+	@tests/trixie/root.sh >$(BUILD)/trixie-root.log 2>&1 &
 	@if [ "$${KAV_DEBUG_KERNEL:-1}" != 0 ]; then \
-		mkdir -p $(BUILD); \
 		( tests/vm/debug-kernel.sh --flavour kasan && \
 		  tests/vm/debug-kernel.sh --flavour kcsan ) \
 			>$(BUILD)/debug-kernels.log 2>&1 & \
@@ -103,7 +108,9 @@ VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(EXAMPLE_TEST) $(HOOK_GUEST_BINS) $(SLURM
 	       $(SELFTEST_LATE_BINS) $(FUZZ_BIN)
 
 vmtest: selftests tools hook-deps slurm-deps examples $(BENCH_BIN) $(FUZZ_BIN)
-	KAV_VM_VIRTFS=1 KAV_EXTRA_FILES="$(HOOK_GUEST_FILES) $(EXAMPLE_BINS) $(SLURM_GUEST_FILES)" tests/vm/check.sh \
+	KAV_VM_VIRTFS=1 KAV_VM_TRIXIE_ROOT="$$(tests/trixie/root.sh)" \
+	KAV_KERNELS="$${KAV_KERNELS:-$(VM_KERNELS) debug kcsan}" \
+	KAV_EXTRA_FILES="$(HOOK_GUEST_FILES) $(EXAMPLE_BINS) $(SLURM_GUEST_FILES)" tests/vm/check.sh \
 		--selftests "$(VMTEST_BINS)" \
 		--race-tests "$(SELFTEST_RACE) $(notdir $(FUZZ_BIN))"
 

@@ -30,6 +30,7 @@ PACKAGES=(
 	man-db groff-base	# make lint: the man pages
 	dkms dh-dkms debhelper dpkg-dev lintian	# make deb, make pkgcheck
 	curl			# tests/hook/sources.sh: Debian's MPICH orig tarball
+	debootstrap		# tests/trixie/root.sh: the trixie root
 	autoconf automake libtool	# tests/hook/build-fabtests.sh: autoreconf
 )
 SERIES=(6.1 6.12)

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kmods.sh OUTDIR KVER...: for each Debian kernel KVER, the modules the
+# kmods.sh [--root ROOT] OUTDIR KVER...: for each Debian kernel KVER (of
+# ROOT, e.g. the trixie root, tests/vm/kernels.sh; default the host), the
+# modules the
 # real-Slurm guest needs to mount the host's root file system over 9p
 # (virtio-pci transport; 6.1 builds virtio as modules, 6.12 has it
 # built in), with their dependencies, uncompressed (busybox insmod reads
@@ -19,7 +21,12 @@ WANT=(virtio_pci 9pnet_virtio 9p)
 
 die() { echo "kmods.sh: $*" >&2; exit 1; }
 
-[[ $# -ge 2 ]] || die "usage: kmods.sh OUTDIR KVER..."
+ROOT=''
+if [[ ${1:-} == --root ]]; then
+	ROOT=${2:?--root needs a directory}
+	shift 2
+fi
+[[ $# -ge 2 ]] || die "usage: kmods.sh [--root ROOT] OUTDIR KVER..."
 OUT=$1
 shift
 mkdir -p "$OUT"
@@ -29,16 +36,16 @@ add() {
 	local kver=$1 name=$2 file dep
 	[[ -z ${SEEN[$name]:-} ]] || return 0
 	SEEN[$name]=1
-	file=$(modinfo -k "$kver" -F filename "$name" 2>/dev/null) || return 0
+	file=$(modinfo ${ROOT:+-b "$ROOT"} -k "$kver" -F filename "$name" 2>/dev/null) || return 0
 	[[ $file == /* ]] || return 0		# (builtin)
-	for dep in $(modinfo -k "$kver" -F depends "$name" | tr ',' ' '); do
+	for dep in $(modinfo ${ROOT:+-b "$ROOT"} -k "$kver" -F depends "$name" | tr ',' ' '); do
 		add "$kver" "$dep"
 	done
-	ORDER+=("$file")
+	ORDER+=("$ROOT$file")
 }
 
 for kver in "$@"; do
-	[[ -d /lib/modules/$kver/kernel ]] || { echo "kmods.sh: no /lib/modules/$kver: skipped" >&2; continue; }
+	[[ -d $ROOT/lib/modules/$kver/kernel ]] || { echo "kmods.sh: no $ROOT/lib/modules/$kver: skipped" >&2; continue; }
 	declare -A SEEN=()
 	ORDER=()
 	for m in "${WANT[@]}"; do

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-kmod.sh KVER OUTDIR [KDIR]
+# build-kmod.sh [--root ROOT] KVER OUTDIR [KDIR]
 #
 # Build kav.ko for kernel release KVER out of tree: copy kmod/ and uapi/
 # (sources only, keeping the kmod/../uapi relationship the Kbuild relies on)
@@ -11,12 +11,31 @@
 # Result: OUTDIR/kmod/kav.ko. Full log: OUTDIR/build-kmod.log. Then the
 # test NIC module the same way: OUTDIR/tests/nic/kav_nic.ko (build-nic.log).
 #
+# --root ROOT: KVER is a kernel of that root file system (the trixie root,
+# tests/trixie/root.sh): kbuild runs chrooted in ROOT (tests/trixie/run.sh,
+# OUTDIR bound at its own path) against ROOT's /lib/modules/KVER/build,
+# with ROOT's compiler: a 7.x kernel's kbuild tools need trixie's glibc
+# and its headers gcc-14.
+#
 # Env: KAV_SRC  source tree holding kmod/ and uapi/ (default: this repo)
 set -euo pipefail
 
 SRC=${KAV_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 
+ROOT=''
+
 die() { echo "build-kmod.sh: $*" >&2; exit 1; }
+
+# kmake OUTDIR ARGS...: make, on the host or chrooted in ROOT.
+kmake() {
+	local out=$1
+	shift
+	if [[ -n $ROOT ]]; then
+		"$(dirname "$0")/../trixie/run.sh" --root "$ROOT" --bind "$out" -- make "$@"
+	else
+		make "$@"
+	fi
+}
 
 # Copy a source directory, leaving behind any in-tree build products.
 copy_sources() {
@@ -32,26 +51,32 @@ copy_sources() {
 }
 
 main() {
-	[[ $# -eq 2 || $# -eq 3 ]] || die "usage: build-kmod.sh KVER OUTDIR [KDIR]"
+	if [[ ${1:-} == --root ]]; then
+		ROOT=${2:?--root needs a directory}
+		shift 2
+	fi
+	[[ $# -eq 2 || $# -eq 3 ]] || die "usage: build-kmod.sh [--root ROOT] KVER OUTDIR [KDIR]"
 	local kver=$1 out=$2 kdir=${3:-/lib/modules/$1/build} log
-	[[ -d $kdir ]] || die "$kdir missing: run scripts/deps.sh"
+	[[ -d $ROOT$kdir ]] || die "$ROOT$kdir missing: run scripts/deps.sh"
 	[[ -d $SRC/kmod && -d $SRC/uapi ]] || die "no kmod/ and uapi/ in $SRC"
 
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd)
 	copy_sources kmod "$out"
 	copy_sources uapi "$out"
+	# kmod/Kbuild reads the release from ../VERSION (modinfo version).
+	cp "$SRC/VERSION" "$out/VERSION"
 
 	# Debian's kernels build modules with debug info; the debug kernels
 	# have none (a shorter build): add it for kav, so that addr2line maps
 	# the PCs of a KASAN or KCSAN report, or of kcov, to lines.
 	KCFLAGS_G=''
-	if grep -qs '^CONFIG_DEBUG_INFO_NONE=y' "$kdir/.config"; then
+	if grep -qs '^CONFIG_DEBUG_INFO_NONE=y' "$ROOT$kdir/.config"; then
 		KCFLAGS_G=-g
 	fi
 	log=$out/build-kmod.log
-	echo "  KBUILD  kav.ko for $kver" >&2
-	if ! make -C "$kdir" M="$out/kmod" W=1 ${KCFLAGS_G:+KCFLAGS=-g} \
+	echo "  KBUILD  kav.ko for $kver${ROOT:+ (in $ROOT)}" >&2
+	if ! kmake "$out" -C "$kdir" M="$out/kmod" W=1 ${KCFLAGS_G:+KCFLAGS=-g} \
 		modules >"$log" 2>&1; then
 		cat "$log" >&2
 		die "build failed for $kver (log: $log)"
@@ -72,7 +97,7 @@ build_nic() {
 	[[ -d $SRC/tests/nic ]] || return 0
 	copy_sources tests/nic "$out"
 	echo "  KBUILD  kav_nic.ko for $kver" >&2
-	if ! make -C "$kdir" M="$out/tests/nic" W=1 ${KCFLAGS_G:+KCFLAGS=-g} \
+	if ! kmake "$out" -C "$kdir" M="$out/tests/nic" W=1 ${KCFLAGS_G:+KCFLAGS=-g} \
 		KBUILD_EXTRA_SYMBOLS="$out/kmod/Module.symvers" \
 		modules >"$log" 2>&1; then
 		cat "$log" >&2

@@ -2,12 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh --selftests "path/to/bin1 path/to/bin2 ..."
-#          [--kernels "6.1 6.12 debug kcsan"] [--race-tests "NAME..."]
+#          [--kernels "6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan"]
+#          [--race-tests "NAME..."]
 #          [--demo] [--args "ARGS"]
 #
 # Run the kselftest programs inside a QEMU guest on each kernel, one after
 # the other: build kav.ko for it (build-kmod.sh), pack an initramfs
-# (mkinitramfs.sh), boot it (run-vm.sh), then read the results. "debug" is
+# (mkinitramfs.sh), boot it (run-vm.sh), then read the results.
+# "trixie:SERIES" is a kernel of the trixie root (tests/trixie/root.sh,
+# built once per machine; kernels.sh): Debian trixie's 6.12, or
+# trixie-backports' 7.3; kav.ko is built chrooted in that root, with its
+# compiler, and the kernel boots from the root's /boot. "debug" is
 # the debug kernel (KASAN, lockdep, kmemleak, UBSAN, KFENCE, fault
 # injection, KCOV) built once per machine by debug-kernel.sh; its run adds
 # a "kmemleak" case (guest-init.sh). "kcsan" is the data-race detector's
@@ -41,8 +46,10 @@
 #
 # Env: KAV_TEST_TIMEOUT  per-program timeout in the guest, s (300)
 #      KAV_VM_TIMEOUT    whole-guest timeout on the host, s (1500)
-#      KAV_KERNELS       default for --kernels ("6.1 6.12 debug kcsan")
+#      KAV_KERNELS       default for --kernels ("6.1 6.12 trixie:6.12
+#                        trixie:7.3 debug kcsan")
 #      KAV_DEBUG_KERNEL  0: skip both debug kernels ("debug" and "kcsan")
+#      KAV_TRIXIE        0: skip the trixie root's kernels ("trixie:*")
 #      KAV_BUILD         build directory (<repo>/build)
 #      KAV_EXTRA_FILES   more files for the guest's /tests (not run)
 set -euo pipefail
@@ -307,13 +314,18 @@ prog_names() {
 
 # run_kernel KVER PROG...: one guest. For the debug kernel, K_TREE is its
 # build tree (kav.ko is built against it and its vmlinux is booted);
-# empty for Debian's kernels.
+# empty for Debian's kernels. For a kernel of another root (trixie),
+# K_ROOT is that root: kav.ko is built chrooted in it, the kernel boots
+# from its /boot.
 run_kernel() {
 	local kver=$1 dir=$VMDIR/$1 start vm_rc=0 boot
 	shift
 	local -a progs kmod_args=("$kver" "$dir") vm_args=()
 	mapfile -t progs < <(prog_names "$@")
-	if [[ -n $K_TREE ]]; then
+	if [[ -n $K_ROOT ]]; then
+		kmod_args=(--root "$K_ROOT" "${kmod_args[@]}")
+		vm_args=(--boot "$K_ROOT/boot")
+	elif [[ -n $K_TREE ]]; then
 		kmod_args+=("$K_TREE")
 		vm_args=(--image "$K_TREE/vmlinux" --config "$K_TREE/.config")
 	fi
@@ -389,7 +401,8 @@ race_bins() {
 }
 
 main() {
-	local selftests='' kernels=${KAV_KERNELS:-6.1 6.12 debug kcsan} kver k
+	local selftests='' kernels=${KAV_KERNELS:-6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan}
+	local kver k line
 	local race=''
 	while [[ $# -gt 0 ]]; do
 		case $1 in
@@ -398,7 +411,7 @@ main() {
 		--race-tests) race=${2?}; shift 2 ;;
 		--demo) DEMO=1; shift ;;
 		--args) PROG_ARGS=${2?}; shift 2 ;;
-		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 debug kcsan\"] [--race-tests \"name...\"] [--demo] [--args \"ARGS\"]" ;;
+		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan\"] [--race-tests \"name...\"] [--demo] [--args \"ARGS\"]" ;;
 		esac
 	done
 	local -a kvers=() bins race_list=()
@@ -435,10 +448,14 @@ main() {
 		note "tools/kavctl/kavctl is not built (make tools): kav_slurm_test will fail"
 	fi
 
-	K_TREE=''
-	for kver in "${kvers[@]}"; do
+	K_TREE='' K_ROOT=''
+	for line in "${kvers[@]}"; do
+		# "KVER" (the host's) or "KVER ROOT" (kernels.sh)
+		read -r kver K_ROOT <<<"$line"
+		[[ -n $kver ]] || continue
 		run_kernel "$kver" "${bins[@]}"
 	done
+	K_ROOT=''
 	[[ $debug == 0 ]] || run_debug_kernel kasan "${bins[@]}"
 	if [[ $kcsan == 1 ]]; then
 		mapfile -t race_list < <(race_bins "$race" "${bins[@]}")

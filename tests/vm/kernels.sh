@@ -1,19 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernels.sh [--kernels "6.1 6.12"]
+# kernels.sh [--kernels "6.1 6.12 trixie:6.12 trixie:7.3"]
 #
 # Print, one per line, the kernel release to test for each requested series:
 # the newest Debian amd64 release that has both /boot/vmlinuz-$kver and a
-# build tree /lib/modules/$kver/build (6.1.0-NN-amd64, 6.12.NN+deb12-amd64).
-# An entry may also be an exact release (e.g. 6.12.117+deb12-amd64).
-# Fails if a series has no usable kernel.
+# build tree /lib/modules/$kver/build (6.1.0-NN-amd64, 6.12.NN+deb12-amd64,
+# 6.12.NN+deb13-amd64, 7.3.N+bpo-amd64). An entry may also be an exact
+# release (e.g. 6.12.117+deb12-amd64).
 #
-# Env: KAV_KERNELS  default for --kernels
+# "trixie:SERIES" takes the kernel from the trixie root instead of the host
+# (tests/trixie/root.sh builds it if this machine has none; its /boot and
+# /lib/modules): its line is "KVER ROOT", the root's path after the
+# release, so the caller builds kav.ko inside ROOT (the kernel's kbuild
+# tools need trixie's glibc and gcc) and boots ROOT/boot/vmlinuz-KVER.
+# Host kernels print the release alone. Nothing of a root is installed
+# into the host.
+# "debug" and "kcsan" (check.sh's debug kernels) are left out, and so is
+# "trixie:*" when KAV_TRIXIE=0. Fails if a series has no usable kernel.
+#
+# Env: KAV_KERNELS  default for --kernels ("6.1 6.12": the host's)
+#      KAV_TRIXIE   0: leave out the trixie root's kernels
 set -euo pipefail
 
-BOOT=${KAV_BOOT_DIR:-/boot}
-MODULES=${KAV_MODULES_DIR:-/lib/modules}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# Where usable() and newest_of_series() look: the host's, or a root's.
+BOOT=/boot MODULES=/lib/modules
 
 die() { echo "kernels.sh: $*" >&2; exit 1; }
 
@@ -26,7 +38,7 @@ usable() {
 # matching "6.12".
 newest_of_series() {
 	local series=$1 img kver re
-	re="^${series//./\\.}\\.[0-9]+(-[0-9]+)?(\\+deb[0-9]+)?-amd64\$"
+	re="^${series//./\\.}\\.[0-9]+(-[0-9]+)?(\\+(deb[0-9]+|bpo))?-amd64\$"
 	for img in "$BOOT"/vmlinuz-"$series".*; do
 		kver=${img#"$BOOT"/vmlinuz-}
 		if [[ $kver =~ $re ]] && usable "$kver"; then
@@ -36,21 +48,33 @@ newest_of_series() {
 }
 
 main() {
-	local kernels=${KAV_KERNELS:-6.1 6.12} k kver
+	local kernels=${KAV_KERNELS:-6.1 6.12} k kver root
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--kernels) kernels=${2:?--kernels needs a value}; shift 2 ;;
-		*) die "usage: kernels.sh [--kernels \"6.1 6.12\"]" ;;
+		*) die "usage: kernels.sh [--kernels \"6.1 6.12 trixie:6.12 trixie:7.3\"]" ;;
 		esac
 	done
 	for k in $kernels; do
+		root=''
+		case $k in
+		debug | kcsan) continue ;;
+		trixie:*)
+			[[ ${KAV_TRIXIE:-1} != 0 ]] || continue
+			root=$("$HERE/../trixie/root.sh") ||
+				die "no trixie root for '$k' (tests/trixie/root.sh)"
+			k=${k#trixie:}
+			;;
+		*:*) die "unknown root in '$k' (trixie:SERIES)" ;;
+		esac
+		BOOT=$root/boot MODULES=$root/lib/modules
 		if usable "$k"; then
 			kver=$k
 		else
 			kver=$(newest_of_series "$k")
 		fi
 		[[ -n $kver ]] || die "no kernel for '$k' with both $BOOT/vmlinuz-* and $MODULES/*/build (run scripts/deps.sh)"
-		echo "$kver"
+		echo "$kver${root:+ $root}"
 	done
 }
 

@@ -3,13 +3,16 @@
 #
 # run-vm.sh --kernel KVER --initramfs X --out DIR [--timeout SECS]
 #           [--append "extra cmdline"] [--image FILE --config FILE]
+#           [--boot DIR]
 #
 # Boot Debian's kernel KVER with initramfs X in QEMU (TCG: KVM guests hang
 # on these hosts) until the guest powers off (or reboots: -no-reboot makes
 # QEMU exit then; the debug kernel has no ACPI to power off with).
 # --image/--config boot another kernel (the debug kernel's vmlinux and
 # .config, from debug-kernel.sh) instead of /boot/vmlinuz-KVER and
-# /boot/config-KVER; KVER is then only a name. Serial ports go to files:
+# /boot/config-KVER; KVER is then only a name. --boot DIR takes
+# vmlinuz-KVER and config-KVER from DIR instead of /boot (a kernel of the
+# trixie root, tests/vm/kernels.sh). Serial ports go to files:
 #   DIR/console.log   ttyS0, kernel console
 #   DIR/results.log   ttyS1, test results written by the guest's /init
 # Exit status: QEMU's, or 124 if the host-side timeout killed it.
@@ -28,6 +31,9 @@
 #      KAV_VM_APPEND   more kernel command-line arguments
 #      KAV_VM_VIRTFS   1: export the host's / read-only over virtio-9p,
 #                      mount tag "kavroot" (tests/slurm/kav_slurm_vm)
+#      KAV_VM_TRIXIE_ROOT  a directory (tests/trixie/root.sh's root) to
+#                      export read-only over virtio-9p, mount tag
+#                      "kavtrixie": the trixie userland for guest tests
 set -euo pipefail
 
 QEMU=${KAV_QEMU:-qemu-system-x86_64}
@@ -37,7 +43,7 @@ VMDIR=${KAV_BUILD:-$REPO/build}/vm
 die() { echo "run-vm.sh: $*" >&2; exit 1; }
 
 usage() {
-	die "usage: run-vm.sh --kernel KVER --initramfs X --out DIR [--timeout SECS] [--append \"...\"] [--image FILE --config FILE]"
+	die "usage: run-vm.sh --kernel KVER --initramfs X --out DIR [--timeout SECS] [--append \"...\"] [--image FILE --config FILE] [--boot DIR]"
 }
 
 # Kernel command line. No oops=panic: the guest keeps running after a
@@ -110,9 +116,9 @@ extract_vmlinux() {
 
 # The kernel file to boot: a cached PVH-bootable vmlinux, else the bzImage.
 boot_image() {
-	local kver=$1 bz=/boot/vmlinuz-$1 vmlinux=$VMDIR/$1/vmlinux
+	local kver=$1 boot=$2 bz=$2/vmlinuz-$1 vmlinux=$VMDIR/$1/vmlinux
 	if [[ ${KAV_VM_PVH:-1} != 0 ]] &&
-	   grep -qs '^CONFIG_PVH=y' "/boot/config-$kver"; then
+	   grep -qs '^CONFIG_PVH=y' "$boot/config-$kver"; then
 		mkdir -p "${vmlinux%/*}"
 		if [[ -s $vmlinux && ! $bz -nt $vmlinux ]] ||
 		   extract_vmlinux "$bz" "$vmlinux"; then
@@ -126,12 +132,13 @@ boot_image() {
 
 main() {
 	local kver='' initrd='' out='' timeout=${KAV_VM_TIMEOUT:-1500} append=''
-	local image='' config=''
+	local image='' config='' boot=/boot
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--kernel) kver=${2:?}; shift 2 ;;
 		--image) image=${2:?}; shift 2 ;;
 		--config) config=${2:?}; shift 2 ;;
+		--boot) boot=${2:?}; shift 2 ;;
 		--initramfs) initrd=${2:?}; shift 2 ;;
 		--out) out=${2:?}; shift 2 ;;
 		--timeout) timeout=${2:?}; shift 2 ;;
@@ -144,15 +151,15 @@ main() {
 		[[ -f $image ]] || die "$image: no such file"
 		[[ -f $config ]] || die "--image needs --config"
 	else
-		[[ -f /boot/vmlinuz-$kver ]] || die "/boot/vmlinuz-$kver missing"
-		config=/boot/config-$kver
+		[[ -f $boot/vmlinuz-$kver ]] || die "$boot/vmlinuz-$kver missing"
+		config=$boot/config-$kver
 	fi
 	[[ -f $initrd ]] || die "$initrd: no such file"
 	mkdir -p "$out"
 	rm -f "$out/console.log" "$out/results.log"
 
 	local rc=0 smp=2
-	[[ -n $image ]] || image=$(boot_image "$kver")
+	[[ -n $image ]] || image=$(boot_image "$kver" "$boot")
 	# Two CPUs. A kernel without ACPI (the debug kernels) finds them in
 	# SeaBIOS's MP table, which lists only the first CPU of each package:
 	# make them two packages, or that kernel runs on one CPU.
@@ -160,6 +167,10 @@ main() {
 	local -a virtfs=()
 	[[ ${KAV_VM_VIRTFS:-0} != 1 ]] ||
 		virtfs=(-virtfs "local,path=/,mount_tag=kavroot,security_model=none,readonly=on,multidevs=remap")
+	if [[ -n ${KAV_VM_TRIXIE_ROOT:-} ]]; then
+		[[ -d $KAV_VM_TRIXIE_ROOT/usr ]] || die "KAV_VM_TRIXIE_ROOT=$KAV_VM_TRIXIE_ROOT: not a root file system"
+		virtfs+=(-virtfs "local,path=$KAV_VM_TRIXIE_ROOT,mount_tag=kavtrixie,security_model=none,readonly=on,multidevs=remap")
+	fi
 	timeout -k 10 "$timeout" "$QEMU" \
 		-accel tcg -m "${KAV_VM_MEM:-3G}" -smp "$smp" \
 		-nographic -no-reboot -display none -monitor none -nic none \
