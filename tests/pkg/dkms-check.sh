@@ -16,6 +16,13 @@
 # 5.10 kernel name with 6.1's build tree, so that dkms.conf's
 # BUILD_EXCLUSIVE_KERNEL is the only reason to refuse.
 #
+# DKMS 3.0 (bookworm) reads the build tree and the compression from
+# /lib/modules/<kver>; DKMS 3.1 and later (trixie: 3.2) read both from the
+# install tree, <tree>/<kver>/build and the modules already there. So each
+# kernel's directory in the private tree is made to look like the real one
+# for both: its build link, and one of the kernel's own modules. Runs in
+# the trixie root too (tests/pkg/trixie-check.sh).
+#
 # Prints TAP. Env: KAV_KERNELS (tests/vm/kernels.sh).
 set -euo pipefail
 export LC_ALL=C
@@ -52,6 +59,21 @@ has_aliases() {
 		grep -qx 'char-major-10-[0-9]*' <<<"$aliases"
 }
 
+# Make kernel @1's directory in the private install tree @2 what DKMS
+# >= 3.1 reads from a real one: the build link, and one of the kernel's own
+# modules (its compression: .ko.xz on Debian's 6.12 and later, plain .ko
+# on 6.1), copied to the same place.
+private_kernel_dir() {
+	local kver=$1 tree=$2 mod
+	mkdir -p "$tree/$kver"
+	ln -sfn "/lib/modules/$kver/build" "$tree/$kver/build"
+	mod=$(find "/lib/modules/$kver/kernel" -name '*.ko*' -type f -print -quit)
+	[[ -n $mod ]] || return 0
+	mod=${mod#/lib/modules/"$kver"/}
+	mkdir -p "$tree/$kver/$(dirname "$mod")"
+	cp "/lib/modules/$kver/$mod" "$tree/$kver/$mod"
+}
+
 # Run dkms, output to the log.
 run_dkms() {
 	dkms "$@" >>"$LOG" 2>&1
@@ -80,7 +102,7 @@ main() {
 
 	for kver in "${kvers[@]}"; do
 		file=$(module_file "$kver")
-		mkdir -p "$TMP/modules/$kver"
+		private_kernel_dir "$kver" "$TMP/modules"
 		check "dkms build for $kver" \
 			run_dkms build -m kav -v "$VERSION" -k "$kver" "${d[@]}"
 		run_dkms install -m kav -v "$VERSION" -k "$kver" --no-depmod \
