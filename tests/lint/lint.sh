@@ -9,7 +9,7 @@
 #                         build tree tested (6.1, 6.12) in build/lint/
 #   cppcheck              lib/, prov/, tools/ and bench/ (suppressions: cppcheck.suppress)
 #   clang-tidy            lib/, prov/, tools/ and bench/ (checks: clang-tidy.yaml)
-#   ShellCheck            tools/slurm, scripts, tests/{pkg,vm,lint,unit}, bench/run.sh,
+#   ShellCheck            tools/slurm, scripts, tests/{pkg,vm,lint,unit,slurm,ompi}, bench/run.sh,
 #                         Documentation/examples, kavctl's bash completion
 #   man --warnings=w      every man page, Documentation/*.[1-8], as man(1)
 #                         renders it at 80 columns; an alias page (".so
@@ -178,7 +178,8 @@ run_shellcheck() {
 		 "$REPO"/tests/vm/*.sh "$REPO"/tests/lint/*.sh "$REPO"/bench/run.sh \
 		 "$REPO"/tests/hook/*.sh "$REPO"/Documentation/examples/*.sh \
 		 "$REPO"/tools/kavctl/kavctl.bash-completion "$REPO"/tests/unit/*.sh \
-		 "$REPO"/tests/slurm/*.sh "$REPO"/tests/slurm/kav_slurm_vm; do
+		 "$REPO"/tests/slurm/*.sh "$REPO"/tests/slurm/kav_slurm_vm \
+		 "$REPO"/tests/ompi/*.sh "$REPO"/tests/ompi/kav_ompi_vm; do
 		[[ -f $f ]] && files+=("${f#"$REPO"/}")
 	done
 	out=$(cd "$REPO" && shellcheck -x --severity=warning "${files[@]}" 2>&1 || true)
