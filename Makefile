@@ -50,6 +50,7 @@ include bench/bench.mk
 include tests/fuzz/fuzz.mk
 include tests/hook/hook.mk
 include tests/slurm/slurm.mk
+include tests/ompi/ompi.mk
 include Documentation/examples/examples.mk
 
 deps:

@@ -8,9 +8,14 @@
 SLURM_TEST_DIR  := $(BUILD)/slurm
 SLURM_VM_BIN    := $(CURDIR)/tests/slurm/kav_slurm_vm
 SLURM_JOB_BIN   := $(SLURM_TEST_DIR)/kav_slurm_job
-# Recursively expanded: the tars exist once slurm-deps has run.
+# What every guest program that chroots into a 9p root needs in /tests
+# (tests/vm/guest-9p.sh and the 9p modules), listed once: the Slurm test
+# and tests/ompi share it. Recursively expanded: the tars exist once
+# slurm-deps has run.
+GUEST_9P_FILES = $(CURDIR)/tests/vm/guest-9p.sh \
+		 $(wildcard $(SLURM_TEST_DIR)/kav-slurm-kmods-*.tar)
 SLURM_GUEST_FILES = $(CURDIR)/tests/slurm/kav-slurm-vm-guest.sh $(SLURM_JOB_BIN) \
-		    $(wildcard $(SLURM_TEST_DIR)/kav-slurm-kmods-*.tar)
+		    $(GUEST_9P_FILES)
 
 .PHONY: slurm-deps slurm-vmtest
 $(SLURM_JOB_BIN): tests/slurm/kav_slurm_job.c lib/libkav.a
