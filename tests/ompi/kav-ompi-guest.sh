@@ -23,7 +23,8 @@
 #   - the grant revoked while two ranks loop on sends: the hook refuses
 #     the next send (-FI_EKEYREJECTED, "its key was revoked") and Open
 #     MPI reports the failed MPI_Send and aborts the job, within the
-#     job's timeout.
+#     job's timeout. (A directed receive names the peer too: should one
+#     be posted first, it is the failed call, MPI_Recv; both pass.)
 #
 # "# time:" lines give each job's wall time (TCG: not hardware times).
 set -u
