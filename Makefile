@@ -52,6 +52,7 @@ include tests/hook/hook.mk
 include tests/slurm/slurm.mk
 include tests/ompi/ompi.mk
 include Documentation/examples/examples.mk
+include tests/trixie/trixie.mk
 
 deps:
 	scripts/deps.sh
