@@ -57,7 +57,8 @@ include tests/trixie/trixie.mk
 deps:
 	scripts/deps.sh
 
-# The README's test command: static analysis, unit tests, the native
+# The README's test command: static analysis, unit tests (against
+# libfabric 1.17 on the host, then 2.1 in the trixie root), the native
 # read benchmark's smoke run (wrong reads fail it, timings never) and
 # packaging on the host, then the kselftest suite in a VM on each of
 # Debian's 6.1 and 6.12 kernels and on the debug kernel, and the
@@ -76,6 +77,7 @@ check: deps
 	fi
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory unit-trixie
 	$(MAKE) --no-print-directory bench-native-smoke
 	$(MAKE) --no-print-directory pkgcheck
 	$(MAKE) --no-print-directory vmtest
@@ -106,13 +108,14 @@ lint:
 # their files in /tests (on the debug kernels too: KASAN under MPICH).
 # The real-Slurm test (tests/slurm) mounts the host's / over 9p
 # (KAV_VM_VIRTFS=1); it skips itself on the debug kernels.
-VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(EXAMPLE_TEST) $(HOOK_GUEST_BINS) $(SLURM_VM_BIN) $(BENCH_BIN) \
+VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(EXAMPLE_TEST) $(HOOK_GUEST_BINS) $(SLURM_VM_BIN) \
+	       $(OMPI_VM_BIN) $(BENCH_BIN) \
 	       $(SELFTEST_LATE_BINS) $(FUZZ_BIN)
 
-vmtest: selftests tools hook-deps slurm-deps examples $(BENCH_BIN) $(FUZZ_BIN)
+vmtest: selftests tools hook-deps slurm-deps ompi-deps examples $(BENCH_BIN) $(FUZZ_BIN)
 	KAV_VM_VIRTFS=1 KAV_VM_TRIXIE_ROOT="$$(tests/trixie/root.sh)" \
 	KAV_KERNELS="$${KAV_KERNELS:-$(VM_KERNELS) debug kcsan}" \
-	KAV_EXTRA_FILES="$(HOOK_GUEST_FILES) $(EXAMPLE_BINS) $(SLURM_GUEST_FILES)" tests/vm/check.sh \
+	KAV_EXTRA_FILES="$(HOOK_GUEST_FILES) $(EXAMPLE_BINS) $(SLURM_GUEST_FILES) $(OMPI_GUEST_FILES)" tests/vm/check.sh \
 		--selftests "$(VMTEST_BINS)" \
 		--race-tests "$(SELFTEST_RACE) $(notdir $(FUZZ_BIN))"
 

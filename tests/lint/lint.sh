@@ -179,7 +179,8 @@ run_shellcheck() {
 		 "$REPO"/tests/hook/*.sh "$REPO"/Documentation/examples/*.sh \
 		 "$REPO"/tools/kavctl/kavctl.bash-completion "$REPO"/tests/unit/*.sh \
 		 "$REPO"/tests/slurm/*.sh "$REPO"/tests/slurm/kav_slurm_vm \
-		 "$REPO"/tests/ompi/*.sh "$REPO"/tests/ompi/kav_ompi_vm; do
+		 "$REPO"/tests/ompi/*.sh "$REPO"/tests/ompi/kav_ompi_vm \
+		 "$REPO"/tests/trixie/*.sh; do
 		[[ -f $f ]] && files+=("${f#"$REPO"/}")
 	done
 	out=$(cd "$REPO" && shellcheck -x --severity=warning "${files[@]}" 2>&1 || true)

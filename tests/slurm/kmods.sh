@@ -17,7 +17,9 @@
 # then reports the test as skipped.
 set -euo pipefail
 
-WANT=(virtio_pci 9pnet_virtio 9p)
+# dummy: a non-loopback interface for tests/ompi (libfabric 2.1's tcp
+# provider listens on no loopback address for remote-capable endpoints).
+WANT=(virtio_pci 9pnet_virtio 9p dummy)
 
 die() { echo "kmods.sh: $*" >&2; exit 1; }
 

@@ -22,9 +22,13 @@ $(SLURM_JOB_BIN): tests/slurm/kav_slurm_job.c lib/libkav.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(KAV_CFLAGS) $< -o $@ lib/libkav.a
 
-# The modules of the kernels make vmtest boots (cheap: modinfo, xz -d).
+# The modules of the kernels make vmtest boots (cheap: modinfo, xz -d),
+# the trixie root's too (tests/ompi mounts that root over 9p).
 slurm-deps: $(SLURM_JOB_BIN)
-	tests/slurm/kmods.sh $(SLURM_TEST_DIR) $$(tests/vm/kernels.sh)
+	@list=$$(tests/vm/kernels.sh --kernels "$${KAV_KERNELS:-$(VM_KERNELS)}") || exit 1; \
+	echo "$$list" | while read -r kver root; do \
+		tests/slurm/kmods.sh $${root:+--root "$$root"} $(SLURM_TEST_DIR) "$$kver" || exit 1; \
+	done
 
 # Just this test, on Debian's kernels (make vmtest runs it too).
 slurm-vmtest: slurm-deps tools
