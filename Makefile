@@ -53,6 +53,7 @@ include tests/slurm/slurm.mk
 include tests/ompi/ompi.mk
 include Documentation/examples/examples.mk
 include tests/trixie/trixie.mk
+include tests/pkg/pkg.mk
 
 deps:
 	scripts/deps.sh
@@ -86,12 +87,15 @@ check: deps
 # W: or I:) and debian/copyright against the SPDX tags; DKMS builds kav.ko
 # for 6.1 and 6.12 in a private tree and refuses older kernels; then the
 # Debian packages are installed, used and purged, and version N is
-# upgraded to N+1 (rebuilt by make-deb.sh --version) and purged.
+# upgraded to N+1 (rebuilt by make-deb.sh --version) and purged. Then the
+# same in the trixie root (pkgcheck-trixie, tests/pkg/pkg.mk): trixie's
+# lintian, DKMS 3.2 for its 6.12 and 7.3, its apt.
 pkgcheck: deb
 	tests/pkg/lintian-check.sh $(BUILD)/deb
 	tests/pkg/dkms-check.sh
 	tests/pkg/deb-check.sh $(BUILD)/deb
 	tests/pkg/upgrade-check.sh $(BUILD)/deb
+	$(MAKE) --no-print-directory pkgcheck-trixie
 
 # checkpatch --strict and sparse on the module, cppcheck and clang-tidy on
 # lib/ and tools/: no findings allowed.

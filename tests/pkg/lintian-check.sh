@@ -12,7 +12,9 @@
 # tags are printed as TAP comments but do not fail: lintian calls them
 # opinions, and they change between lintian releases. Experimental (X:)
 # and overridden (O:) tags are not shown. Overrides live in
-# debian/*lintian-overrides, each with the reason in a comment.
+# debian/*lintian-overrides, each with the reason in a comment; those only
+# one release's lintian needs in debian/<package>.lintian-overrides.<release>
+# (debian/rules). Runs in the trixie root too (trixie-check.sh).
 #
 # copyright: every file of the source tree (the files git knows or would
 # add) whose first lines carry an SPDX-License-Identifier falls, by DEP-5's
@@ -31,9 +33,18 @@ TMP=''
 . "$HERE/tap.sh"
 
 run_lintian() {
-	local changes=$1 rc=0
+	local changes=$1 rc=0 codename
+	local -a release=()
+	# debian/control's Standards-Version is the newest bookworm's lintian
+	# knows (4.6.2): it calls a newer one a warning (newer-standards-version).
+	# A later release's lintian calls 4.6.2 out of date (an I: tag); there,
+	# and only for that tag, it does not count.
+	# shellcheck disable=SC1091 # the system's own file
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[[ $codename == bookworm ]] ||
+		release=(--suppress-tags out-of-date-standards-version)
 	# lintian warns that it runs as root; the packages are only read.
-	lintian --pedantic --display-info --tag-display-limit 0 \
+	lintian --pedantic --display-info --tag-display-limit 0 "${release[@]}" \
 		--fail-on error,warning,info "$changes" >"$TMP/lintian" 2>&1 ||
 		rc=$?
 	grep -v '^running with root privileges' "$TMP/lintian" | sed 's/^/# /'
@@ -109,6 +120,12 @@ main() {
 	echo "1..2"
 	check "lintian $(basename "$changes") (source, kav-dkms, libkav0, libkav-dev, kav-tools): no E:, W: or I: tag" \
 		run_lintian "$changes"
+	if ! command -v python3 >/dev/null; then
+		# The same on every release: the host's run checks it.
+		N=$((N + 1))
+		echo "ok $N - debian/copyright names each file's SPDX license # SKIP no python3 here"
+		return "$FAILED"
+	fi
 	spdx_tags >"$TMP/spdx"
 	echo "# $(wc -l <"$TMP/spdx") files with an SPDX tag"
 	check "debian/copyright names each file's SPDX license" \
