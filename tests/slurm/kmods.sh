@@ -43,7 +43,7 @@ add() {
 	for dep in $(modinfo ${ROOT:+-b "$ROOT"} -k "$kver" -F depends "$name" | tr ',' ' '); do
 		add "$kver" "$dep"
 	done
-	ORDER+=("$ROOT$file")
+	ORDER+=("$file")		# (modinfo -b gives the path in ROOT)
 }
 
 for kver in "$@"; do
