@@ -111,7 +111,12 @@ lint:
 # The hook's guests (fabtests, MPICH) go after the early programs, with
 # their files in /tests (on the debug kernels too: KASAN under MPICH).
 # The real-Slurm test (tests/slurm) mounts the host's / over 9p
-# (KAV_VM_VIRTFS=1); it skips itself on the debug kernels.
+# (KAV_VM_VIRTFS=1); it skips itself on the debug kernels. These three
+# test bookworm's userland (libfabric 1.17, Slurm 22.05): they run on the
+# host's kernels and the debug kernels (--host-only). The Open MPI test
+# (tests/ompi) tests trixie's (libfabric 2.1, Open MPI 5, over 9p): it
+# runs on the trixie root's kernels (--trixie-only). Every other program
+# runs on every kernel.
 VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(EXAMPLE_TEST) $(HOOK_GUEST_BINS) $(SLURM_VM_BIN) \
 	       $(OMPI_VM_BIN) $(BENCH_BIN) \
 	       $(SELFTEST_LATE_BINS) $(FUZZ_BIN)
@@ -121,7 +126,9 @@ vmtest: selftests tools hook-deps slurm-deps ompi-deps examples $(BENCH_BIN) $(F
 	KAV_KERNELS="$${KAV_KERNELS:-$(VM_KERNELS) debug kcsan}" \
 	KAV_EXTRA_FILES="$(HOOK_GUEST_FILES) $(EXAMPLE_BINS) $(SLURM_GUEST_FILES) $(OMPI_GUEST_FILES)" tests/vm/check.sh \
 		--selftests "$(VMTEST_BINS)" \
-		--race-tests "$(SELFTEST_RACE) $(notdir $(FUZZ_BIN))"
+		--race-tests "$(SELFTEST_RACE) $(notdir $(FUZZ_BIN))" \
+		--host-only "$(notdir $(HOOK_GUEST_BINS) $(SLURM_VM_BIN))" \
+		--trixie-only "$(notdir $(OMPI_VM_BIN))"
 
 demo: deps selftests
 	tests/vm/check.sh --demo --kernels 6.12 --selftests "$(DEMO_BINS)"

@@ -13,9 +13,10 @@
 # (scripts/debian-archive.sh), then the packages of tests/trixie/packages
 # with apt inside the root ("suite/pkg" from that suite), with no daemon
 # started (policy-rc.d). The root is cached per machine in
-# $KAV_CACHE/trixie-root/<key>/, the key hashing this script and the
-# package list: editing either builds a new root. Concurrent callers wait
-# on one lock. Roots of other keys unused for 14 days are removed.
+# $KAV_CACHE/trixie-root/<key>/, the key hashing RECIPE and the package
+# list: editing either builds a new root. Concurrent callers wait on one
+# lock. Roots of other keys unused for 14 days are removed
+# (scripts/cache-lib.sh).
 #
 # Env: KAV_CACHE  cache root (/var/cache/kav)
 #      KAV_DEBIAN_ARCHIVE  see scripts/debian-archive.sh
@@ -24,15 +25,20 @@ export LC_ALL=C
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=scripts/cache-lib.sh
+. "$REPO/scripts/cache-lib.sh"
 CACHE=${KAV_CACHE:-/var/cache/kav}/trixie-root
 SUITE=trixie
 STAMP=.kav-root-built
+# Bump when the build steps below change in a way that changes the root.
+RECIPE=1
 
 die() { echo "root.sh: $*" >&2; exit 1; }
 note() { echo "root.sh: $*" >&2; }
 
 cache_key() {
-	echo "$SUITE-$(cat "$0" "$HERE/packages" | sha256sum | cut -c1-16)"
+	echo "$SUITE-$({ echo "recipe $RECIPE"; cat "$HERE/packages"; } |
+		sha256sum | cut -c1-16)"
 }
 
 # The package list without comments, one word per line.
@@ -100,43 +106,14 @@ build() {
 	note "built in $((SECONDS - start)) s: $(ls "$root"/boot/vmlinuz-* | sed 's|.*/vmlinuz-||' | tr '\n' ' ')"
 }
 
-prune() {
-	local keep=$1 d
-	for d in "$CACHE"/*/; do
-		d=${d%/}
-		[[ -d $d && $d != "$keep" ]] || continue
-		if [[ ! -e $d/$STAMP ]] || [[ -n $(find "$d/$STAMP" -mtime +14) ]]; then
-			note "removing unused $d"
-			rm -rf "$d" "$d.log"
-		fi
-	done
-}
-
 main() {
-	local key root
 	case ${1:-} in
 	'') ;;
 	--print-key) cache_key; return ;;
 	*) die "usage: root.sh [--print-key]" ;;
 	esac
 	[[ $EUID -eq 0 ]] || die "needs root (debootstrap, chroot)"
-	key=$(cache_key)
-	root=$CACHE/$key
-	if [[ ! -e $root/$STAMP ]]; then
-		mkdir -p "$CACHE"
-		exec 9>"$CACHE/.lock"
-		if ! flock -n 9; then
-			note "waiting for another build of the $SUITE root"
-			flock 9
-		fi
-		if [[ ! -e $root/$STAMP ]]; then
-			build "$root"
-			prune "$root"
-		fi
-		exec 9>&-
-	fi
-	touch "$root/$STAMP"
-	echo "$root"
+	cache_get "$CACHE" "$(cache_key)" "$STAMP" build
 }
 
 main "$@"

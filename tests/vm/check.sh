@@ -3,12 +3,13 @@
 #
 # check.sh --selftests "path/to/bin1 path/to/bin2 ..."
 #          [--kernels "6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan"]
-#          [--race-tests "NAME..."]
-#          [--demo] [--args "ARGS"]
+#          [--race-tests "NAME..."] [--host-only "NAME..."]
+#          [--trixie-only "NAME..."] [--demo] [--args "ARGS"]
 #
-# Run the kselftest programs inside a QEMU guest on each kernel, one after
-# the other: build kav.ko for it (build-kmod.sh), pack an initramfs
-# (mkinitramfs.sh), boot it (run-vm.sh), then read the results.
+# Run the kselftest programs inside a QEMU guest on each kernel, two
+# guests at a time (KAV_VM_JOBS): build kav.ko for it (build-kmod.sh),
+# pack an initramfs (mkinitramfs.sh), boot it (run-vm.sh), then read the
+# results, kernel by kernel in the order given.
 # "trixie:SERIES" is a kernel of the trixie root (tests/trixie/root.sh,
 # built once per machine; kernels.sh): Debian trixie's 6.12, or
 # trixie-backports' 7.3; kav.ko is built chrooted in that root, with its
@@ -35,6 +36,12 @@
 # line is "N passed, N failed" (", N skipped" if any), over all kernels;
 # the exit status is 0 only if nothing failed.
 #
+# --host-only: programs (by file name) that test the host's userland
+# rather than the kernel (fabtests and MPICH over bookworm's libfabric,
+# Debian's Slurm over 9p): run on the host's and the debug kernels, not
+# on the trixie root's. --trixie-only: programs that test the trixie
+# userland (Open MPI 5 over 9p): run on the trixie root's kernels only.
+#
 # --demo: print the programs' output as-is, no prefixes and no totals;
 # failures are reported on stderr and make the exit status 1.
 #
@@ -50,6 +57,7 @@
 #                        trixie:7.3 debug kcsan")
 #      KAV_DEBUG_KERNEL  0: skip both debug kernels ("debug" and "kcsan")
 #      KAV_TRIXIE        0: skip the trixie root's kernels ("trixie:*")
+#      KAV_VM_JOBS       guests at a time (2; 1: one after the other)
 #      KAV_BUILD         build directory (<repo>/build)
 #      KAV_EXTRA_FILES   more files for the guest's /tests (not run)
 set -euo pipefail
@@ -58,6 +66,7 @@ export LC_ALL=C
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 VMDIR=${KAV_BUILD:-$REPO/build}/vm
+JOBS=$VMDIR/.jobs
 
 # Console lines that mean the kernel complained. Besides the usual
 # headlines: "kernel BUG at" (BUG_ON) and slub_debug's "BUG <cache>
@@ -312,26 +321,39 @@ prog_names() {
 	done
 }
 
-# run_kernel KVER PROG...: one guest. For the debug kernel, K_TREE is its
-# build tree (kav.ko is built against it and its vmlinux is booted);
-# empty for Debian's kernels. For a kernel of another root (trixie),
-# K_ROOT is that root: kav.ko is built chrooted in it, the kernel boots
-# from its /boot.
-run_kernel() {
-	local kver=$1 dir=$VMDIR/$1 start vm_rc=0 boot
-	shift
-	local -a progs kmod_args=("$kver" "$dir") vm_args=()
-	mapfile -t progs < <(prog_names "$@")
-	if [[ -n $K_ROOT ]]; then
-		kmod_args=(--root "$K_ROOT" "${kmod_args[@]}")
-		vm_args=(--boot "$K_ROOT/boot")
-	elif [[ -n $K_TREE ]]; then
-		kmod_args+=("$K_TREE")
-		vm_args=(--image "$K_TREE/vmlinux" --config "$K_TREE/.config")
+# Guests run as jobs, KAV_VM_JOBS (2) at a time: most programs keep one
+# of a guest's two vCPUs busy, so two guests share the host's two cores
+# with little loss, and the matrix takes about half the time. A job only
+# writes files, in $JOBS/<n>.*; the main shell reads each job's results
+# (and counts them) in the jobs' order, as soon as it and every job
+# before it have ended, so the output reads as if they ran one by one.
+#
+#   <n>.kver    the guest's kernel release
+#   <n>.status  "kmod" or "initramfs" (that step failed), "tree FLAVOUR"
+#               (the debug kernel's build failed), or "ran RC SECS"
+#                (QEMU's exit status, the VM's wall time)
+#   <n>.done    the job has ended
+
+# boot_kernel N KVER ROOT TREE PROG...: job N, one guest. TREE is a debug
+# kernel's build tree (kav.ko is built against it and its vmlinux is
+# booted); ROOT is another root's (trixie) kernel (kav.ko is built
+# chrooted in it, the kernel boots from its /boot); both empty for the
+# host's kernels.
+boot_kernel() {
+	local n=$1 kver=$2 root=$3 tree=$4 dir=$VMDIR/$2 start vm_rc=0
+	shift 4
+	local -a kmod_args=("$kver" "$dir") vm_args=()
+	echo "$kver" >"$JOBS/$n.kver"
+	if [[ -n $root ]]; then
+		kmod_args=(--root "$root" "${kmod_args[@]}")
+		vm_args=(--boot "$root/boot")
+	elif [[ -n $tree ]]; then
+		kmod_args+=("$tree")
+		vm_args=(--image "$tree/vmlinux" --config "$tree/.config")
 	fi
 
 	if ! "$HERE/build-kmod.sh" "${kmod_args[@]}"; then
-		fail "$kver: kav.ko build failed"
+		echo kmod >"$JOBS/$n.status"
 		return
 	fi
 	# The test NIC module goes to /tests/kav_nic.ko ($KAV_NIC_MODULE);
@@ -339,7 +361,7 @@ run_kernel() {
 	if ! "$HERE/mkinitramfs.sh" "$dir/initramfs.cpio.gz" \
 		--module "$dir/kmod/kav.ko" --bins "$*" --args "$PROG_ARGS" \
 		--extra "$(ls "$dir/tests/nic/kav_nic.ko" 2>/dev/null) $EXTRAS"; then
-		fail "$kver: initramfs build failed"
+		echo initramfs >"$JOBS/$n.status"
 		return
 	fi
 
@@ -347,6 +369,40 @@ run_kernel() {
 	start=$SECONDS
 	"$HERE/run-vm.sh" --kernel "$kver" --initramfs "$dir/initramfs.cpio.gz" \
 		--out "$dir" "${vm_args[@]}" || vm_rc=$?
+	echo "ran $vm_rc $((SECONDS - start))" >"$JOBS/$n.status"
+}
+
+# boot_debug_kernel N FLAVOUR PROG...: job N on a debug kernel (kasan:
+# "debug"; kcsan): build it if this machine has none yet (cached; the
+# flavours wait on one lock), then boot it.
+boot_debug_kernel() {
+	local n=$1 flavour=$2 start=$SECONDS tree
+	shift 2
+	echo "$flavour" >"$JOBS/$n.kver"
+	if ! tree=$("$HERE/debug-kernel.sh" --flavour "$flavour"); then
+		echo "tree $flavour" >"$JOBS/$n.status"
+		return
+	fi
+	note "$flavour debug kernel ready in $((SECONDS - start))s: $tree"
+	boot_kernel "$n" "$(cat "$tree/.kav-debug-built")" '' "$tree" "$@"
+}
+
+# collect_kernel N PROG...: count job N's results.
+collect_kernel() {
+	local n=$1 kver dir status vm_rc=none secs='?' boot
+	shift
+	local -a progs
+	mapfile -t progs < <(prog_names "$@")
+	kver=$(cat "$JOBS/$n.kver" 2>/dev/null || echo "job $n")
+	dir=$VMDIR/$kver
+	read -r status vm_rc secs <"$JOBS/$n.status" || status=none
+	case $status in
+	ran) ;;
+	kmod) fail "$kver: kav.ko build failed"; return ;;
+	initramfs) fail "$kver: initramfs build failed"; return ;;
+	tree) fail "$vm_rc debug kernel: build failed"; return ;;
+	*) fail "$kver: the guest's job ended without a status"; return ;;
+	esac
 	touch "$dir/results.log" "$dir/console.log"
 	sed -n '/^@@KAV-DMESG-BEGIN$/,/^@@KAV-DMESG-END$/{//!p}' \
 		"$dir/results.log" >"$dir/dmesg.log"
@@ -359,7 +415,63 @@ run_kernel() {
 		tr -d '\r' <"$dir/console.log" | tail -n 30 | sed "s/^/[$kver] | /" >&2
 	fi
 	boot=$(sed -n 's/.*@@KAV-BOOT uptime=//p' "$dir/results.log")
-	note "$kver: guest /init after ${boot:-?}s, VM ran $((SECONDS - start))s; artifacts in $dir"
+	note "$kver: guest /init after ${boot:-?}s, VM ran ${secs}s; artifacts in $dir"
+}
+
+# The jobs: JOB_KIND[n] ("kernel KVER ROOT" or "debug FLAVOUR") and
+# JOB_PROGS[n] (its programs, one string). NEXT: the first job not yet
+# collected.
+JOB_KIND=() JOB_PROGS=()
+NEXT=0
+
+add_job() {
+	JOB_KIND+=("$1")
+	JOB_PROGS+=("$2")
+}
+
+# collect_ready: collect, in order, every ended job not collected yet
+# whose predecessors all are.
+collect_ready() {
+	local -a progs
+	while [[ $NEXT -lt ${#JOB_KIND[@]} && -e $JOBS/$NEXT.done ]]; do
+		read -r -a progs <<<"${JOB_PROGS[$NEXT]}"
+		collect_kernel "$NEXT" "${progs[@]}"
+		NEXT=$((NEXT + 1))
+	done
+}
+
+# run_jobs: start every job, at most KAV_VM_JOBS at a time, collecting
+# as they end.
+run_jobs() {
+	local max=${KAV_VM_JOBS:-2} n kind a b c
+	local -a progs
+	[[ $max =~ ^[1-9][0-9]*$ ]] || die "KAV_VM_JOBS=$max: not a positive number"
+	rm -rf "$JOBS"
+	mkdir -p "$JOBS"
+	for n in "${!JOB_KIND[@]}"; do
+		while [[ $(jobs -rp | wc -l) -ge $max ]]; do
+			wait -n || true
+			collect_ready
+		done
+		read -r kind a b c <<<"${JOB_KIND[$n]}"
+		read -r -a progs <<<"${JOB_PROGS[$n]}"
+		if [[ $kind == debug ]]; then
+			{ boot_debug_kernel "$n" "$a" "${progs[@]}"; touch "$JOBS/$n.done"; } &
+		else
+			{ boot_kernel "$n" "$a" "${b:-}" "${c:-}" "${progs[@]}"; touch "$JOBS/$n.done"; } &
+		fi
+	done
+	while [[ -n $(jobs -rp) ]]; do
+		wait -n || true
+		collect_ready
+	done
+	wait || true
+	# Every job has ended now, also one whose shell died before its
+	# .done: collect_kernel reports a job that left no status.
+	for n in "${!JOB_KIND[@]}"; do
+		touch "$JOBS/$n.done"
+	done
+	collect_ready
 }
 
 summary() {
@@ -370,22 +482,6 @@ summary() {
 	line="$PASSED passed, $FAILED failed"
 	[[ $SKIPPED == 0 ]] || line+=", $SKIPPED skipped"
 	echo "$line"
-}
-
-# run_debug_kernel FLAVOUR PROG...: a debug kernel (kasan: "debug";
-# kcsan): build it if this machine has none yet (cached), then run the
-# programs on it.
-run_debug_kernel() {
-	local flavour=$1 start=$SECONDS kver
-	shift
-	if ! K_TREE=$("$HERE/debug-kernel.sh" --flavour "$flavour"); then
-		fail "$flavour debug kernel: build failed"
-		return
-	fi
-	note "$flavour debug kernel ready in $((SECONDS - start))s: $K_TREE"
-	kver=$(cat "$K_TREE/.kav-debug-built")
-	run_kernel "$kver" "$@"
-	K_TREE=''
 }
 
 # race_bins "NAME..." BIN...: the BINs whose file name is one of NAMEs, in
@@ -400,8 +496,20 @@ race_bins() {
 	return 0
 }
 
+# other_bins "NAME..." BIN...: the BINs whose file name is none of NAMEs.
+other_bins() {
+	local names=" $1 " f
+	shift
+	for f in "$@"; do
+		[[ $names == *" ${f##*/} "* ]] || echo "$f"
+	done
+	return 0
+}
+
 main() {
 	local selftests='' kernels=${KAV_KERNELS:-6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan}
+	local host_only='' trixie_only=''
+
 	local kver k line
 	local race=''
 	while [[ $# -gt 0 ]]; do
@@ -409,9 +517,11 @@ main() {
 		--selftests) selftests=${2?}; shift 2 ;;
 		--kernels) kernels=${2:?}; shift 2 ;;
 		--race-tests) race=${2?}; shift 2 ;;
+		--host-only) host_only=${2?}; shift 2 ;;
+		--trixie-only) trixie_only=${2?}; shift 2 ;;
 		--demo) DEMO=1; shift ;;
 		--args) PROG_ARGS=${2?}; shift 2 ;;
-		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan\"] [--race-tests \"name...\"] [--demo] [--args \"ARGS\"]" ;;
+		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan\"] [--race-tests \"name...\"] [--host-only \"name...\"] [--trixie-only \"name...\"] [--demo] [--args \"ARGS\"]" ;;
 		esac
 	done
 	local -a kvers=() bins race_list=()
@@ -448,23 +558,30 @@ main() {
 		note "tools/kavctl/kavctl is not built (make tools): kav_slurm_test will fail"
 	fi
 
-	K_TREE='' K_ROOT=''
+	local root
+	local -a host_bins trixie_bins
+	mapfile -t host_bins < <(other_bins "$trixie_only" "${bins[@]}")
+	mapfile -t trixie_bins < <(other_bins "$host_only" "${bins[@]}")
 	for line in "${kvers[@]}"; do
 		# "KVER" (the host's) or "KVER ROOT" (kernels.sh)
-		read -r kver K_ROOT <<<"$line"
+		read -r kver root <<<"$line"
 		[[ -n $kver ]] || continue
-		run_kernel "$kver" "${bins[@]}"
+		if [[ -n $root ]]; then
+			add_job "kernel $kver $root" "${trixie_bins[*]}"
+		else
+			add_job "kernel $kver" "${host_bins[*]}"
+		fi
 	done
-	K_ROOT=''
-	[[ $debug == 0 ]] || run_debug_kernel kasan "${bins[@]}"
+	[[ $debug == 0 ]] || add_job "debug kasan" "${host_bins[*]}"
 	if [[ $kcsan == 1 ]]; then
-		mapfile -t race_list < <(race_bins "$race" "${bins[@]}")
+		mapfile -t race_list < <(race_bins "$race" "${host_bins[@]}")
 		if [[ ${#race_list[@]} == 0 ]]; then
 			note "kcsan: none of the programs is in --race-tests ($race)"
 		else
-			run_debug_kernel kcsan "${race_list[@]}"
+			add_job "debug kcsan" "${race_list[*]}"
 		fi
 	fi
+	run_jobs
 
 	if [[ $DEMO == 1 ]]; then
 		if [[ $FAILED -gt 0 ]]; then

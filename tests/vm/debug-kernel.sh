@@ -44,6 +44,8 @@ set -euo pipefail
 export LC_ALL=C
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/cache-lib.sh
+. "$HERE/../../scripts/cache-lib.sh"
 CACHE=${KAV_DEBUG_CACHE:-/var/cache/kav}/debug-kernel
 TARBALL=${KAV_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
 COMMON=$HERE/debug-common.config
@@ -133,21 +135,8 @@ build() {
 	note "built $(cat "$tree/$STAMP") in $((SECONDS - start)) s"
 }
 
-# Remove other keys' trees that nobody used for 14 days.
-prune() {
-	local keep=$1 d
-	for d in "$CACHE"/linux-*/; do
-		d=${d%/}
-		[[ -d $d && $d != "$keep" ]] || continue
-		if [[ ! -e $d/$STAMP ]] || [[ -n $(find "$d/$STAMP" -mtime +14) ]]; then
-			note "removing unused $d"
-			rm -rf "$d" "$d.log"
-		fi
-	done
-}
-
 main() {
-	local key tree print_key=0
+	local key print_key=0
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--print-key) print_key=1; shift ;;
@@ -168,22 +157,7 @@ main() {
 		echo "$key"
 		return
 	fi
-	tree=$CACHE/$key
-	if [[ ! -e $tree/$STAMP ]]; then
-		mkdir -p "$CACHE" || die "cannot create $CACHE (run as root or set KAV_DEBUG_CACHE)"
-		exec 9>"$CACHE/.lock"
-		if ! flock -n 9; then
-			note "waiting for another build of a debug kernel"
-			flock 9
-		fi
-		if [[ ! -e $tree/$STAMP ]]; then
-			build "$tree"
-			prune "$tree"
-		fi
-		exec 9>&-
-	fi
-	touch "$tree/$STAMP"
-	echo "$tree"
+	cache_get "$CACHE" "$key" "$STAMP" build
 }
 
 main "$@"

@@ -10,6 +10,7 @@
 #   @@KAV-BEGIN <name>
 #   <stdout+stderr of the step>
 #   @@KAV-END <name> rc=<exit status>
+#   @@KAV-TIME <name> <guest seconds the step took>
 #   ...
 #   @@KAV-DMESG-BEGIN / <full dmesg> / @@KAV-DMESG-END
 #   @@KAV-DONE
@@ -49,11 +50,14 @@ mount_all() {
 step() {
 	name=$1
 	shift
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	echo "@@KAV-BEGIN $name" >$RES
 	(cd /tests && KAV_MODULE=/kav.ko KAV_NIC_MODULE=/tests/kav_nic.ko \
 		timeout -k 10 "$TEST_TIMEOUT" "$@") </dev/null >$RES 2>&1
 	rc=$?
 	echo "@@KAV-END $name rc=$rc" >$RES
+	# Outside the block (check.sh reads no TIME line): where time goes.
+	echo "@@KAV-TIME $name $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime)" >$RES
 	return $rc
 }
 
