@@ -34,7 +34,6 @@ main() {
 	[[ -n $root ]] || root=$("$HERE/root.sh")
 	[[ -d $root/usr ]] || die "$root is not a root file system"
 	for b in "${binds[@]}"; do
-		mkdir -p "$root$b"
 		[[ $PWD != "$b" && $PWD != "$b"/* ]] || cwd=$PWD
 	done
 	unshare --mount --propagation private /bin/bash -c '
@@ -45,7 +44,9 @@ main() {
 		mount --rbind /sys "$root/sys"
 		mount --rbind /dev "$root/dev"
 		mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+		# After the tmpfs: a clone under /tmp gets its mount point there.
 		while [ "$nbinds" -gt 0 ]; do
+			mkdir -p "$root$1"
 			mount --bind "$1" "$root$1"
 			shift
 			nbinds=$((nbinds - 1))
