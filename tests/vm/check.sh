@@ -173,8 +173,15 @@ parse_results() {
 	prog_reset
 	while IFS= read -r line || [[ -n $line ]]; do
 		if [[ -z $cur ]]; then
-			[[ $line =~ ^@@KAV-BEGIN\ (.+)$ ]] || continue
-			cur=${BASH_REMATCH[1]}
+			# Anything outside a block is shown: it was not expected.
+			if [[ ! $line =~ ^(.*)@@KAV-BEGIN\ (.+)$ ]]; then
+				[[ -z $line || $line =~ ^@@KAV-(TIME|BOOT|DONE) ]] ||
+					note "$kver: outside any program: $line"
+				continue
+			fi
+			[[ -z ${BASH_REMATCH[1]} ]] ||
+				note "$kver: outside any program: ${BASH_REMATCH[1]}"
+			cur=${BASH_REMATCH[2]}
 			started[$cur]=1
 			prog_reset
 			[[ $DEMO == 1 || $cur == insmod ]] ||
