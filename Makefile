@@ -130,7 +130,8 @@ vmtest: selftests tools hook-deps slurm-deps ompi-deps examples $(BENCH_BIN) $(F
 		--host-only "$(notdir $(HOOK_GUEST_BINS) $(SLURM_VM_BIN))" \
 		--trixie-only "$(notdir $(OMPI_VM_BIN))"
 
-demo: deps selftests
+# The demo runs kavctl in the guest (check.sh puts it in /tests).
+demo: deps selftests tools
 	tests/vm/check.sh --demo --kernels 6.12 --selftests "$(DEMO_BINS)"
 
 # libkav (shared, static, headers, pkg-config), the hooking provider in
