@@ -1,6 +1,8 @@
-# kavctl: included by the top-level Makefile (paths are relative to it).
+# kavctl and kav-av-fill: included by the top-level Makefile (paths are
+# relative to it).
 #
-#   make tools        tools/kavctl/kavctl (objects under $(BUILD)/tools)
+#   make tools        tools/kavctl/kavctl and tools/instant/kav-av-fill
+#                     (objects under $(BUILD)/tools)
 #   make tools-clean
 #
 # kavctl administers kav.ko over generic netlink with libnl-3
@@ -35,4 +37,44 @@ $(KAVCTL): $(KAVCTL_OBJS)
 		$(KAVCTL_SCOLS_LIBS)
 
 tools-clean:
-	rm -rf $(BUILD)/tools $(KAVCTL)
+	rm -rf $(BUILD)/tools $(KAVCTL) $(KAV_AV_FILL)
+
+# kav-av-fill (tools/instant, kav-av-fill(1)): MPI instant-on across nodes.
+# It links libkav statically (lib/libkav.a), as the hooking provider links
+# libkav's objects: kav-tools then needs no libkav0, and the test VM runs
+# it from /tests without libkav.so. Its parsers (fill_args.c) are unit
+# tested on their own (tests/unit/test_av_fill_args.c).
+KAV_AV_FILL      := tools/instant/kav-av-fill
+KAV_AV_FILL_SRCS := tools/instant/kav-av-fill.c tools/instant/fill_args.c
+KAV_AV_FILL_OBJS := $(patsubst tools/instant/%.c,$(BUILD)/tools/instant/%.o,\
+		    $(KAV_AV_FILL_SRCS))
+KAV_AV_FILL_HDRS := tools/instant/fill_args.h $(LIB_HDRS) VERSION
+
+tools: $(KAV_AV_FILL)
+
+$(BUILD)/tools/instant/%.o: tools/instant/%.c $(KAV_AV_FILL_HDRS) tools/tools.mk
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KAV_CFLAGS) -DKAV_AV_FILL_VERSION='"$(KAV_VERSION)"' \
+		-c -o $@ $<
+
+$(KAV_AV_FILL): $(KAV_AV_FILL_OBJS) lib/libkav.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(KAV_AV_FILL_OBJS) lib/libkav.a
+
+# What `make install` adds for these tools (prerequisites of the top-level
+# install target, so that its recipe needs no change): kav-av-fill, a
+# user's command, in $(USERBINDIR) with kav-av-fill(1) (the Debian
+# package's BINDIR is /usr/sbin, for kavctl); kav-cdi-generate, the
+# administrator's CDI spec generator (admin-guide.rst, "Containers
+# (CDI)"), in $(SBINDIR); its page kav-cdi-generate(8) goes with the
+# install recipe's section 8 pages.
+USERBINDIR ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
+
+.PHONY: install-tools-extra
+install: install-tools-extra
+install-tools-extra: $(KAV_AV_FILL)
+	install -D -m 0755 $(KAV_AV_FILL) $(DESTDIR)$(USERBINDIR)/kav-av-fill
+	install -D -m 0644 Documentation/kav-av-fill.1 \
+		$(DESTDIR)$(MANDIR)/man1/kav-av-fill.1
+	install -D -m 0755 tools/node/kav-cdi-generate \
+		$(DESTDIR)$(SBINDIR)/kav-cdi-generate

@@ -13,9 +13,9 @@ UNIT_TESTS    := test_addr test_expand test_table test_domain test_av \
 		 test_av_attr test_av_named test_auth test_grants \
 		 test_eq test_av_set test_peer test_diag \
 		 test_kavctl_args test_kavctl_json test_kavctl_attrs test_kavctl_conf \
-		 test_fuzz_prog test_hook_vec test_hook
+		 test_fuzz_prog test_hook_vec test_hook test_av_fill_args
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS)) \
-		 $(UNIT_DIR)/test_kavctl_completion
+		 $(UNIT_DIR)/test_kavctl_completion $(UNIT_DIR)/test_cdi_generate
 UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		 -fno-omit-frame-pointer
 UNIT_CFLAGS   := -O1 -g $(UNIT_SAN) -DKAV_TESTING -Ilib -Itests/unit
@@ -97,6 +97,22 @@ $(UNIT_DIR)/test_kavctl_completion: tests/unit/test_kavctl_completion.sh \
 		tools/kavctl/kavctl.bash-completion $(KAVCTL)
 	@mkdir -p $(@D)
 	printf '#!/bin/sh\nexec bash "%s/$<" "%s"\n' "$(CURDIR)" "$(CURDIR)" > $@
+	chmod +x $@
+
+# kav-av-fill's parsers (tools/instant/fill_args.c).
+$(UNIT_DIR)/instant/fill_args.o: tools/instant/fill_args.c \
+		tools/instant/fill_args.h tests/unit/unit.mk
+	@mkdir -p $(@D)
+	$(CC) $(KAV_CFLAGS) $(UNIT_CFLAGS) -c -o $@ $<
+$(UNIT_DIR)/test_av_fill_args.o: tools/instant/fill_args.h
+$(UNIT_DIR)/test_av_fill_args: $(UNIT_DIR)/instant/fill_args.o
+
+# kav-cdi-generate's CDI specs, parsed and checked (python3-yaml): a
+# script run like the test programs.
+$(UNIT_DIR)/test_cdi_generate: tests/unit/test_cdi_generate.sh \
+		tools/node/kav-cdi-generate
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec sh "%s/$<" "%s"\n' "$(CURDIR)" "$(CURDIR)" > $@
 	chmod +x $@
 
 # kav_fuzzer's program model (tests/fuzz): generation, mutation, files.
