@@ -18,7 +18,7 @@ export LC_ALL=C
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-OUT=${1:-$REPO/build/cluster}
+OUT=$(realpath -m "${1:-$REPO/build/cluster}")
 TIMEOUT=${KAV_CLUSTER_TIMEOUT:-2400}
 QEMU=${QEMU:-qemu-system-x86_64}
 

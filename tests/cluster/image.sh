@@ -29,7 +29,7 @@ export LC_ALL=C
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-OUT=${1:?usage: image.sh OUTDIR}
+OUT=$(realpath -m "${1:?usage: image.sh OUTDIR}")
 MPICH_TRIXIE=${KAV_CACHE:-/var/cache/kav}/mpich-4.0.2-trixie
 
 die() { echo "image.sh: $*" >&2; exit 1; }
