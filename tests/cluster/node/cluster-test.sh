@@ -71,7 +71,12 @@ node_state() {
 
 boot_checks() {
 	check "kavnode2 answers over the private network" wait_for 300 node_up kavnode2
-	check "both slurmd are registered and idle" wait_for 300 nodes_idle
+	if ! wait_for 300 nodes_idle; then
+		notok "both slurmd are registered and idle"
+		diagnose
+		finish
+	fi
+	ok "both slurmd are registered and idle"
 	sinfo -N >"$OUT/sinfo" 2>&1
 	show "$OUT/sinfo"
 	local n
@@ -222,6 +227,27 @@ job_b_end() {
 . $LIB/containers.sh
 . $LIB/lifecycle.sh
 
+# diagnose: the logs that say why (on a failure that stops the test).
+diagnose() {
+	local n
+	sinfo -N -o '%N %t %E' 2>&1 | sed 's/^/#   sinfo: /' >&3
+	for n in $NODES; do
+		on "$n" "systemctl --failed --no-legend; journalctl -b --no-pager -u slurmd -u slurmctld -u munge -u kav-grants | tail -n 40; tail -n 20 /var/log/slurm/*.log" 2>&1 |
+			sed "s/^/#   $n: /" >&3
+	done
+}
+
+# finish: the plan, the end marker; both nodes power off.
+finish() {
+	say "1..$T"
+	say "# $FAILED of $T failed"
+	say "@@KAV-CLUSTER-DONE"
+	exec 3>&-
+	ssh -n kavnode2 "systemctl poweroff" 2>/dev/null
+	systemctl poweroff
+	exit 0
+}
+
 main() {
 	mkdir -p $OUT
 	chmod 1777 $OUT
@@ -235,19 +261,8 @@ main() {
 	job_b_end
 	containers
 	lifecycle
-	say "1..$T"
-	say "# $FAILED of $T failed"
-	if ((FAILED)); then
-		for f in /var/log/slurm/slurmctld.log /var/log/slurm/slurmd.log; do
-			info "--- tail of $f"
-			tail -n 30 "$f" | sed 's/^/#   /' >&3
-		done
-		journalctl -b --no-pager -p warning | tail -n 40 | sed 's/^/#   /' >&3
-	fi
-	say "@@KAV-CLUSTER-DONE"
-	exec 3>&-
-	ssh -n kavnode2 "systemctl poweroff" 2>/dev/null
-	systemctl poweroff
+	((FAILED == 0)) || diagnose
+	finish
 }
 
 main
