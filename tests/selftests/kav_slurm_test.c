@@ -2,8 +2,10 @@
 /*
  * tools/slurm as slurmd runs them: kav-slurm-prolog, kav-slurm-epilog and
  * kav-slurm-pin (Documentation/slurm.rst), run from /tests (or
- * $KAV_SLURM_TOOLS) with the environment slurmd gives a Prolog, against a
- * cgroup tree laid out like Slurm's cgroup/v2 plugin's:
+ * $KAV_SLURM_TOOLS) with the environment slurmd gives a Prolog, and
+ * kav-slurm-taskprolog as slurmstepd runs a TaskProlog (the job's user,
+ * in the task's cgroup), against a cgroup tree laid out like Slurm's
+ * cgroup/v2 plugin's:
  *
  *   /sys/fs/cgroup/system.slice/slurmstepd.scope/job_4242/step_0
  *
@@ -147,6 +149,87 @@ static int epilog(struct run *r, const char *job)
 
 	snprintf(id, sizeof(id), "SLURM_JOB_ID=%s", job);
 	return tool(r, "kav-slurm-epilog", env(id));
+}
+
+/*
+ * kav-slurm-taskprolog as slurmstepd runs a TaskProlog: as the job's user,
+ * in the task's cgroup @cg, with the task's environment (SLURM_JOB_ID=@job
+ * unless NULL, a user's PATH with the tools' directory first, @extra: one
+ * more "NAME=VALUE" or NULL). Its standard output and error apart.
+ */
+struct task_run {
+	int rc;
+	char out[4096];
+	char err[4096];
+};
+
+static void read_all(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t got;
+
+	while (len < size - 1 &&
+	       (got = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)got;
+	buf[len] = '\0';
+}
+
+static int task_prolog(struct task_run *t, const char *cg, const char *job,
+		       const char *extra)
+{
+	char path[512], path_env[512], job_env[64];
+	const char *envp[6], *argv[] = { "kav-slurm-taskprolog", NULL };
+	int out[2], err[2], status;
+	size_t n = 0;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/kav-slurm-taskprolog", tools_dir());
+	snprintf(path_env, sizeof(path_env), "PATH=%s:/usr/bin:/bin",
+		 tools_dir());
+	envp[n++] = path_env;
+	envp[n++] = "HOME=/tmp";
+	if (job) {
+		snprintf(job_env, sizeof(job_env), "SLURM_JOB_ID=%s", job);
+		envp[n++] = job_env;
+	}
+	if (extra)
+		envp[n++] = extra;
+	envp[n] = NULL;
+	t->rc = -1;
+	t->out[0] = t->err[0] = '\0';
+	if (pipe2(out, O_CLOEXEC))
+		return -1;
+	if (pipe2(err, O_CLOEXEC)) {
+		close(out[0]);
+		close(out[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (kav_cgroup_move(cg, getpid()) ||
+		    kav_become(JOB_UID, JOB_UID, 0, NULL)) {
+			fprintf(stderr, "task: cannot join %s as uid %d\n", cg,
+				JOB_UID);
+			_exit(99);
+		}
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execve(path, (char *const *)argv, (char *const *)envp);
+		fprintf(stderr, "exec %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	/* A few lines each: neither pipe fills while the other is read. */
+	read_all(out[0], t->out, sizeof(t->out));
+	read_all(err[0], t->err, sizeof(t->err));
+	close(out[0]);
+	close(err[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	t->rc = WIFEXITED(status) ? WEXITSTATUS(status) :
+		128 + WTERMSIG(status);
+	return t->rc;
 }
 
 /* ------------------------------------------------------------- grants */
@@ -982,6 +1065,91 @@ TEST_F_TIMEOUT(slurm, pin_and_unpin_the_jobs_named_av, 240)
 	EXPECT_EQ(0, fi_close(&dom->fid));
 	ASSERT_EQ(0, av_state(AV_INTRUDER, &intruder));
 	EXPECT_FALSE(intruder.found);
+}
+
+/*
+ * kav-slurm-taskprolog: in the job's task, as the job's user, the job's
+ * VNIs (tagged slurm-4242), the last granted as the hook's key; nothing
+ * outside the job, for another job's id, or after the epilog.
+ */
+TEST_F_TIMEOUT(slurm, taskprolog_exports_the_job_vni, 240)
+{
+	static const char want[] = "export FI_HOOK=kav\n"
+				   "export FI_OFI_HOOK_KAV_VNI=1300\n"
+				   "export KAV_JOB_VNIS=1234,1300\n";
+	static const char *const outside[] = { CG_OTHER, CG_JOB2, "" };
+	struct task_run t;
+	uint32_t untagged;
+	struct run r;
+	size_t i;
+
+	/* Nothing granted yet: nothing to export, and that is no error. */
+	ASSERT_EQ(0, task_prolog(&t, CG_STEP, JOB, NULL)) TH_LOG("%s", t.err);
+	EXPECT_STREQ("", t.out);
+	EXPECT_NE(NULL, strstr(t.err, "runs without kav's keys"))
+		TH_LOG("%s", t.err);
+
+	ASSERT_EQ(0, prolog(&r, env("SLURM_JOB_ID=" JOB, VNIS)))
+		TH_LOG("%s", r.out);
+	/* A grant of the job's cgroup that is not the job's (no tag). */
+	ASSERT_EQ(0, grant_cgroup(&self->nl, VNI_OTHER, CG_JOB, &untagged));
+
+	ASSERT_EQ(0, task_prolog(&t, CG_STEP, JOB, NULL)) TH_LOG("%s", t.err);
+	EXPECT_STREQ(want, t.out) TH_LOG("stderr: %s", t.err);
+	EXPECT_STREQ("", t.err);
+	/* As uid 1000 with no privilege: the output is what whoami saw. */
+	ASSERT_EQ(0, task_prolog(&t, CG_JOB, JOB, NULL)) TH_LOG("%s", t.err);
+	EXPECT_STREQ(want, t.out) TH_LOG("stderr: %s", t.err);
+
+	/* The same user outside the job: nothing, said on stderr. */
+	for (i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
+		ASSERT_EQ(0, task_prolog(&t, outside[i], JOB, NULL))
+			TH_LOG("%s: %s", outside[i], t.err);
+		EXPECT_STREQ("", t.out) TH_LOG("cgroup '%s'", outside[i]);
+		EXPECT_NE(NULL, strstr(t.err, "no kav grant tagged slurm-" JOB
+				       " applies to this task"))
+			TH_LOG("cgroup '%s': %s", outside[i], t.err);
+	}
+	/* In the job's cgroup, claiming to be another job (or its prefix). */
+	ASSERT_EQ(0, task_prolog(&t, CG_STEP, "4243", NULL));
+	EXPECT_STREQ("", t.out);
+	ASSERT_EQ(0, task_prolog(&t, CG_STEP, "424", NULL));
+	EXPECT_STREQ("", t.out);
+
+	/* Bad input: no job id, or not one. */
+	EXPECT_EQ(1, task_prolog(&t, CG_STEP, NULL, NULL));
+	EXPECT_STREQ("", t.out);
+	EXPECT_NE(NULL, strstr(t.err, "is not a job id")) TH_LOG("%s", t.err);
+	EXPECT_EQ(1, task_prolog(&t, CG_STEP, "42a2", NULL));
+	EXPECT_STREQ("", t.out);
+	EXPECT_EQ(1, task_prolog(&t, CG_STEP, "04242", NULL));
+	/* No kavctl: nothing, and why. */
+	ASSERT_EQ(0, task_prolog(&t, CG_STEP, JOB,
+				 "KAVCTL=/nonexistent/kavctl"));
+	EXPECT_STREQ("", t.out);
+	EXPECT_NE(NULL, strstr(t.err, "runs without kav's keys"))
+		TH_LOG("%s", t.err);
+
+	/* After the epilog (which took the untagged grant of the job's
+	 * cgroup too): no grant, nothing to export. */
+	ASSERT_EQ(0, epilog(&r, JOB)) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, kav_nl_grant_exists(&self->nl, untagged));
+	ASSERT_EQ(0, task_prolog(&t, CG_STEP, JOB, NULL)) TH_LOG("%s", t.err);
+	EXPECT_STREQ("", t.out);
+
+	/*
+	 * The job VNI is the last one granted (the highest grant id), not the
+	 * largest: the list's order is the prolog's.
+	 */
+	ASSERT_EQ(0, prolog(&r, env("SLURM_JOB_ID=" JOB,
+				    "KAV_JOB_VNI=1300,1234")))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, task_prolog(&t, CG_STEP, JOB, NULL)) TH_LOG("%s", t.err);
+	EXPECT_STREQ("export FI_HOOK=kav\n"
+		     "export FI_OFI_HOOK_KAV_VNI=1234\n"
+		     "export KAV_JOB_VNIS=1300,1234\n", t.out)
+		TH_LOG("stderr: %s", t.err);
+	ASSERT_EQ(0, epilog(&r, JOB)) TH_LOG("%s", r.out);
 }
 
 TEST_HARNESS_MAIN
