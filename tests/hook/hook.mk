@@ -16,15 +16,17 @@ HOOK_FABTESTS := fi_av_test fi_rdm fi_rdm_tagged_pingpong fi_rdm_shared_av \
 # What the guests run, and the files they need in /tests.
 HOOK_GUEST_BINS  := $(CURDIR)/tests/hook/fabtests-guest.sh \
 		    $(CURDIR)/tests/hook/mpich-guest.sh
+# kav-av-fill (tools/instant) is mpich-guest.sh's filler, and
+# kav_av_fill_test's program.
 HOOK_GUEST_FILES := $(addprefix $(KAV_FABTESTS)/bin/,$(HOOK_FABTESTS)) \
 		    /etc/services $(HOOK_DIR)/mpi_instant \
-		    $(HOOK_DIR)/kav_mpi_launch $(KAV_MPICH)/bin/mpiexec \
+		    $(CURDIR)/$(KAV_AV_FILL) $(KAV_MPICH)/bin/mpiexec \
 		    $(KAV_MPICH)/bin/hydra_pmi_proxy
 HOOK_FAKE_KERNEL := $(HOOK_DIR)/libkav-fake-kernel.so
 
 .PHONY: hook-deps hook-fabtests hook-mpich
 
-hook-deps: prov hook-fabtests $(HOOK_DIR)/mpi_instant $(HOOK_DIR)/kav_mpi_launch \
+hook-deps: prov hook-fabtests $(HOOK_DIR)/mpi_instant $(KAV_AV_FILL) \
 	   $(HOOK_FAKE_KERNEL)
 
 # The scripts are no-ops when their cache is current.
@@ -37,10 +39,6 @@ hook-mpich:
 $(HOOK_DIR)/mpi_instant: tests/hook/mpi_instant.c | hook-mpich
 	@mkdir -p $(@D)
 	$(KAV_MPICH)/bin/mpicc -O2 -Wall -Wextra -o $@ $<
-
-$(HOOK_DIR)/kav_mpi_launch: tests/hook/kav_mpi_launch.c lib/libkav.a uapi/linux/kav.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(KAV_CFLAGS) $< -o $@ lib/libkav.a
 
 # The host test double: the fake kernel behind libkav's ioctls, preloaded.
 $(HOOK_FAKE_KERNEL): tests/hook/fake_kernel_preload.c tests/unit/fake_kav.c \

@@ -3,10 +3,12 @@
 #
 # mpich-guest.sh: a real MPICH 4.0.2 job (ch4:ofi, built by build-mpich.sh)
 # with FI_HOOK=kav over tcp;ofi_rxm in the VM, started instantly: the
-# launcher (kav_mpi_launch) fills FI_NAMED_AV_0 with every rank's address
-# under the job's VNI, which is granted to the job's cgroup only; the
-# ranks open it with FI_READ (MPICH's try_open_shared_av) and find their
-# peers through map_addr, with no address exchange. Prints TAP:
+# production filler (kav-av-fill, tools/instant) fills FI_NAMED_AV_0 with
+# every rank's address under the job's VNI, which is granted to the job's
+# cgroup only, and holds it while mpiexec runs; each rank listens on its
+# port (kav-av-fill --rank-exec), opens the AV with FI_READ (MPICH's
+# try_open_shared_av) and finds its peers through map_addr, with no
+# address exchange. Prints TAP:
 #
 #   - for N = 2, 8 and 32 ranks (2 on the debug kernels): the job
 #     (ping-pong, allreduce) passes with instant-on, every rank's stats
@@ -53,15 +55,21 @@ in_job() {
 		env FI_OFI_HOOK_KAV_VNI="$vni" "$@"
 }
 
-# job N [--no-av]: an N-rank job of kavjob1; output in $OUT/job.log.
+# job N [--no-av]: an N-rank job of kavjob1; output in $OUT/job.log. The
+# filler fills FI_NAMED_AV_0 with N ranks on this host and holds it while
+# mpiexec runs; each rank listens on PORT + its rank. --no-av: no named
+# AV, MPICH exchanges addresses itself.
 job() {
 	n=$1
-	shift
-	# shellcheck disable=SC2016 # PMI_RANK is the rank's, not ours
-	in_job kavjob1 $VNI ./kav_mpi_launch --vni $VNI --port $PORT \
-		--ranks "$n" "$@" -- mpiexec -launcher fork -n "$n" sh -c \
-		'p=$(('$PORT' + PMI_RANK)); FI_TCP_PORT_LOW_RANGE=$p FI_TCP_PORT_HIGH_RANGE=$p exec ./mpi_instant' \
-		>$OUT/job.log 2>&1
+	if [ "${2-}" = --no-av ]; then
+		in_job kavjob1 $VNI mpiexec -launcher fork -n "$n" \
+			kav-av-fill --rank-exec --port-base $PORT -- ./mpi_instant
+	else
+		in_job kavjob1 $VNI kav-av-fill --vni $VNI --hosts 127.0.0.1 \
+			--tasks-per-node "$n" --port-base $PORT -- \
+			mpiexec -launcher fork -n "$n" \
+			kav-av-fill --rank-exec --port-base $PORT -- ./mpi_instant
+	fi >$OUT/job.log 2>&1
 }
 
 init_time() {
@@ -108,7 +116,8 @@ done
 
 # Another job's rank under this job's key: no grant for its cgroup.
 T=$((T + 1))
-in_job kavjob1 $VNI ./kav_mpi_launch --vni $VNI --port $PORT --ranks 2 -- \
+in_job kavjob1 $VNI kav-av-fill --vni $VNI --hosts 127.0.0.1 --tasks-per-node 2 \
+	--port-base $PORT -- \
 	sh -c 'echo $$ >'$CG'/kavjob2/cgroup.procs && exec mpiexec -launcher fork -n 1 ./mpi_instant' \
 	>$OUT/foreign.log 2>&1
 rc=$?
@@ -121,7 +130,8 @@ fi
 
 # Another job with its own key reads this job's AV but cannot send to it.
 T=$((T + 1))
-in_job kavjob1 $VNI ./kav_mpi_launch --vni $VNI --port $PORT --ranks 2 -- \
+in_job kavjob1 $VNI kav-av-fill --vni $VNI --hosts 127.0.0.1 --tasks-per-node 2 \
+	--port-base $PORT -- \
 	sh -c 'echo $$ >'$CG'/kavjob2/cgroup.procs && exec env FI_OFI_HOOK_KAV_VNI='$VNI2' mpiexec -launcher fork -n 2 ./mpi_instant' \
 	>$OUT/foreign2.log 2>&1
 rc=$?

@@ -13,7 +13,8 @@
 # runs, and so do libkav-dev's examples; `pkg-config --cflags kav` names libfabric's include path when
 # libfabric is in a non-system prefix; libfabric's fi_info -l lists the
 # hooking provider; kavctl --help and -V; the man pages are found by man;
-# the Slurm scripts are installed; then after purge: no package, no file of theirs,
+# the Slurm scripts are installed; kav-av-fill -V, kav-cdi-generate's
+# spec; then after purge: no package, no file of theirs,
 # no DKMS state, no module, no configuration file.
 #
 # Prints TAP.
@@ -95,8 +96,17 @@ examples_build() {
 
 man_pages_found() {
 	man -w 7 kav && man -w 8 kavctl && man -w 3 kav_domain_open &&
-		man -w 3 kav_av
+		man -w 3 kav_av && man -w 1 kav-av-fill &&
+		man -w 8 kav-cdi-generate
 } >/dev/null 2>&1
+
+# kav-cdi-generate's spec on stdout: JSON with kav's kind and device node.
+cdi_spec() {
+	local spec
+	spec=$(kav-cdi-generate -o - -f json 2>/dev/null) || return 1
+	grep -q '"kind": "kav.dev/av"' <<<"$spec" &&
+		grep -q '"path": "/dev/kav"' <<<"$spec"
+}
 
 app_runs() {
 	local out rc=0
@@ -137,7 +147,7 @@ main() {
 	done
 	mapfile -t KVERS < <(kernels)
 
-	echo "1..$((14 + ${#KVERS[@]}))"
+	echo "1..$((16 + ${#KVERS[@]}))"
 	if any_present; then
 		apt-get purge -y -qq "${PACKAGES[@]}" >/dev/null 2>&1 || true
 	fi
@@ -165,13 +175,17 @@ main() {
 	check "kavctl --help" sh -c 'kavctl --help | grep -q "^Usage: kavctl"'
 	check "kavctl -V says $VERSION" \
 		sh -c "kavctl -V | grep -q '^kavctl $VERSION '"
-	check "man finds kav(7), kavctl(8), kav_domain_open(3), kav_av(3)" \
+	check "man finds kav(7), kavctl(8), kav_domain_open(3), kav_av(3), kav-av-fill(1), kav-cdi-generate(8)" \
 		man_pages_found
-	check "Slurm prolog and epilog installed, executable; kav-slurm-lib.sh 0644" \
+	check "Slurm prolog, epilog and task prolog installed, executable; kav-slurm-lib.sh 0644" \
 		test -x /usr/lib/kav/slurm/kav-slurm-prolog -a \
 		-x /usr/lib/kav/slurm/kav-slurm-epilog -a \
+		-x /usr/lib/kav/slurm/kav-slurm-taskprolog -a \
 		-f /usr/lib/kav/slurm/kav-slurm-lib.sh -a \
 		! -x /usr/lib/kav/slurm/kav-slurm-lib.sh
+	check "/usr/bin/kav-av-fill -V says $VERSION" \
+		sh -c "/usr/bin/kav-av-fill -V | grep -qx 'kav-av-fill $VERSION'"
+	check "/usr/sbin/kav-cdi-generate writes the CDI spec of /dev/kav" cdi_spec
 	check "apt purges ${PACKAGES[*]}" apt_purge "${PACKAGES[@]}"
 	check "no package left, not even its configuration" \
 		eval '! any_present'

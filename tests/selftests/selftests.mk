@@ -8,12 +8,14 @@ KSFT_HDR_DIR  := $(BUILD)/kselftest
 # kav_attack_test and kav_trust_test load the test NIC module (tests/nic)
 # and unload it before they end, so that kav can be unloaded after them.
 # kav_slurm_test runs tools/slurm/* with tools/kavctl/kavctl, which
-# tests/vm/check.sh installs in the guest's /tests next to it (make tools).
+# tests/vm/check.sh installs in the guest's /tests next to it (make tools);
+# kav_av_fill_test runs tools/instant/kav-av-fill there.
 SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_whoami_test kav_lib_test \
 		  kav_conformance_test \
 		  kav_diag_test \
 		  kav_netlink_test kav_attack_test kav_trust_test kav_named_test \
-		  kav_uffd_test kav_kavctl_test kav_slurm_test kav_apply_test \
+		  kav_uffd_test kav_kavctl_test kav_slurm_test kav_av_fill_test \
+		  kav_apply_test \
 		  kav_instant_on_test kav_layout_test \
 		  kav_concurrency_test kav_race_test kav_view_test \
 		  kav_scale_test kav_memory_test kav_hook_test
@@ -53,6 +55,9 @@ $(SELFTEST_DIR)/%: tests/selftests/%.c $(SELFTEST_DEPS)
 
 # Runs kavctl in the guest: built with it (order-only, no relink).
 $(SELFTEST_DIR)/kav_slurm_test: | $(KAVCTL)
+# Runs tools/instant/kav-av-fill from /tests (KAV_EXTRA_FILES: hook.mk's
+# HOOK_GUEST_FILES carries it).
+$(SELFTEST_DIR)/kav_av_fill_test: | $(KAV_AV_FILL)
 $(SELFTEST_DIR)/kav_kavctl_test: | $(KAVCTL)
 # kavctl apply; it reloads kav.ko too (from /kav.ko, as guest-init.sh).
 $(SELFTEST_DIR)/kav_apply_test: | $(KAVCTL)

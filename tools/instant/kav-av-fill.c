@@ -140,13 +140,29 @@ static void usage_error(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
-/* Why a libkav call failed: its own words for this refusal, else the
- * code's. */
+/*
+ * Why a libkav call failed: its own words for this refusal, else the
+ * code's; on one line (libkav quotes MPICH's names, which end in a
+ * newline, as they are).
+ */
 static const char *why(int err)
 {
+	static char buf[2048];
 	const char *s = kav_last_error();
+	size_t n = 0;
 
-	return *s ? s : kav_strerror(err);
+	if (!*s)
+		s = kav_strerror(err);
+	for (; *s && n < sizeof(buf) - 3; s++) {
+		if (*s == '\n') {
+			buf[n++] = '\\';
+			buf[n++] = 'n';
+		} else {
+			buf[n++] = (unsigned char)*s < ' ' ? '?' : *s;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
 }
 
 static void node_name(char *buf, size_t len)
@@ -314,7 +330,7 @@ static struct sockaddr_in *rank_addrs(const struct opts *o,
 	char err[512], **hosts, *p;
 	size_t n, h, max = 1;
 
-	for (p = o->hosts; *p; p++)
+	for (p = o->hosts; p && *p; p++)
 		max += *p == ',';
 	hosts = calloc(max, sizeof(*hosts));
 	if (!hosts) {
