@@ -10,14 +10,21 @@
 # known type and rwm permissions; and that /dev/kav's major and minor are
 # the host node's (here /dev/null's, 1:3), or absent when it is missing.
 # Bad command lines fail with one line and status 2. No kernel needed.
-# Prints one line per case; exit status 1 on a failure.
+# Prints one line per case; exit status 1 on a failure. The YAML cases
+# need python3-yaml (scripts/deps.sh installs it); where it is missing
+# (the trixie root of make unit-trixie) they are skipped, said so, and the
+# JSON ones still run.
 set -u
 REPO=${1:?usage: test_cdi_generate.sh REPO}
 GEN=$REPO/tools/node/kav-cdi-generate
 PY=/usr/bin/python3
 [ -x "$GEN" ] || { echo "FAIL: $GEN missing or not executable"; exit 1; }
-"$PY" -c 'import yaml, json' 2>/dev/null ||
-	{ echo "FAIL: $PY with python3-yaml needed (scripts/deps.sh)"; exit 1; }
+"$PY" -c 'import json' 2>/dev/null || { echo "FAIL: $PY needed"; exit 1; }
+YAML=yes
+"$PY" -c 'import yaml' 2>/dev/null || {
+	YAML=''
+	echo "skip: no python3-yaml for $PY: the YAML specs are not parsed"
+}
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
 fails=0
@@ -31,12 +38,15 @@ bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 check() {
 	"$PY" - "$@" <<'EOF'
 import json, re, sys
-import yaml
 
 path, fmt, major, minor = sys.argv[1:5]
 hostpath = sys.argv[5] if len(sys.argv) > 5 else None
 text = open(path).read()
-spec = json.loads(text) if fmt == "json" else yaml.safe_load(text)
+if fmt == "json":
+    spec = json.loads(text)
+else:
+    import yaml
+    spec = yaml.safe_load(text)
 
 def need(cond, what):
     if not cond:
@@ -99,9 +109,9 @@ gen() {
 }
 
 # YAML and JSON to standard output, major and minor from a real node.
-for fmt in yaml json; do
-	if gen "$TMP/spec.$fmt" "$TMP/err" -o - -f $fmt --host-device /dev/null &&
-		why=$(check "$TMP/spec.$fmt" $fmt 1 3 /dev/null 2>&1); then
+for fmt in ${YAML:+yaml} json; do
+	if gen "$TMP/spec.$fmt" "$TMP/err" -o - -f "$fmt" --host-device /dev/null &&
+		why=$(check "$TMP/spec.$fmt" "$fmt" 1 3 /dev/null 2>&1); then
 		ok "$fmt spec on stdout is valid CDI, /dev/null's 1:3"
 	else
 		bad "$fmt spec on stdout: ${why:-exit $?}: $(cat "$TMP/err")"
@@ -109,8 +119,10 @@ for fmt in yaml json; do
 done
 
 # No host node: major and minor left to the runtime, said on stderr.
-if gen "$TMP/spec.yaml" "$TMP/err" -o - --host-device "$TMP/no-kav" &&
-	why=$(check "$TMP/spec.yaml" yaml - - "$TMP/no-kav" 2>&1) &&
+fmt=json
+[ -z "$YAML" ] || fmt=yaml
+if gen "$TMP/spec.$fmt" "$TMP/err" -o - -f "$fmt" --host-device "$TMP/no-kav" &&
+	why=$(check "$TMP/spec.$fmt" "$fmt" - - "$TMP/no-kav" 2>&1) &&
 	grep -q "does not exist" "$TMP/err"; then
 	ok "a missing node leaves major and minor out, and says so"
 else
@@ -119,7 +131,8 @@ fi
 
 # To a file (its directory made), the format from the name.
 if gen /dev/null "$TMP/err" --output "$TMP/etc/cdi/kav.yaml" --host-device /dev/null &&
-	why=$(check "$TMP/etc/cdi/kav.yaml" yaml 1 3 /dev/null 2>&1) &&
+	{ [ -z "$YAML" ] || why=$(check "$TMP/etc/cdi/kav.yaml" yaml 1 3 /dev/null 2>&1); } &&
+	head -n 3 "$TMP/etc/cdi/kav.yaml" | grep -qx 'cdiVersion: "0.6.0"' &&
 	gen /dev/null "$TMP/err" --output="$TMP/etc/cdi/kav.json" --host-device=/dev/null &&
 	why=$(check "$TMP/etc/cdi/kav.json" json 1 3 /dev/null 2>&1) &&
 	[ "$(ls -A "$TMP/etc/cdi")" = "kav.json
