@@ -571,6 +571,9 @@ static int hold(const struct opts *o, struct filled *f,
 	char line[512];
 	int sig;
 
+	/* A reader of the ready line that goes away must not end the hold
+	 * (nothing is exec'd here: no one inherits this). */
+	signal(SIGPIPE, SIG_IGN);
 	ready_line(line, sizeof(line), o, f);
 	if (o->ready_file && write_ready_file(o->ready_file, line)) {
 		release(f);
