@@ -36,8 +36,9 @@ RECIPE=1
 die() { echo "root.sh: $*" >&2; exit 1; }
 note() { echo "root.sh: $*" >&2; }
 
+# The key: the recipe and the package list (its comments may change).
 cache_key() {
-	echo "$SUITE-$({ echo "recipe $RECIPE"; cat "$HERE/packages"; } |
+	echo "$SUITE-$({ echo "recipe $RECIPE"; packages; } |
 		sha256sum | cut -c1-16)"
 }
 

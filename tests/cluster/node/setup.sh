@@ -25,7 +25,7 @@ apt-get autoremove -y -q --purge
 
 # 1. kav from its packages: DKMS builds kav.ko for the root's kernel.
 step "installing $(cd "$OUT/deb" && echo ./*.deb)"
-dpkg -i "$OUT"/deb/*.deb
+dpkg -i $(ls "$OUT"/deb/*.deb | grep -v dbgsym)
 dkms status kav
 ls /lib/modules/*/updates/dkms/kav.ko*
 
