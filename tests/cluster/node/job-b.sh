@@ -32,10 +32,10 @@ echo "job B: FI_HOOK=${FI_HOOK:-} FI_OFI_HOOK_KAV_VNI=$VNI hosts $HOSTS"
 
 # fill PER: the holder step on every node; waits until all are full.
 fill() {
-	srun --overlap --ntasks-per-node=1 kav-av-fill --hold --vni "$VNI" \
+	srun --overlap -N2 -n2 --ntasks-per-node=1 kav-av-fill --hold --vni "$VNI" \
 		--hosts "$HOSTS" --tasks-per-node "$1" --port-base $BASE &
 	HOLDER=$!
-	srun --overlap --ntasks-per-node=1 kav-av-fill --wait --ranks $((2 * $1)) --timeout 120
+	srun --overlap -N2 -n2 --ntasks-per-node=1 kav-av-fill --wait --ranks $((2 * $1)) --timeout 120
 }
 unfill() {
 	kill "$HOLDER" 2>/dev/null
@@ -52,7 +52,8 @@ run() {
 		$BIN/mpi_instant >"$D.$name.out" 2>&1
 	echo "mpiexec $name $n: exit $?"
 	cat "$D.$name.out"
-	srun --overlap --ntasks-per-node=1 sh -c 'cat '"$D"'/rank.* 2>/dev/null; rm -rf '"$D" >"$D.$name.err"
+	# shellcheck disable=SC2016 # the task's variables
+	srun --overlap -N2 -n2 --ntasks-per-node=1 sh -c 'for f in "$0"/rank.*; do sed "s/^/${f##*/}: /" "$f"; done 2>/dev/null; rm -rf "$0"' "$D" >"$D.$name.err"
 	grep -v '^$' "$D.$name.err" | head -n 40
 }
 init_time() { sed -n 's/.*MPI_Init max \([0-9.]*\) s.*/\1/p' "$D.$1.out"; }
@@ -61,7 +62,8 @@ passed() { grep -q "mpi_instant: $1 ranks, .*pingpong ok, allreduce ok" "$D.$2.o
 for n in 4 8 16; do
 	if fill $((n / 2)); then
 		run $n instant
-		named=$(grep -c 'stats: kav served AV "FI_NAMED_AV_0" .*([1-9][0-9]* on first use)' "$D.instant.err")
+		named=$(grep 'stats: kav served AV "FI_NAMED_AV_0" .*([1-9][0-9]* on first use)' "$D.instant.err" |
+			sed -n 's/^\(rank\.[0-9]*\): .*/\1/p' | sort -u | wc -l)
 		passed $n instant && [ "$named" = $n ] && echo "@@instant $n ok"
 	else
 		echo "kav-av-fill: the nodes' AVs were not filled for $n ranks"
