@@ -11,7 +11,7 @@ BIN=/usr/lib/kav-cluster/bin
 echo "job C: FI_HOOK=${FI_HOOK:-} FI_OFI_HOOK_KAV_VNI=${FI_OFI_HOOK_KAV_VNI:-}"
 # shellcheck disable=SC2016 # the task's variables
 srun --ntasks-per-node=1 bash -c '
-	w=$(kavctl whoami 2>&1)
+	w=$(/usr/sbin/kavctl whoami 2>&1)
 	echo "$w" | sed "s/^/whoami $(hostname): /"
 	if echo "$w" | grep -q "1002" && echo "$w" | grep -qw "$0" &&
 		! echo "$w" | grep -qw "$1" && ! echo "$w" | grep -qw "$2"; then
