@@ -54,6 +54,7 @@ include tests/ompi/ompi.mk
 include Documentation/examples/examples.mk
 include tests/trixie/trixie.mk
 include tests/pkg/pkg.mk
+include tests/cluster/cluster.mk
 
 deps:
 	scripts/deps.sh
@@ -61,10 +62,11 @@ deps:
 # The README's test command: static analysis, unit tests (against
 # libfabric 1.17 on the host, then 2.1 in the trixie root), the native
 # read benchmark's smoke run (wrong reads fail it, timings never) and
-# packaging on the host, then the kselftest suite in a VM on each of
-# Debian's 6.1 and 6.12 kernels and on the debug kernel, and the
-# race-sensitive programs on the KCSAN kernel (KAV_DEBUG_KERNEL=0 skips
-# both debug kernels). On a machine that has not built the debug kernels
+# packaging on the host, then the kselftest suite in a VM on each kernel
+# of VM_KERNELS and on the debug kernel, and the race-sensitive programs
+# on the KCSAN kernel (KAV_DEBUG_KERNEL=0 skips both debug kernels); last
+# the cluster test (two trixie nodes under systemd and Slurm,
+# tests/cluster). On a machine that has not built the debug kernels
 # yet, they build in the background (niced) from the start, on what lint,
 # the packages and the first guests leave of the CPUs; vmtest's own call
 # of debug-kernel.sh waits on its lock for them.
@@ -82,6 +84,7 @@ check: deps
 	$(MAKE) --no-print-directory bench-native-smoke
 	$(MAKE) --no-print-directory pkgcheck
 	$(MAKE) --no-print-directory vmtest
+	$(MAKE) --no-print-directory cluster-check
 
 # Packaging, on the host: lintian on the source and every package (no E:,
 # W: or I:) and debian/copyright against the SPDX tags; DKMS builds kav.ko
@@ -113,7 +116,8 @@ lint:
 # The real-Slurm test (tests/slurm) mounts the host's / over 9p
 # (KAV_VM_VIRTFS=1); it skips itself on the debug kernels. These three
 # test bookworm's userland (libfabric 1.17, Slurm 22.05): they run on the
-# host's kernels and the debug kernels (--host-only). The Open MPI test
+# host's 6.12 and the debug kernels (--host-only, KAV_USERLAND_KERNEL;
+# the other kernels do not change what they test). The Open MPI test
 # (tests/ompi) tests trixie's (libfabric 2.1, Open MPI 5, over 9p): it
 # runs on the trixie root's kernels (--trixie-only). Every other program
 # runs on every kernel.
@@ -123,6 +127,7 @@ VMTEST_BINS := $(SELFTEST_EARLY_BINS) $(EXAMPLE_TEST) $(HOOK_GUEST_BINS) $(SLURM
 
 vmtest: selftests tools hook-deps slurm-deps ompi-deps examples $(BENCH_BIN) $(FUZZ_BIN)
 	KAV_VM_VIRTFS=1 KAV_VM_TRIXIE_ROOT="$$(tests/trixie/root.sh)" \
+	KAV_USERLAND_KERNEL=$${KAV_USERLAND_KERNEL-6.12} \
 	KAV_KERNELS="$${KAV_KERNELS:-$(VM_KERNELS) debug kcsan}" \
 	KAV_EXTRA_FILES="$(HOOK_GUEST_FILES) $(EXAMPLE_BINS) $(SLURM_GUEST_FILES) $(OMPI_GUEST_FILES)" tests/vm/check.sh \
 		--selftests "$(VMTEST_BINS)" \

@@ -39,8 +39,11 @@
 # --host-only: programs (by file name) that test the host's userland
 # rather than the kernel (fabtests and MPICH over bookworm's libfabric,
 # Debian's Slurm over 9p): run on the host's and the debug kernels, not
-# on the trixie root's. --trixie-only: programs that test the trixie
-# userland (Open MPI 5 over 9p): run on the trixie root's kernels only.
+# on the trixie root's; with KAV_USERLAND_KERNEL=SERIES (make vmtest:
+# 6.12) only on the host's kernel of that series and the debug kernels,
+# since what they test is the userland, which the other kernels do not
+# change. --trixie-only: programs that test the trixie userland (Open
+# MPI 5 over 9p): run on the trixie root's kernels only.
 #
 # --demo: print the programs' output as-is, no prefixes and no totals;
 # failures are reported on stderr and make the exit status 1.
@@ -58,6 +61,8 @@
 #      KAV_DEBUG_KERNEL  0: skip both debug kernels ("debug" and "kcsan")
 #      KAV_TRIXIE        0: skip the trixie root's kernels ("trixie:*")
 #      KAV_VM_JOBS       guests at a time (2; 1: one after the other)
+#      KAV_USERLAND_KERNEL  the host kernel series (6.12) that runs the
+#                        --host-only programs (unset: every host kernel)
 #      KAV_BUILD         build directory (<repo>/build)
 #      KAV_EXTRA_FILES   more files for the guest's /tests (not run)
 set -euo pipefail
@@ -566,17 +571,21 @@ main() {
 	fi
 
 	local root
-	local -a host_bins trixie_bins
+	local -a host_bins trixie_bins kernel_bins
 	mapfile -t host_bins < <(other_bins "$trixie_only" "${bins[@]}")
 	mapfile -t trixie_bins < <(other_bins "$host_only" "${bins[@]}")
+	# The host's kernels other than KAV_USERLAND_KERNEL's: neither.
+	mapfile -t kernel_bins < <(other_bins "$host_only" "${host_bins[@]}")
 	for line in "${kvers[@]}"; do
 		# "KVER" (the host's) or "KVER ROOT" (kernels.sh)
 		read -r kver root <<<"$line"
 		[[ -n $kver ]] || continue
 		if [[ -n $root ]]; then
 			add_job "kernel $kver $root" "${trixie_bins[*]}"
-		else
+		elif [[ -z ${KAV_USERLAND_KERNEL:-} || $kver == "$KAV_USERLAND_KERNEL".* ]]; then
 			add_job "kernel $kver" "${host_bins[*]}"
+		else
+			add_job "kernel $kver" "${kernel_bins[*]}"
 		fi
 	done
 	[[ $debug == 0 ]] || add_job "debug kasan" "${host_bins[*]}"

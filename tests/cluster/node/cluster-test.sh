@@ -200,6 +200,18 @@ job_b() {
 			grep -q "^@@exchange $n ok$" "$OUT/B.out"
 	done
 	grep '^# table' "$OUT/B.out" >&3
+	for n in $NODES; do
+		check "job B: $n's FI_NAMED_AV_0 (alice's, mode 0600) holds every rank's address, filled before the ranks start" \
+			b_av_filled "$n"
+	done
+}
+
+# b_av_filled NODE: the AV job B holds for job C (4 ranks) on NODE.
+b_av_filled() {
+	local l
+	l=$(on "$1" "kavctl -n -r -o UID,MODE,ENTRIES,NAME av list" | grep 'FI_NAMED_AV_0')
+	info "$1: kavctl av list: $l"
+	[[ $l == "1001 0600 4 FI_NAMED_AV_0"* ]]
 }
 
 job_c() {
@@ -208,7 +220,7 @@ job_c() {
 		{ notok "job C submitted"; return; }
 	grant_job "$j" $VNI_C
 	check "job C ($j, bob, VNI $VNI_C) ran on the same nodes as A and B" \
-		wait_for 600 marked "$OUT/C.out" done
+		wait_for 600 marked "$OUT/C.out" "done"
 	show "$OUT/C.out"
 	check "job C: its own Open MPI job across the nodes works" \
 		grep -q "kav_ompi: 2 ranks, .*pingpong ok, allreduce ok" "$OUT/C.out" &&
@@ -231,7 +243,9 @@ job_b_end() {
 
 # --- containers ---------------------------------------------------------------
 
+# shellcheck source=tests/cluster/node/containers.sh
 . $LIB/containers.sh
+# shellcheck source=tests/cluster/node/lifecycle.sh
 . $LIB/lifecycle.sh
 
 # diagnose: the logs that say why (on a failure that stops the test).

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Sourced by cluster-test.sh: tenants in containers (podman 5 with crun).
 #
 # A container gets /dev/kav through kav's CDI spec (/etc/cdi/kav.yaml,

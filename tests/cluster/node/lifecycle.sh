@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Sourced by cluster-test.sh: a node's life under systemd and udev, on
 # kavnode2, with a 2-node job after each step:
 #   - the packages upgraded to a newer build (VERSION+cluster1, image

@@ -19,13 +19,18 @@ step() { echo "setup.sh: $*"; }
 
 # 0. The nodes boot trixie's 6.12: trixie-backports' kernel goes (DKMS
 # would build for it at every install, in the guest too).
-apt-get purge -y -q $(dpkg-query -W -f='${Package}\n' 'linux-*' |
-	grep -E '^linux-(image|headers|kbuild)-(amd64$|7\.)') || true
+mapfile -t newer < <(dpkg-query -W -f='${Package}\n' 'linux-*' |
+	grep -E '^linux-(image|headers|kbuild)-(amd64$|7\.)')
+[[ ${#newer[@]} == 0 ]] || apt-get purge -y -q "${newer[@]}"
 apt-get autoremove -y -q --purge
 
 # 1. kav from its packages: DKMS builds kav.ko for the root's kernel.
-step "installing $(cd "$OUT/deb" && echo ./*.deb)"
-dpkg -i $(ls "$OUT"/deb/*.deb | grep -v dbgsym)
+debs=()
+for f in "$OUT"/deb/*.deb; do
+	[[ $f == *-dbgsym_* ]] || debs+=("$f")
+done
+step "installing ${debs[*]##*/}"
+dpkg -i "${debs[@]}"
 dkms status kav
 ls /lib/modules/*/updates/dkms/kav.ko*
 
