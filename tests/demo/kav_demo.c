@@ -28,21 +28,19 @@
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <kav/kav.h>
+
+#include "../selftests/kav_test_seccomp.h"
 
 #define VNI	42
 #define TENANT	1001		/* holds the grant */
@@ -217,6 +215,21 @@ static void answer(int sock, bool ok)
 	fflush(stdout);
 	if (write(sock, &ans, 1) != 1)
 		_exit(1);
+}
+
+/* A child's last command ('q'): its AV and domain closed; 1 if not. */
+static int close_av_domain(struct fid_av *av, struct fid_domain *dom)
+{
+	int ret = 0;
+
+	if (av)
+		ret = fi_close(&av->fid);
+	if (!ret && dom)
+		ret = fi_close(&dom->fid);
+	if (ret)
+		printf("   [uid %d] fi_close: FAILED: %s\n", TENANT,
+		       kav_strerror(ret));
+	return ret ? 1 : 0;
 }
 
 /* --------------------------------------------------------- the admin */
@@ -401,15 +414,7 @@ static int tenant(int sock)
 			answer(sock, ret == -FI_EKEYREJECTED);
 			break;
 		case 'q':
-			ret = 0;
-			if (av)
-				ret = fi_close(&av->fid);
-			if (!ret && dom)
-				ret = fi_close(&dom->fid);
-			if (ret)
-				printf("   [uid %d] fi_close: FAILED: %s\n",
-				       TENANT, kav_strerror(ret));
-			return ret ? 1 : 0;
+			return close_av_domain(av, dom);
 		default:
 			answer(sock, false);
 		}
@@ -446,29 +451,6 @@ static int other(int sock)
 }
 
 /* ------------------------------- user 1001 again: a reader, no syscall */
-
-/* Allow only exit and exit_group: any other system call kills. */
-static int forbid_syscalls(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]),
-				   .filter = f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-}
 
 /* What a sealed reader found, in memory shared with its parent. */
 struct reads {
@@ -604,15 +586,7 @@ static int reader(int sock)
 			answer(sock, ok);
 			break;
 		case 'q':
-			ret = 0;
-			if (av)
-				ret = fi_close(&av->fid);
-			if (!ret && dom)
-				ret = fi_close(&dom->fid);
-			if (ret)
-				printf("   [uid %d] fi_close: FAILED: %s\n",
-				       TENANT, kav_strerror(ret));
-			return ret ? 1 : 0;
+			return close_av_domain(av, dom);
 		default:
 			answer(sock, false);
 		}
