@@ -26,7 +26,8 @@ pingpong_server() {
 	on kavnode1 "podman rm -f $1 >/dev/null 2>&1; $CTR_RUN -d --name $1 --log-driver k8s-file \
 		--cgroup-parent=$2 $CTR_ENV -e FI_OFI_HOOK_KAV_VNI=$VNI_CTR \
 		$ROOTFS fi_pingpong -p tcp -e rdm -I 50 -S 64" >/dev/null 2>&1
-	sleep 5
+	# Until it listens on fi_pingpong's out-of-band port (47592).
+	wait_for 120 on kavnode1 "ss -Hltn 'sport = :47592' | grep -q ."
 }
 
 slices_and_grant() {
