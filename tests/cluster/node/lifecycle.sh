@@ -23,8 +23,12 @@ small_job() {
 
 md5_grants() { on kavnode2 "cat /etc/kav/grants.d/*.conf | md5sum"; }
 
+# node2_back BOOT_ID: kavnode2 runs another boot than BOOT_ID, and both
+# slurmd are idle.
 node2_back() {
-	node_up kavnode2 && nodes_idle
+	local id
+	id=$(ssh -n kavnode2 cat /proc/sys/kernel/random/boot_id 2>/dev/null) &&
+		[[ -n $id && $id != "$1" ]] && nodes_idle
 }
 
 lifecycle() {
@@ -46,11 +50,12 @@ lifecycle() {
 	check "kavnode2: after the reload, udev and kav-grants.service put grants.d back" \
 		wait_for 120 node_state kavnode2
 	check "a 2-node job runs after the reload" small_job 1031
-	info "kavnode2: rebooting"
+	local boot
+	boot=$(on kavnode2 "cat /proc/sys/kernel/random/boot_id")
+	info "kavnode2: rebooting (boot $boot)"
 	on kavnode2 "systemctl reboot" >/dev/null 2>&1
-	sleep 20
-	check "kavnode2 rebooted: ssh answers and its slurmd is idle again" \
-		wait_for 600 node2_back
+	check "kavnode2 rebooted: a new boot answers ssh and its slurmd is idle again" \
+		wait_for 600 node2_back "$boot"
 	check "kavnode2 after the reboot: kav.ko $next, grants.d put back" \
 		wait_for 120 node_state kavnode2
 	check "a 2-node job runs after the reboot" small_job 1032
