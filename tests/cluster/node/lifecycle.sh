@@ -23,12 +23,13 @@ small_job() {
 
 md5_grants() { on kavnode2 "cat /etc/kav/grants.d/*.conf | md5sum"; }
 
-# node2_back BOOT_ID: kavnode2 runs another boot than BOOT_ID, and both
-# slurmd are idle.
+# node2_back BOOT_ID: kavnode2 runs another boot than BOOT_ID, its slurmd
+# is up, and both are idle.
 node2_back() {
 	local id
 	id=$(ssh -n kavnode2 cat /proc/sys/kernel/random/boot_id 2>/dev/null) &&
-		[[ -n $id && $id != "$1" ]] && nodes_idle
+		[[ -n $id && $id != "$1" ]] &&
+		ssh -n kavnode2 systemctl is-active --quiet slurmd && nodes_idle
 }
 
 lifecycle() {
