@@ -3,9 +3,8 @@
 #
 # cluster-test.sh: the cluster test, run at boot on the first node by
 # kav-cluster-test.service (Documentation/testing.rst, "The cluster
-# test"). It drives the other
-# node over ssh, as an administrator would, and submits every job as its
-# user (alice, bob) through Slurm. TAP goes to the results port
+# test"). It drives the other node over ssh, as an administrator would,
+# and submits every job as its user (alice, bob) through Slurm. TAP goes to the results port
 # (/dev/ttyS1), which the host reads; "@@KAV-CLUSTER-DONE" ends it, then
 # both nodes power off.
 set -u
