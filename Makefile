@@ -69,10 +69,13 @@ deps:
 # tests/cluster). On a machine that has not built the debug kernels
 # yet, they build in the background (niced) from the start, on what lint,
 # the packages and the first guests leave of the CPUs; vmtest's own call
-# of debug-kernel.sh waits on its lock for them.
+# of debug-kernel.sh waits on its lock for them. So do the trixie root and
+# then the cluster nodes' image (MPICH for trixie, kav's packages), which
+# cluster-check waits for the same way.
 check: deps
 	@mkdir -p $(BUILD)
-	@tests/trixie/root.sh >$(BUILD)/trixie-root.log 2>&1 &
+	@( tests/trixie/root.sh && nice tests/cluster/image.sh $(BUILD)/cluster ) \
+		>$(BUILD)/trixie-root.log 2>&1 &
 	@if [ "$${KAV_DEBUG_KERNEL:-1}" != 0 ]; then \
 		( tests/vm/debug-kernel.sh --flavour kasan && \
 		  tests/vm/debug-kernel.sh --flavour kcsan ) \

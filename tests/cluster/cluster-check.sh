@@ -3,9 +3,10 @@
 #
 # cluster-check.sh [OUTDIR]: the cluster test (make cluster-check). Two
 # trixie nodes boot systemd from the node image (image.sh) in QEMU (TCG,
-# one CPU and 3 GiB each, -snapshot), joined by a private network: a
-# QEMU dgram netdev between two UDP ports on the host's loopback, which
-# carries the guests' Ethernet frames to each other and nowhere else
+# 3 GiB each, one CPU for node 1 and two for node 2, -snapshot), joined
+# by a private network: a QEMU dgram netdev between two UDP ports on the
+# host's loopback, which carries the guests' Ethernet frames to each
+# other and nowhere else
 # (10.77.0.0/24 exists only there). Node 1's kav-cluster-test.service
 # (node/cluster-test.sh) runs the test and writes TAP to its second
 # serial port, OUTDIR/node1/results.log; this script prints it and fails
@@ -31,7 +32,9 @@ boot() {
 	local n=$1 dir=$OUT/node$1
 	mkdir -p "$dir"
 	rm -f "$dir/console.log" "$dir/results.log"
-	"$QEMU" -accel tcg -m "${KAV_CLUSTER_MEM:-3G}" -smp 1 -nodefaults \
+	# Node 2 gets two CPUs: DKMS builds kav.ko there (the upgrade) while
+	# node 1 waits, so the host's second core is otherwise idle.
+	"$QEMU" -accel tcg -m "${KAV_CLUSTER_MEM:-3G}" -smp $((n == 2 ? 2 : 1)) -nodefaults \
 		-display none -monitor none \
 		-kernel "$OUT/vmlinuz" -initrd "$OUT/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet systemd.hostname=kavnode$n kav.node=$n systemd.show_status=error" \
