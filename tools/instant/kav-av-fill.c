@@ -114,16 +114,22 @@ struct opts {
 /* KAV_LOG as kav-av-fill found it: restored for COMMAND. */
 static bool log_set_here;
 
+/* "kav-av-fill: " FMT TAIL on stderr: every message's one shape. */
+static void vsay(const char *tail, const char *fmt, va_list ap)
+{
+	fputs(PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(tail, stderr);
+}
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay("\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void usage_error(const char *fmt, ...)
@@ -132,11 +138,9 @@ static void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(" (" PROG " --help)\n", fmt, ap);
 	va_end(ap);
-	fputs(" (" PROG " --help)\n", stderr);
 	exit(EXIT_USAGE);
 }
 

@@ -19,8 +19,7 @@ timeout 500 mpirun --map-by ppr:2:node:OVERSUBSCRIBE \
 	/bin/sh -c 'mkdir -p "$D"; echo "rank $OMPI_COMM_WORLD_RANK on $(hostname)"; exec "$0" 2>"$D/rank.$OMPI_COMM_WORLD_RANK"' \
 	/usr/lib/kav-cluster/bin/kav_ompi
 echo "mpirun: exit $?"
-# shellcheck disable=SC2016 # the task's variables
-srun --overlap -N2 -n2 --ntasks-per-node=1 sh -c 'for f in "$0"/rank.*; do sed "s/^/${f##*/}: /" "$f"; done 2>/dev/null; rm -rf "$0"' "$D"
+/usr/lib/kav-cluster/rank-logs.sh "$D"
 echo "@@mpi-done"
 for _ in $(seq 900); do
 	[ -e "$OUT/release-$SLURM_JOB_ID" ] && break

@@ -52,8 +52,7 @@ run() {
 		$BIN/mpi_instant >"$D.$name.out" 2>&1
 	echo "mpiexec $name $n: exit $?"
 	cat "$D.$name.out"
-	# shellcheck disable=SC2016 # the task's variables
-	srun --overlap -N2 -n2 --ntasks-per-node=1 sh -c 'for f in "$0"/rank.*; do sed "s/^/${f##*/}: /" "$f"; done 2>/dev/null; rm -rf "$0"' "$D" >"$D.$name.err"
+	/usr/lib/kav-cluster/rank-logs.sh "$D" >"$D.$name.err"
 	grep -v '^$' "$D.$name.err" | head -n 40
 }
 init_time() { sed -n 's/.*MPI_Init max \([0-9.]*\) s.*/\1/p' "$D.$1.out"; }

@@ -30,6 +30,5 @@ timeout 300 mpirun --map-by ppr:1:node:OVERSUBSCRIBE \
 	/bin/sh -c 'mkdir -p "$D"; exec "$0" 2>"$D/rank.$OMPI_COMM_WORLD_RANK"' \
 	$BIN/kav_ompi
 echo "mpirun: exit $?"
-# shellcheck disable=SC2016 # the task's variables
-srun --overlap -N2 -n2 --ntasks-per-node=1 sh -c 'for f in "$0"/rank.*; do sed "s/^/${f##*/}: /" "$f"; done 2>/dev/null; rm -rf "$0"' "$D"
+/usr/lib/kav-cluster/rank-logs.sh "$D"
 echo "@@done"
