@@ -135,6 +135,28 @@ struct kav_av_create {
 #define KAV_AV_EXCL		0x2U	/* with NAMED: only create */
 #define KAV_AV_RDONLY		0x4U	/* with NAMED: only open, read-only */
 #define KAV_AV_OWNER		0x8U	/* with NAMED: @owner_uid's names */
+#define KAV_AV_JOB		0x10U	/* the job's node table; not NAMED */
+
+/*
+ * KAV_AV_JOB: open the one table that the caller's job shares on this
+ * node, creating it if it does not exist yet (then KAV_AV_CREATED). A job
+ * is the domain key's grant, the domain opener's euid, user namespace and
+ * IPC namespace, and the table's @addr_format and @addr_max: processes
+ * that differ in any of them never open the same table. The domain must
+ * have a key (ENOKEY otherwise); NAMED, EXCL, RDONLY, OWNER, @name and
+ * @mode must be 0 with it (EINVAL). @count sizes the table's address
+ * index (struct kav_table_header.index_buckets).
+ *
+ * A job table is a set of addresses: KAV_IOC_AV_INSERT of an address that
+ * a valid entry already holds under the same key returns that entry's
+ * index instead of adding one, so one address has one entry on the node,
+ * whichever process inserted it first. Its entries are found without a
+ * system call through the address index in the mapping, and they stay
+ * until the table goes: KAV_IOC_AV_REMOVE on a job table fails with
+ * EOPNOTSUPP (each process keeps its own view of which entries it
+ * inserted and removed; libkav does). Per-insert keys and user ids
+ * (KAV_INSERT_AUTH_KEY, KAV_INSERT_USER_ID) are refused with EINVAL.
+ */
 
 /* struct kav_av_create.result */
 #define KAV_AV_CREATED		0x1U
@@ -473,6 +495,21 @@ struct kav_whoami {
  * @key_counts_offset: byte offset in the header page of the key slots'
  *	counters (struct kav_key_count[max_keys]), kept apart from the slots
  *	because every batch changes them
+ * @index_buckets: 0 (no address index), or for a job table (KAV_AV_JOB)
+ *	the number of buckets of its index, a power of two
+ * @index_offset: byte offset in the mapping of the index's buckets, a
+ *	__u32 per bucket, all of them readable: 0 for an empty bucket, else
+ *	1 + the index of the bucket's newest entry
+ * @index_next_offset: byte offset in the mapping of the index's chains:
+ *	a __u32 per entry (readable, like entries, below nr_slots), 0 at a
+ *	chain's end, else 1 + the index of the next (older) entry of the
+ *	bucket. An entry is linked, with release semantics, only once it is
+ *	complete and valid, and never unlinked (job tables never remove).
+ *	Address a of length n under key handle k is in bucket
+ *	kav_index_hash(a, n, k) & (index_buckets - 1); a reader follows the
+ *	chain (at most nr_slots steps) and compares each entry it reaches,
+ *	under the entry's seq, by addr_len, address bytes and auth_key.
+ *	Finding nothing proves nothing: insert, and the kernel decides.
  * @__reserved: 0; keeps what follows off the cache lines above
  * @generation: table sequence; odd while a batch is being applied, even
  *	otherwise, advanced by 2 for every completed batch
@@ -498,10 +535,31 @@ struct kav_table_header {
 	__u32 max_keys;
 	__aligned_u64 fi_addrs_offset;
 	__u32 key_counts_offset;
-	__u32 __reserved[13];
+	__u32 index_buckets;
+	__aligned_u64 index_offset;
+	__aligned_u64 index_next_offset;
+	__u32 __reserved[8];
 	__aligned_u64 generation;
 	__aligned_u64 nr_valid;
 };
+
+/*
+ * The address index's hash (struct kav_table_header.index_buckets): 64-bit
+ * FNV-1a over the address bytes, seeded with the key handle, folded to 32
+ * bits. The kernel and readers compute it with this one function.
+ */
+static inline __u32 kav_index_hash(const void *addr, __u32 len, __u64 key)
+{
+	const __u8 *p = (const __u8 *)addr;
+	__u64 h = 0xcbf29ce484222325ULL ^ key;
+	__u32 i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return (__u32)(h ^ (h >> 32));
+}
 
 /* struct kav_key_slot.flags */
 #define KAV_KEY_VALID		0x1U
