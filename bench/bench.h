@@ -122,6 +122,10 @@ struct bench_config {
 	int procs[3];		/* P of the memory figure */
 	int nr_procs;
 	uint64_t lookups;	/* random lookups per sample */
+	int pat_procs[4];	/* P of the Open MPI pattern */
+	int nr_pat_procs;
+	uint64_t pat_sizes[4];	/* N of the Open MPI pattern */
+	int nr_pat_sizes;
 	const char *self;	/* /proc/self/exe path, for the join children */
 };
 
@@ -132,9 +136,15 @@ int bench_insert(FILE *out);
 int bench_lookup_churn(FILE *out);	/* lookup and remove + re-insert */
 int bench_join(FILE *out);
 int bench_memory(FILE *out);
+int bench_pattern(FILE *out);	/* the Open MPI pattern (issue 27) */
+/* The memory figure's sockets total at its largest P (0: not run), for
+ * the pattern's target. */
+extern double bench_sockets_bytes;
 
 /* The join figure's child (kav_bench --join-child IMPL NAME N). */
 int bench_join_child(int argc, char **argv);
+/* The pattern's ranks (kav_bench --pattern-child RANK N FDS...). */
+int bench_pattern_child(int argc, char **argv);
 
 /* Markdown helpers. */
 void bench_md_ratio(FILE *out, double kav, double peer);

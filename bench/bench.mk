@@ -5,6 +5,11 @@
 #                printed, written to build/bench/report.md and copied to
 #                Documentation/bench-results.md
 #
+#   make bench-ompi  only the MPI_Init table (bench/ompi): Open MPI 5 jobs
+#                    of 2, 8 and 32 ranks with and without FI_HOOK=kav in
+#                    a trixie-userland guest; make bench runs it after the
+#                    kav_bench guest. Table in build/bench/mpi-init.md.
+#
 #   make bench-native        the read path natively on the host
 #                            (bench/native: kav_read_bench), the table
 #                            printed; make bench runs it first
@@ -17,7 +22,7 @@
 BENCH_DIR  := $(BUILD)/bench
 BENCH_BIN  := $(BENCH_DIR)/kav_bench
 BENCH_SRCS := $(addprefix bench/,kav_bench.c domains.c figures.c join.c \
-	      memory.c util.c)
+	      memory.c pattern.c util.c)
 BENCH_DEPS := bench/bench.h tests/selftests/kav_nl_util.h \
 	      tests/selftests/kav_test_grants.h tests/selftests/kav_proc_mem.h \
 	      uapi/linux/kav.h lib/libkav.a
@@ -34,15 +39,43 @@ NATIVE_DEPS := bench/native/native.h bench/bench.h tests/unit/fake_kav.h \
 	       tests/unit/fake_table.h uapi/linux/kav.h \
 	       lib/include/kav/kav_view.h lib/libkav.so.0
 
-.PHONY: bench bench-clean bench-native bench-native-smoke
+# MPI_Init (bench/ompi): kav_mpi_init built with the trixie root's mpicc
+# (Open MPI 5), with the guest script and trixie-lib's libfabric 2.1
+# builds of the hook, libkav and kavctl in one tar, as tests/ompi does.
+MPI_INIT_DIR   := $(BENCH_DIR)/ompi
+MPI_INIT_BIN   := $(MPI_INIT_DIR)/kav_mpi_init
+MPI_INIT_TAR   := $(MPI_INIT_DIR)/kav-mpi-init.tar
+MPI_INIT_FILES  = $(MPI_INIT_BIN) $(CURDIR)/bench/ompi/mpi-init-guest.sh \
+		  $(TRIXIE_SRC)/prov/libkav-fi.so $(TRIXIE_SRC)/lib/libkav.so.0 \
+		  $(TRIXIE_SRC)/tools/kavctl/kavctl
+
+.PHONY: bench bench-clean bench-native bench-native-smoke bench-ompi \
+	bench-ompi-deps
 
 $(BENCH_BIN): $(BENCH_SRCS) $(BENCH_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(KAV_CFLAGS) -I$(CURDIR)/tests/selftests \
 		$(BENCH_SRCS) -o $@ lib/libkav.a -lfabric
 
-bench: deps $(BENCH_BIN) $(NATIVE_BIN) hook-deps
-	bench/run.sh $(BENCH_BIN) $(NATIVE_BIN)
+bench: deps $(BENCH_BIN) $(NATIVE_BIN) hook-deps bench-ompi-deps
+	KAV_MPI_INIT_TAR=$(MPI_INIT_TAR) KAV_GUEST_9P_FILES="$(GUEST_9P_FILES)" \
+		bench/run.sh $(BENCH_BIN) $(NATIVE_BIN)
+
+$(MPI_INIT_BIN): tests/ompi/kav_mpi_init.c
+	@mkdir -p $(@D)
+	tests/trixie/run.sh --bind $(CURDIR) --bind $(MPI_INIT_DIR) -- \
+		mpicc -std=gnu11 -O2 -Wall -Wextra -o $@ $(CURDIR)/$<
+
+# Remade every time: trixie-lib decides whether its outputs changed.
+bench-ompi-deps: trixie-lib slurm-deps $(MPI_INIT_BIN)
+	rm -rf $(MPI_INIT_DIR)/tar
+	mkdir -p $(MPI_INIT_DIR)/tar
+	cp $(MPI_INIT_FILES) $(MPI_INIT_DIR)/tar/
+	tar -C $(MPI_INIT_DIR)/tar --owner=0 --group=0 -cf $(MPI_INIT_TAR).tmp .
+	mv $(MPI_INIT_TAR).tmp $(MPI_INIT_TAR)
+
+bench-ompi: bench-ompi-deps
+	KAV_GUEST_9P_FILES="$(GUEST_9P_FILES)" bench/ompi/run.sh $(MPI_INIT_TAR)
 
 $(NATIVE_BIN): $(NATIVE_SRCS) $(NATIVE_DEPS)
 	@mkdir -p $(@D)

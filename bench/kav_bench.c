@@ -41,6 +41,10 @@ static const struct bench_config smoke_cfg = {
 	.procs = { 1, 2 },
 	.nr_procs = 2,
 	.lookups = 1000,
+	.pat_procs = { 1, 3 },
+	.nr_pat_procs = 2,
+	.pat_sizes = { 64, 512 },
+	.nr_pat_sizes = 2,
 };
 
 static const struct bench_config full_cfg = {
@@ -51,6 +55,10 @@ static const struct bench_config full_cfg = {
 	.procs = { 1, 8, 64 },
 	.nr_procs = 3,
 	.lookups = 1 << 20,
+	.pat_procs = { 1, 8, 32, 64 },
+	.nr_pat_procs = 4,
+	.pat_sizes = { 1024, 16384, 131072, 1048576 },
+	.nr_pat_sizes = 4,
 };
 
 static const struct {
@@ -61,6 +69,7 @@ static const struct {
 	{ "lookup", bench_lookup_churn },
 	{ "join", bench_join },
 	{ "memory", bench_memory },
+	{ "pattern", bench_pattern },
 };
 
 #define NR_FIGURES ((int)(sizeof(figures) / sizeof(figures[0])))
@@ -129,7 +138,7 @@ static void report_header(FILE *out)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: kav_bench [--full] [--reps R] [--only insert|lookup|join|memory]\n");
+	fprintf(stderr, "usage: kav_bench [--full] [--reps R] [--only insert|lookup|join|memory|pattern]\n");
 	return 2;
 }
 
@@ -144,6 +153,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--join-child"))
 		return bench_join_child(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "--pattern-child"))
+		return bench_pattern_child(argc, argv);
 	bench_cfg = smoke_cfg;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--full")) {

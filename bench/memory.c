@@ -216,6 +216,8 @@ static int mem_sample(enum bench_impl impl, int procs, uint64_t m,
 	return ret;
 }
 
+double bench_sockets_bytes;
+
 int bench_memory(FILE *out)
 {
 	struct bench_cell total[3][NR_MEM] = { 0 }, kernel[3] = { 0 };
@@ -266,6 +268,7 @@ int bench_memory(FILE *out)
 			failed |= total[pi][k].err;
 	}
 	pi = bench_cfg.nr_procs - 1;
+	bench_sockets_bytes = bench_cell_median(&total[pi][2]);
 	t = bench_cell_median(&total[pi][1]);
 	t = t > 0 ? bench_cell_median(&total[pi][0]) / t : 0;
 	snprintf(measured, sizeof(measured), "P=%d: %.4f (1/%.0f)",

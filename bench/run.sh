@@ -11,10 +11,16 @@
 # the real /dev/kav, for the TCG ratio. Then boots Debian's 6.12 kernel in
 # the VM with kav.ko and runs "kav_bench --full" (libfabric and every
 # library it needs are copied into the guest with it) for what only the
-# kernel can tell: insert, churn, join, memory. Then:
+# kernel can tell: insert, churn, join, memory and the Open MPI pattern
+# (P ranks each inserting N peers one at a time under FI_HOOK=kav, against
+# the util AV). Then, with KAV_MPI_INIT_TAR (make bench sets it), a second
+# guest with the trixie userland: MPI_Init of real Open MPI 5 jobs with
+# and without the hook (bench/ompi/run.sh). Then:
 #
 #   build/bench/native.md          the native report
 #   build/bench/output.txt         everything the guest printed
+#   build/bench/ompi-pattern.md    the Open MPI pattern's table alone
+#   build/bench/mpi-init.md        the MPI_Init table (bench/ompi)
 #   build/bench/report.md          the markdown report: native first, the
 #                                  guest's (TCG) figures after it
 #   Documentation/bench-results.md the same report, kept in the tree
@@ -22,9 +28,13 @@
 #
 # The guest runs the kernel as a node would (no slub_debug, KFENCE off:
 # KAV_VM_CHECKS=0) with 16 GiB (64 processes each holding a private
-# 1M-entry util AV need about 10). Takes about half an hour under TCG.
+# 1M-entry util AV need about 10). Takes about half an hour under TCG,
+# plus the Open MPI pattern (about 20 minutes) and MPI_Init (about 10).
 #
 # Env: KAV_BENCH_ARGS  extra kav_bench arguments (e.g. "--reps 3")
+#      KAV_MPI_INIT_TAR  bench/bench.mk's kav-mpi-init.tar: run MPI_Init
+#                        (KAV_GUEST_9P_FILES, KAV_MPI_INIT_*: see
+#                        bench/ompi/run.sh)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -62,6 +72,14 @@ if [[ -z $report ]]; then
 	echo "run.sh: no report in $OUT/output.txt" >&2
 	exit 1
 fi
+# The pattern's section alone, for the before/after comparison.
+echo "$report" | sed -n '/^## The Open MPI pattern$/,/^## /{/^## Targets/d;p}' \
+	>"$OUT/ompi-pattern.md"
+mpi_init=''
+if [[ -n ${KAV_MPI_INIT_TAR:-} ]]; then
+	"$HERE/ompi/run.sh" "$KAV_MPI_INIT_TAR" "$OUT/mpi-init.md" || rc=$?
+	mpi_init=$(cat "$OUT/mpi-init.md" 2>/dev/null || true)
+fi
 {
 	echo "# kav benchmark results"
 	echo
@@ -92,6 +110,10 @@ fi
 		echo "${hook_vm:-(no result)}"
 	else
 		echo "$report"
+	fi
+	if [[ -n $mpi_init ]]; then
+		echo
+		echo "$mpi_init" | sed -e 's/^## /### /' -e 's/^# /## /'
 	fi
 } >"$OUT/report.md"
 # Only a whole run replaces the report kept in the tree.
