@@ -20,6 +20,7 @@
 #include "kav_priv.h"
 #include "kav_eq_priv.h"
 #include "kav_set_priv.h"
+#include "av_job.h"
 
 _Static_assert(offsetof(struct kav_av, av_fid) == 0, "fid first");
 /*
@@ -72,7 +73,7 @@ void kav_av_unhold(struct kav_av *av)
 	__atomic_sub_fetch(&av->refs, 1, __ATOMIC_RELEASE);
 }
 
-static int kav_av_close(struct fid *fid)
+int kav_av_close_fid(struct fid *fid)
 {
 	struct kav_av *av = (struct kav_av *)fid;
 	unsigned int refs = __atomic_load_n(&av->refs, __ATOMIC_ACQUIRE);
@@ -90,6 +91,7 @@ static int kav_av_close(struct fid *fid)
 	kav_table_unmap(&av->table);
 	kav_sys_close(av->fd);
 	__atomic_sub_fetch(&av->domain->av_refs, 1, __ATOMIC_RELEASE);
+	kav_job_free(av->job);
 	free(av);
 	return 0;
 }
@@ -100,7 +102,7 @@ static int kav_av_close(struct fid *fid)
  * AV opened without FI_EVENT is allowed and has no effect beyond holding
  * the EQ (fi_close() of the EQ fails with -FI_EBUSY until the AV closes).
  */
-static int kav_av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+int kav_av_bind_fid(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
 	struct kav_av *av = (struct kav_av *)fid;
 	struct fid_eq *eq, *none = NULL;
@@ -133,8 +135,8 @@ static int kav_av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 /* Also what tells our AVs from others (kav_av_from_fid()). */
 struct fi_ops kav_av_fi_ops = {
 	.size = sizeof(struct fi_ops),
-	.close = kav_av_close,
-	.bind = kav_av_bind,
+	.close = kav_av_close_fid,
+	.bind = kav_av_bind_fid,
 	.control = kav_no_control,
 	.ops_open = kav_no_ops_open,
 	.tostr = kav_no_tostr,
@@ -213,6 +215,13 @@ static int kav_av_check_attr(const struct fi_av_attr *attr)
 int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 		struct fid_av **av_out, void *context)
 {
+	return kav_av_open_as(domain_fid, attr, av_out, context, false);
+}
+
+/* @job: the job's node table (kav_av_open_job(), av_job.c), else private. */
+int kav_av_open_as(struct fid_domain *domain_fid, struct fi_av_attr *attr,
+		   struct fid_av **av_out, void *context, bool job)
+{
 	struct kav_domain *d = (struct kav_domain *)domain_fid;
 	uint32_t kav_format;
 	struct kav_av_create req;
@@ -234,6 +243,8 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	req.addr_format = kav_format;
 	req.addr_max = 0;		/* the format's own size */
 	req.count = attr->count;	/* a hint; ep_per_node is not used */
+	if (job)
+		req.flags = KAV_AV_JOB;
 	if (attr->name) {
 		ret = kav_av_named_request(attr, &req);
 		if (ret)
@@ -282,6 +293,11 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 		ret = -FI_EIO;
 		goto err;
 	}
+	if (job) {
+		ret = kav_job_attach(av, attr);
+		if (ret)
+			goto err;
+	}
 	if (attr->name) {
 		ret = kav_av_named_attach(av, attr);
 		if (ret)
@@ -303,6 +319,8 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	av->av_fid.fid.context = context;
 	av->av_fid.fid.ops = &kav_av_fi_ops;
 	av->av_fid.ops = (struct fi_ops_av *)&kav_av_ops;
+	if (job)
+		kav_job_set_ops(av);
 	av->addr_format = d->addr_format;
 	av->slot_size = av->table.addr_max;
 	av->flags = attr->flags;
@@ -317,6 +335,7 @@ int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	*av_out = &av->av_fid;
 	return 0;
 err:
+	kav_job_free(av->job);
 	kav_table_unmap(&av->table);
 	kav_sys_close(av->fd);
 	free(av);

@@ -14,6 +14,7 @@
 
 #include "kav_priv.h"
 #include "kav_eq_priv.h"
+#include "av_job.h"
 
 /* FI_MORE is a hint we may ignore: each call is its own batch. */
 #define KAV_AV_INSERT_FLAGS \
@@ -41,6 +42,12 @@ struct kav_ins {
 	uint64_t *out;
 	uint64_t *keys;			/* KAV_INSERT_AUTH_KEY */
 	uint64_t *uids;			/* KAV_INSERT_USER_ID */
+	/*
+	 * Job AVs: table index of caller position base + k, or KAV_NONE;
+	 * adopted into the process's view in caller order (TABLE).
+	 */
+	uint64_t *jidx;
+	size_t base;
 	bool small;			/* the above are on the stack */
 };
 
@@ -60,6 +67,11 @@ static int kav_ins_init(struct kav_ins *ins, struct kav_av *av,
 		kav_refuse("insert: unknown flags %#llx", (unsigned long long)
 			   (flags & ~KAV_AV_INSERT_FLAGS));
 		return -FI_EINVAL;
+	}
+	if ((flags & FI_AV_USER_ID) && av->job) {
+		kav_refuse("insert: FI_AV_USER_ID: a job AV's entries are "
+			   "shared and carry no user ids");
+		return -FI_ENOSYS;
 	}
 	if (flags & FI_AV_USER_ID) {
 		/* fi_av(3): invalid on such AVs; use fi_av_set_user_id(). */
@@ -209,7 +221,12 @@ static size_t kav_ins_trim(struct kav_ins *ins, size_t n)
 	}
 	kav_info("insert: %zu entries landed beyond index %llu; removing them",
 		 k, (unsigned long long)KAV_FI_ADDR_INDEX_MAX);
-	ret = rm ? kav_av_remove_batch(ins->av, rm, k, NULL) : -FI_ENOMEM;
+	/* A job table keeps its entries (REMOVE: EOPNOTSUPP). */
+	if (ins->av->job)
+		ret = 0;
+	else
+		ret = rm ? kav_av_remove_batch(ins->av, rm, k, NULL) :
+			   -FI_ENOMEM;
 	if (ret)
 		kav_warn("insert: cannot remove unaddressable entries: %s",
 			 kav_strerror(ret));
@@ -291,12 +308,17 @@ static size_t kav_ins_submit(struct kav_ins *ins, size_t n)
 		req.auth_keys = (uintptr_t)ins->keys;
 		req.user_ids = (uintptr_t)ins->uids;
 		ret = kav_sys_ioctl(av->fd, KAV_IOC_AV_INSERT, &req);
+		if (av->job)
+			kav_job_count(av, 0, n);
 		if (ret >= 0) {
 			done = kav_ins_trim(ins, n);
 			for (j = 0; j < n; j++) {
 				if (ins->pos[j] == SIZE_MAX)
 					continue;
-				if (ins->fi_addr)
+				if (ins->jidx)
+					ins->jidx[ins->pos[j] - ins->base] =
+						ins->out[j];
+				else if (ins->fi_addr)
 					ins->fi_addr[ins->pos[j]] = ins->out[j];
 				if (ins->sync_err)
 					ins->sync_err[ins->pos[j]] = 0;
@@ -345,6 +367,7 @@ struct kav_ins_small {
 	uint64_t out[KAV_INS_SMALL];
 	uint64_t keys[KAV_INS_SMALL];
 	uint64_t uids[KAV_INS_SMALL];
+	uint64_t jidx[KAV_INS_SMALL];
 };
 
 /* Point @ins at @small, or at allocations for @chunk; false: no memory. */
@@ -353,6 +376,7 @@ static bool kav_ins_buffers(struct kav_ins *ins, size_t chunk,
 {
 	bool keys = ins->kflags & KAV_INSERT_AUTH_KEY;
 	bool uids = ins->kflags & KAV_INSERT_USER_ID;
+	bool job = ins->av->job;
 
 	if (chunk <= KAV_INS_SMALL) {
 		ins->stage = small->stage;
@@ -360,6 +384,7 @@ static bool kav_ins_buffers(struct kav_ins *ins, size_t chunk,
 		ins->out = small->out;
 		ins->keys = keys ? small->keys : NULL;
 		ins->uids = uids ? small->uids : NULL;
+		ins->jidx = job ? small->jidx : NULL;
 		ins->small = true;
 		return true;
 	}
@@ -368,8 +393,60 @@ static bool kav_ins_buffers(struct kav_ins *ins, size_t chunk,
 	ins->out = malloc(chunk * sizeof(*ins->out));
 	ins->keys = keys ? malloc(chunk * sizeof(*ins->keys)) : NULL;
 	ins->uids = uids ? malloc(chunk * sizeof(*ins->uids)) : NULL;
+	ins->jidx = job ? malloc(chunk * sizeof(*ins->jidx)) : NULL;
 	return ins->stage && ins->pos && ins->out && (!keys || ins->keys) &&
-	       (!uids || ins->uids);
+	       (!uids || ins->uids) && (!job || ins->jidx);
+}
+
+/*
+ * Job AVs: make the table indices of caller positions [@base, @end) the
+ * process's, in caller order (FI_AV_TABLE positions follow it). Returns
+ * how many were.
+ */
+static size_t kav_ins_adopt(struct kav_ins *ins, size_t base, size_t end)
+{
+	fi_addr_t fa;
+	size_t i, n = 0;
+	int ret;
+
+	for (i = base; i < end; i++) {
+		if (ins->jidx[i - base] == KAV_NONE)
+			continue;	/* failed, and reported */
+		ret = kav_job_adopt(ins->av, ins->jidx[i - base], &fa);
+		if (ret) {
+			kav_ins_fail(ins, i, ret);
+			continue;
+		}
+		if (ins->fi_addr)
+			ins->fi_addr[i] = fa;
+		if (ins->sync_err)
+			ins->sync_err[i] = 0;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Job AVs: is the staged address @slot on the node already? Then it needs
+ * no system call: 1 (recorded for caller position @i). 0: send it; or a
+ * negative error for this address (a revoked key).
+ */
+static int kav_ins_find(struct kav_ins *ins, size_t i, const uint8_t *slot)
+{
+	uint64_t index;
+	int ret;
+
+	ins->jidx[i - ins->base] = KAV_NONE;
+	ret = kav_job_find(ins->av, slot, &index);
+	if (ret == -FI_ENOENT)
+		return 0;
+	if (ret) {
+		kav_fail_info("insert: address %zu: the domain's key was "
+			      "revoked by the administrator", i);
+		return ret;
+	}
+	ins->jidx[i - ins->base] = index;
+	return 1;
 }
 
 static int kav_ins_run(struct kav_ins *ins, size_t count, kav_fill_fn fill,
@@ -378,7 +455,7 @@ static int kav_ins_run(struct kav_ins *ins, size_t count, kav_fill_fn fill,
 	size_t chunk = KAV_MIN(count, (size_t)KAV_BATCH_MAX);
 	struct kav_av *av = ins->av;
 	struct kav_ins_small small;
-	size_t inserted = 0, base, end, i, n;
+	size_t inserted = 0, base, end, i, n, found;
 	int ret;
 
 	if (!count)
@@ -391,11 +468,21 @@ static int kav_ins_run(struct kav_ins *ins, size_t count, kav_fill_fn fill,
 	}
 	for (base = 0; base < count; base = end) {
 		end = base + KAV_MIN(count - base, chunk);
-		for (n = 0, i = base; i < end; i++) {
+		ins->base = base;
+		for (n = 0, found = 0, i = base; i < end; i++) {
+			if (ins->jidx)
+				ins->jidx[i - base] = KAV_NONE;
 			ret = kav_ins_input(ins, i, n);
 			if (!ret)
 				ret = fill(av, arg, i,
 					   ins->stage + n * av->slot_size);
+			if (!ret && ins->jidx)
+				ret = kav_ins_find(ins, i, ins->stage +
+						   n * av->slot_size);
+			if (ret > 0) {
+				found++;
+				continue;
+			}
 			if (ret) {
 				kav_debug("address %zu not inserted: %s", i,
 					  kav_strerror(ret));
@@ -404,7 +491,14 @@ static int kav_ins_run(struct kav_ins *ins, size_t count, kav_fill_fn fill,
 			}
 			ins->pos[n++] = i;
 		}
-		inserted += kav_ins_submit(ins, n);
+		if (!ins->jidx) {
+			inserted += kav_ins_submit(ins, n);
+			continue;
+		}
+		kav_job_count(av, found, 0);
+		if (n)
+			kav_ins_submit(ins, n);
+		inserted += kav_ins_adopt(ins, base, end);
 	}
 	ret = (int)inserted;
 out:
@@ -414,6 +508,7 @@ out:
 		free(ins->out);
 		free(ins->keys);
 		free(ins->uids);
+		free(ins->jidx);
 	}
 	/* Nothing of @small's outlives this frame. */
 	ins->stage = NULL;
@@ -421,6 +516,7 @@ out:
 	ins->out = NULL;
 	ins->keys = NULL;
 	ins->uids = NULL;
+	ins->jidx = NULL;
 	return ret;
 }
 

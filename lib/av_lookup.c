@@ -5,6 +5,7 @@
  * system call, no lock, no call but the address copy.
  */
 #include "kav_priv.h"
+#include "av_job.h"
 
 int kav_av_lookup(struct fid_av *av_fid, fi_addr_t fi_addr, void *addr,
 		  size_t *addrlen)
@@ -67,6 +68,13 @@ kav_av_resolve_slow(struct kav_av *av, uint64_t index, struct kav_resolved *out)
 	return out->revoked ? -FI_EKEYREJECTED : 0;
 }
 
+/* Table index @index of @av, fully (a job AV's translated fi_addr). */
+int kav_av_resolve_index(struct kav_av *av, uint64_t index,
+			 struct kav_resolved *out)
+{
+	return kav_av_resolve_slow(av, index, out);
+}
+
 /*
  * One attempt inline: the entry and its key slot, each by the seq
  * protocol, with only tail calls out. A key slot changes only when the
@@ -78,15 +86,17 @@ kav_av_resolve_slow(struct kav_av *av, uint64_t index, struct kav_resolved *out)
 KAV_API int kav_av_resolve(struct fid_av *av_fid, fi_addr_t fi_addr,
 			   struct kav_resolved *out)
 {
-	struct kav_av *av = kav_av_from_fid(av_fid);
+	struct kav_av *av = kav_av_of(av_fid);
 	const struct kav_key_slot *k;
 	const struct kav_table *t;
 	const struct kav_entry *e;
 	uint64_t index, seq, kseq, key;
 	uint32_t flags, kflags;
 
-	if (!av || !out)
-		return -FI_EINVAL;
+	/* Private AVs only: a job AV's fi_addr is translated first. */
+	if (__builtin_expect(!av_fid || av_fid->fid.fclass != FI_CLASS_AV ||
+			     av_fid->fid.ops != &kav_av_fi_ops || !out, 0))
+		return kav_job_resolve(av_fid, fi_addr, out);
 	t = &av->table;
 	/* The bound refuses key handles and FI_ADDR_NOTAVAIL (table_read.h). */
 	index = fi_addr & KAV_FI_ADDR_LOW_MASK;

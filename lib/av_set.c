@@ -46,6 +46,7 @@
 
 #include "kav_priv.h"
 #include "kav_set_priv.h"
+#include "av_job.h"
 
 /* Flags fi_av_set() accepts: FI_UNIVERSE and the collective selections. */
 #define KAV_SET_OP_FLAGS (FI_BARRIER_SET | FI_BROADCAST_SET | FI_ALLTOALL_SET | \
@@ -289,7 +290,11 @@ static int kav_set_add(struct kav_av_set *s, fi_addr_t a)
 static bool kav_set_valid_index(const struct kav_av_set *s, uint64_t i)
 {
 	struct kav_entry_meta meta;
+	uint64_t index;
 
+	/* A job AV's: an fi_addr of the process's own view. */
+	if (s->av->job)
+		return !kav_job_index(s->av, i, &index);
 	return !kav_av_read_valid(s->av, i, &meta);
 }
 
@@ -628,7 +633,9 @@ static int kav_set_check_attr(const struct fi_av_set_attr *attr,
 /* Add the valid entries of @r, in index order. */
 static int kav_set_fill(struct kav_av_set *s, const struct kav_set_range *r)
 {
-	uint64_t nr = kav_table_nr_slots(&s->av->table), idx, last;
+	uint64_t nr = s->av->job ? kav_job_addr_bound(s->av) :
+				   kav_table_nr_slots(&s->av->table);
+	uint64_t idx, last;
 	uint64_t stride = r->universe ? 1 : r->stride;
 	int ret;
 

@@ -367,6 +367,7 @@ struct kav_av {
 	bool read_only;			/* FI_READ: the kernel refuses changes */
 	struct fid_eq *eq;		/* fi_av_bind(); set once (atomic) */
 	unsigned int refs;		/* holders: kav_eps, AV sets (atomic) */
+	struct kav_job *job;		/* a job AV's view (av_job.h), else NULL */
 	struct kav_table table;
 };
 
@@ -424,13 +425,15 @@ int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr);
 /* kav_strerror(), saying why for a change refused on a read-only AV. */
 const char *kav_av_strerror(const struct kav_av *av, int err);
 extern struct fi_ops kav_av_fi_ops;
+extern struct fi_ops kav_job_fi_ops;	/* job AVs (av_job.c) */
 
 /* The kav AV behind @av_fid, or NULL when it is not one. */
 static inline struct kav_av *kav_av_from_fid(struct fid_av *av_fid)
 {
-	/* Only our own AVs carry our ops table. */
+	/* Only our own AVs carry our ops tables. */
 	if (!av_fid || av_fid->fid.fclass != FI_CLASS_AV ||
-	    av_fid->fid.ops != &kav_av_fi_ops)
+	    (av_fid->fid.ops != &kav_av_fi_ops &&
+	     av_fid->fid.ops != &kav_job_fi_ops))
 		return NULL;
 	return kav_av_of(av_fid);
 }

@@ -6,6 +6,7 @@
  * changed. Everything the fast path answers, this answers the same way.
  */
 #include "kav_priv.h"
+#include "av_job.h"
 
 /*
  * Cache every key slot's VNI and state, consistent with one value of the
@@ -66,6 +67,12 @@ KAV_API int kav_view_init(struct fid_av *av_fid, struct kav_view *view)
 	view->addr_max = t->addr_max;
 	/* As kav_table_reach(): below KAV_FI_ADDR_KEY, so one comparison. */
 	view->bound = KAV_MIN(kav_table_nr_slots(t), KAV_FI_ADDR_KEY);
+	/*
+	 * A job AV's fi_addrs are the process's view, which the inline
+	 * reader cannot check: bound 0 sends every resolve to the slow path.
+	 */
+	if (av->job)
+		view->bound = 0;
 	kav_view_sync_keys(view, t);
 	return 0;
 }
@@ -82,8 +89,12 @@ KAV_API int kav_view_resolve_slow(struct kav_view *view, fi_addr_t fi_addr,
 		return -FI_EINVAL;
 	t = &av->table;
 	/* Past the bound: load nr_slots again (also key handles, NOTAVAIL). */
-	if (index >= view->bound && !kav_view_reach(view, t, index))
+	if (av->job) {
+		if (kav_job_index(av, fi_addr, &index))
+			return -FI_EINVAL;
+	} else if (index >= view->bound && !kav_view_reach(view, t, index)) {
 		return -FI_EINVAL;
+	}
 	for (;;) {
 		if (__atomic_load_n(view->key_gen_word, __ATOMIC_ACQUIRE) !=
 		    view->key_gen)

@@ -2,13 +2,18 @@
 /*
  * The AV wrapper. The application's AV is kav's: every insert goes to
  * kav first, so an address kav refuses (no grant for the key, a revoked
- * key, a read-only named AV) never reaches the core provider. Each entry
- * kav accepted is then mirrored into a private core AV, which the data
- * path uses; entries written by other processes into a shared named AV
- * are mirrored on first use (kavh_xlate_slow()), so joining a large AV
- * costs nothing up front. Lookups, straddr, AV sets and the 2.x auth-key
- * calls are kav's.
+ * key, a read-only named AV) never reaches the core provider. An unnamed
+ * AV is a job AV (kav_av_open_job(): the job's one table on the node,
+ * this process's own view of it) unless FI_OFI_HOOK_KAV_SHARE=0 or it
+ * asks what a shared table cannot do. The data path uses a private core
+ * AV that holds only the peers this process sends to: an entry is
+ * mirrored into it on first use (kavh_xlate_slow()), so inserting or
+ * joining a large AV costs the core nothing up front; only a domain that
+ * asked FI_SOURCE mirrors at insert, so that a peer first heard from can
+ * be named. Lookups, straddr, AV sets and the 2.x auth-key calls are
+ * kav's.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +64,7 @@ static int kavh_mirror(struct kavh_av *av, uint64_t index,
 	__atomic_store_n(&s->core, FI_ADDR_NOTAVAIL, __ATOMIC_RELAXED);
 	ret = fi_av_insert(av->core, addr, 1, &core, 0, NULL);
 	if (ret != 1) {
+		kavh_count(&av->stats.core_refused, 1);
 		kavh_warn(FI_LOG_AV,
 			  "the core AV refused kav entry %llu: %s\n",
 			  (unsigned long long)index,
@@ -178,9 +184,11 @@ int kavh_xlate_slow(struct kavh_av *av, fi_addr_t addr, fi_addr_t *core)
 }
 
 /*
- * After kav accepted an insert: mirror each entry it made. An entry the
- * core refuses is taken out of kav again and reported as failed, so the
- * two AVs never disagree about what exists.
+ * After kav accepted an insert. Lazily (the default) nothing reaches the
+ * core now: a peer is mirrored when first sent to, and a core refusal
+ * fails that data call (and is counted). With FI_SOURCE each entry is
+ * mirrored at once; one the core refuses is taken out of kav again and
+ * reported as failed, so the two AVs never disagree about what exists.
  */
 static size_t kavh_mirror_new(struct kavh_av *av, fi_addr_t *fi_addr,
 			      size_t count, int *errs)
@@ -188,6 +196,11 @@ static size_t kavh_mirror_new(struct kavh_av *av, fi_addr_t *fi_addr,
 	size_t i, n = 0;
 	int ret;
 
+	if (!av->dom->source) {
+		for (i = 0; i < count; i++)
+			n += fi_addr[i] != FI_ADDR_NOTAVAIL;
+		return n;
+	}
 	pthread_mutex_lock(&av->lock);
 	for (i = 0; i < count; i++) {
 		if (fi_addr[i] == FI_ADDR_NOTAVAIL)
@@ -461,16 +474,28 @@ void kavh_av_stats_line(struct kavh_av *av)
 	enum fi_log_level level = kavh_params.stats ? FI_LOG_WARN :
 						      FI_LOG_INFO;
 
+	struct kav_av_job_stats js;
+	char share[96] = "";
+
+	/* A job AV: how many inserts the node's table spared a call. */
+	if (av->shared && !kav_av_job_stats(av->kav, &js))
+		snprintf(share, sizeof(share),
+			 " (%llu found on the node without a system call, %llu sent in %llu calls)",
+			 (unsigned long long)js.found,
+			 (unsigned long long)js.sent,
+			 (unsigned long long)js.calls);
 	FI_LOG(&kavh_prov, level, FI_LOG_AV,
-	       "stats: kav served AV %s%s%s over %s: %llu inserted, %llu refused, %llu mirrored (%llu on first use), %llu rechecked, %llu data-path calls refused\n",
-	       av->name ? "\"" : "", av->name ? av->name : "(private)",
+	       "stats: kav served AV %s%s%s over %s: %llu inserted%s, %llu refused, %llu mirrored (%llu on first use), %llu refused by the core, %llu rechecked, %llu data-path calls refused\n",
+	       av->name ? "\"" : "",
+	       av->name ? av->name : av->shared ? "(shared)" : "(private)",
 	       av->name ? "\"" : "",
 	       av->dom->fab->core_prov && av->dom->fab->core_prov->name ?
 	       av->dom->fab->core_prov->name : "?",
-	       (unsigned long long)st->inserted,
+	       (unsigned long long)st->inserted, share,
 	       (unsigned long long)st->refused,
 	       (unsigned long long)st->mirrored,
 	       (unsigned long long)st->lazy,
+	       (unsigned long long)st->core_refused,
 	       (unsigned long long)st->revalidated,
 	       (unsigned long long)st->denied);
 }
@@ -558,6 +583,32 @@ static int kavh_core_av_open(struct kavh_av *av, const struct fi_av_attr *attr,
 	return KAVH_CORE_CALL(fi_av_open(core_dom, &cattr, &av->core, NULL));
 }
 
+/*
+ * An unnamed AV of a keyed domain becomes a job AV, unless the opt-out is
+ * set or it asks what the job's shared table refuses (user ids, a name,
+ * FI_READ). 0, or an error after which the AV is opened private: a module
+ * without job tables, a refusal, said once at info level.
+ */
+static int kavh_open_shared(struct kavh_av *av, struct fi_av_attr *kattr,
+			    void *context)
+{
+	const struct kavh_domain *dom = av->dom;
+	int ret;
+
+	if (!kavh_params.share || !dom->keyed || kattr->name ||
+	    (kattr->flags & ~FI_SYMMETRIC))
+		return -FI_ENOSYS;
+	ret = kav_av_open_job(dom->kav, kattr, &av->kav, context);
+	if (ret) {
+		kavh_info(FI_LOG_AV,
+			  "the job's shared table: %s; this AV is private\n",
+			  kavh_why(ret));
+		return ret;
+	}
+	av->shared = true;
+	return 0;
+}
+
 int kavh_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		 struct fid_av **av_fid, void *context)
 {
@@ -594,7 +645,9 @@ int kavh_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	/* kav reports synchronously; FI_EVENT is the hook's to raise. */
 	kattr = *attr;
 	kattr.flags &= ~FI_EVENT;
-	ret = fi_av_open(dom->kav, &kattr, &av->kav, context);
+	ret = kavh_open_shared(av, &kattr, context);
+	if (ret)
+		ret = fi_av_open(dom->kav, &kattr, &av->kav, context);
 	if (ret == -FI_ENOENT && (attr->flags & FI_READ)) {
 		/* A probe (MPICH's instant-on): the caller falls back. */
 		kavh_info(FI_LOG_AV, "no named AV %s to join\n", av->name);

@@ -295,6 +295,8 @@ int kavh_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom->fab = fab;
 	dom->addr_format = info->addr_format;
 	dom->addr_stride = kavh_addr_stride(info->addr_format);
+	dom->source = (info->caps |
+		       (info->rx_attr ? info->rx_attr->caps : 0)) & FI_SOURCE;
 	if (info->ep_attr && info->ep_attr->type == FI_EP_MSG) {
 		/* Connected endpoints: no AV. */
 	} else if (!dom->addr_stride) {

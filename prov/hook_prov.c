@@ -157,6 +157,8 @@ static void kavh_read_params(void)
 			"The job's auth key (VNI) that every AV binds its addresses to, checked by kav.ko against the administrator's grants. Unset: the domain's auth_key if it is a struct kav_auth_key, else no key (kav then refuses inserts unless keyless mode is on).");
 	fi_param_define(&kavh_prov, "require", FI_PARAM_BOOL,
 			"Fail fi_domain() when kav cannot serve it (no /dev/kav, unsupported address format) instead of passing the provider through (default: 0).");
+	fi_param_define(&kavh_prov, "share", FI_PARAM_BOOL,
+			"Keep an unnamed AV in the job's node table, shared with the job's other processes on the node (kav_av_open_job(3)), when the domain has a key and the AV asks nothing a shared table cannot do (default: 1; 0 gives each process its own table).");
 	fi_param_define(&kavh_prov, "stats", FI_PARAM_BOOL,
 			"Log one stats line per AV at close, at FI_LOG_LEVEL=info or above; at warn when set to 1 (default: 0).");
 
@@ -177,6 +179,9 @@ static void kavh_read_params(void)
 	}
 	if (fi_param_get_bool(&kavh_prov, "require", &on) == 0)
 		kavh_params.require = on;
+	kavh_params.share = true;
+	if (fi_param_get_bool(&kavh_prov, "share", &on) == 0)
+		kavh_params.share = on;
 	if (fi_param_get_bool(&kavh_prov, "stats", &on) == 0)
 		kavh_params.stats = on;
 }

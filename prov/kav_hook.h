@@ -71,6 +71,7 @@ struct kavh_params {
 	uint32_t vni;
 	bool require;		/* FI_OFI_HOOK_KAV_REQUIRE */
 	bool stats;		/* FI_OFI_HOOK_KAV_STATS (default on) */
+	bool share;		/* FI_OFI_HOOK_KAV_SHARE (default on) */
 };
 extern struct kavh_params kavh_params;
 
@@ -142,6 +143,7 @@ struct kavh_stats {
 	uint64_t refused;		/* addresses kav refused */
 	uint64_t mirrored;		/* entries copied into the core AV */
 	uint64_t lazy;			/* ... of which on first use */
+	uint64_t core_refused;		/* entries the core AV refused */
 	uint64_t revalidated;		/* slot checks after a table change */
 	uint64_t denied;		/* data-path calls refused */
 };
@@ -167,6 +169,12 @@ struct kavh_domain {
 	/* The domain's key: the only one its data path sends under. */
 	bool keyed;
 	uint32_t vni;
+	/*
+	 * FI_SOURCE asked: completions name their source, so every entry is
+	 * mirrored at insert (a peer first heard from must have a core
+	 * fi_addr to translate back from); else on first use.
+	 */
+	bool source;
 };
 
 /*
@@ -202,6 +210,7 @@ struct kavh_av {
 	 * or a named AV that others write): completions then read them.
 	 */
 	bool user_ids;			/* atomic */
+	bool shared;			/* a job AV (kav_av_open_job()) */
 	pthread_mutex_t lock;		/* writers of slots/kav_of, view */
 	struct kav_view view;		/* used under lock only */
 	char *name;			/* named AV (for the stats line) */

@@ -342,6 +342,51 @@ int kav_domain_open(const struct fi_info *info, struct fid_domain **domain,
 int kav_av_fd(struct fid_av *av);
 
 /**
+ * kav_av_open_job() - open a private AV kept in the job's node table
+ * @domain: a keyed domain from kav_domain_open()
+ * @attr: as for fi_av_open(): type FI_AV_MAP, FI_AV_TABLE or FI_AV_UNSPEC
+ *	(= FI_AV_TABLE); no name; flags FI_EVENT and FI_SYMMETRIC only
+ * @av: out: the AV
+ * @context: the AV's context
+ *
+ * The AV behaves as a private one for the caller (fi_av(3)), but its
+ * entries are those of the table that the caller's job shares on the node
+ * (KAV_AV_JOB in uapi/linux/kav.h): an address another process of the job
+ * inserted already is found in the table's index with no system call, and
+ * the node holds one copy of it. FI_AV_MAP fi_addrs are table indices,
+ * FI_AV_TABLE fi_addrs positions in the caller's insertion order.
+ * fi_av_remove() takes an address out of the caller's view only. User ids
+ * and per-AV auth keys are not available (-FI_ENOSYS; a domain opened
+ * with FI_AV_AUTH_KEY or FI_AV_USER_ID asks for them: -FI_EINVAL).
+ * kav_av_open_job(3) has the details.
+ *
+ * Return: 0; -FI_ENOKEY (the domain has no key); -FI_EINVAL (a refused
+ * attribute); -FI_ENOSYS when the module has no job tables; what
+ * fi_av_open() returns otherwise.
+ */
+int kav_av_open_job(struct fid_domain *domain, struct fi_av_attr *attr,
+		    struct fid_av **av, void *context);
+
+/**
+ * struct kav_av_job_stats - what a job AV's inserts cost
+ * @found: addresses found in the node's table, with no system call
+ * @sent: addresses sent to the kernel (new on the node, or raced)
+ * @calls: insert system calls
+ */
+struct kav_av_job_stats {
+	uint64_t found;
+	uint64_t sent;
+	uint64_t calls;
+};
+
+/**
+ * kav_av_job_stats() - a job AV's counters
+ * Return: 0; -FI_EINVAL when @av is not a job AV (kav_av_open_job()) or
+ * @stats is NULL.
+ */
+int kav_av_job_stats(struct fid_av *av, struct kav_av_job_stats *stats);
+
+/**
  * kav_strerror() - explain an error returned by libkav
  * @err: a fabric errno, negative (as returned) or positive
  *
