@@ -475,29 +475,29 @@ void kavh_av_stats_line(struct kavh_av *av)
 						      FI_LOG_INFO;
 
 	struct kav_av_job_stats js;
-	char share[96] = "";
+	char share[128] = "";
 
 	/* A job AV: how many inserts the node's table spared a call. */
 	if (av->shared && !kav_av_job_stats(av->kav, &js))
 		snprintf(share, sizeof(share),
-			 " (%llu found on the node without a system call, %llu sent in %llu calls)",
+			 "; shared with the job: %llu found on the node without a system call, %llu sent in %llu calls",
 			 (unsigned long long)js.found,
 			 (unsigned long long)js.sent,
 			 (unsigned long long)js.calls);
 	FI_LOG(&kavh_prov, level, FI_LOG_AV,
-	       "stats: kav served AV %s%s%s over %s: %llu inserted%s, %llu refused, %llu mirrored (%llu on first use), %llu refused by the core, %llu rechecked, %llu data-path calls refused\n",
+	       "stats: kav served AV %s%s%s over %s: %llu inserted, %llu refused, %llu mirrored (%llu on first use), %llu rechecked, %llu data-path calls refused, %llu refused by the core%s\n",
 	       av->name ? "\"" : "",
 	       av->name ? av->name : av->shared ? "(shared)" : "(private)",
 	       av->name ? "\"" : "",
 	       av->dom->fab->core_prov && av->dom->fab->core_prov->name ?
 	       av->dom->fab->core_prov->name : "?",
-	       (unsigned long long)st->inserted, share,
+	       (unsigned long long)st->inserted,
 	       (unsigned long long)st->refused,
 	       (unsigned long long)st->mirrored,
 	       (unsigned long long)st->lazy,
-	       (unsigned long long)st->core_refused,
 	       (unsigned long long)st->revalidated,
-	       (unsigned long long)st->denied);
+	       (unsigned long long)st->denied,
+	       (unsigned long long)st->core_refused, share);
 }
 
 static void kavh_av_free(struct kavh_av *av)

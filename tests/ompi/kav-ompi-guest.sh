@@ -94,13 +94,14 @@ result() {
 }
 
 # stats_ok NAME N: each of the N ranks logged one stats line: kav served
-# its private AV over tcp, all N ranks' addresses inserted, nothing
-# refused.
+# its AV over tcp from the job's shared table, all N ranks' addresses
+# inserted, nothing refused (by kav, the data path or the core), peers
+# mirrored into the core AV only as they were used (FI_SOURCE: at insert).
 stats_ok() {
 	local name=$1 n=$2 r good=0
 	for r in $(seq 0 $((n - 1))); do
 		[ "$(grep -c 'ofi_hook_kav:av:.*stats: kav served AV' "$OUT/$name/rank.$r")" = 1 ] &&
-			grep -q "stats: kav served AV (private) over tcp: $n inserted, 0 refused, $n mirrored (0 on first use), [0-9]* rechecked, 0 data-path calls refused" "$OUT/$name/rank.$r" &&
+			grep -q "stats: kav served AV (shared) over tcp: $n inserted, 0 refused, [0-9]* mirrored ([0-9]* on first use), [0-9]* rechecked, 0 data-path calls refused, 0 refused by the core; shared with the job: [0-9]* found on the node without a system call" "$OUT/$name/rank.$r" &&
 			good=$((good + 1))
 	done 2>/dev/null
 	echo "# $name: $good of $n ranks logged the expected stats line"

@@ -17,6 +17,10 @@
  *    refuses the next send; another uid cannot use the job's key or join
  *    its AV;
  *  - FI_EVENT AVs report through the hook's EQ;
+ *  - unnamed AVs of one job share the job's node table: a second rank
+ *    finds the first one's peers with no insert system call, and the
+ *    core AV gets a peer only when it is first sent to (the stats lines
+ *    say both); FI_OFI_HOOK_KAV_SHARE=0 keeps each AV private;
  *  - no /dev/kav: pass-through, or fi_domain() fails with
  *    FI_OFI_HOOK_KAV_REQUIRE=1.
  *
@@ -409,8 +413,138 @@ TEST_F(hook, messages_under_job_key)
 		EXPECT_EQ(0, memcmp(addr, self->b.name, len));
 	}
 	hk_close(&self->a, self->log, sizeof(self->log));
+	/* One job: b had inserted b's name, a found it on the node. */
+	EXPECT_NE(NULL, strstr(self->log, "stats: kav served AV (shared)"));
+	/* FI_SOURCE: mirrored at insert, so a sender can be named. */
+	EXPECT_NE(NULL, strstr(self->log, "1 inserted, 0 refused, 1 mirrored "
+				       "(0 on first use)"));
+	EXPECT_NE(NULL, strstr(self->log, "shared with the job: 1 found on "
+				       "the node without a system call, 0 "
+				       "sent in 0 calls"));
+	kav_test_revoke_all(&self->g);
+}
+
+/* Peers a rank never sends to: addresses of no endpoint (lazy: unused). */
+#define NR_PEERS	4
+static void peers(struct sockaddr_in *in)
+{
+	int i;
+
+	for (i = 0; i < NR_PEERS; i++) {
+		memset(&in[i], 0, sizeof(in[i]));
+		in[i].sin_family = AF_INET;
+		in[i].sin_port = htons(23900 + i);
+		in[i].sin_addr.s_addr = htonl(0x7f000101 + i);
+	}
+}
+
+/*
+ * Rank 1, a process of its own: inserts the peers, says so, and at the
+ * parent's word closes; its stats line must say shared, all sent, none
+ * mirrored (it never sends).
+ */
+static int rank_one(const char *prov, int ready, int go)
+{
+	struct sockaddr_in in[NR_PEERS];
+	char log[4096], c = 0;
+	struct hk r;
+
+	peers(in);
+	if (hk_open(&r, prov, NULL, 0))
+		return 2;
+	if (fi_av_insert(r.av, in, NR_PEERS, NULL, 0, NULL) != NR_PEERS)
+		return 3;
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		return 4;
+	hk_close(&r, log, sizeof(log));
+	if (!strstr(log, "stats: kav served AV (shared)") ||
+	    !strstr(log, "4 inserted, 0 refused, 0 mirrored (0 on first use)") ||
+	    !strstr(log, "0 found on the node without a system call, 4 sent "
+			 "in 1 calls"))
+		return 5;
+	return 0;
+}
+
+/*
+ * Two ranks of one job (two processes, one uid, one key): the second
+ * finds the first one's peers in the job's table with no insert system
+ * call; the core AV gets only the peer it sends to, on first use.
+ */
+TEST_F(hook, two_ranks_share_one_table)
+{
+	struct sockaddr_in in[NR_PEERS];
+	int ready[2], go[2], status;
+	fi_addr_t fa[NR_PEERS], b_in_a;
+	char buf[64], c = 0;
+	pid_t pid;
+
+	grant_job(_metadata, &self->g);
+	set_vni(VNI_JOB);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(rank_one(variant->prov, ready[1], go[0]));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	peers(in);
+	ASSERT_EQ(0, hk_open(&self->a, variant->prov, NULL, 0));
+	ASSERT_EQ(0, hk_open(&self->b, variant->prov, NULL, 0));
+	ASSERT_EQ(NR_PEERS, fi_av_insert(self->a.av, in, NR_PEERS, fa, 0,
+					 NULL));
+	ASSERT_EQ(1, fi_av_insert(self->a.av, self->b.name, 1, &b_in_a, 0,
+				  NULL));
+	/* Positions of this rank's own: its fi_av(3) TABLE semantics. */
+	EXPECT_EQ(0, fa[0]);
+	EXPECT_EQ(NR_PEERS, b_in_a);
+	ASSERT_EQ(0, fi_trecv(self->b.ep, buf, sizeof(buf), NULL,
+			      FI_ADDR_UNSPEC, TAG, 0, NULL));
+	ASSERT_EQ(0, hk_send(&self->a, b_in_a, "lazily"));
+	ASSERT_EQ(0, hk_wait(&self->b, 1, NULL));
+	ASSERT_EQ(0, hk_wait(&self->a, 1, NULL));
+	EXPECT_STREQ("lazily", buf);
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("rank 1 failed at step %d", WEXITSTATUS(status));
+	/* The other rank is gone: this one's AV keeps working. */
+	{
+		struct sockaddr_in got;
+		size_t len = sizeof(got);
+
+		ASSERT_EQ(0, fi_av_lookup(self->a.av, fa[1], &got, &len));
+		EXPECT_EQ(0, memcmp(&got, &in[1], sizeof(got)));
+	}
+	hk_close(&self->a, self->log, sizeof(self->log));
+	EXPECT_NE(NULL, strstr(self->log, "stats: kav served AV (shared)"));
+	EXPECT_NE(NULL, strstr(self->log, "5 inserted, 0 refused, 1 mirrored "
+				       "(1 on first use)"));
+	EXPECT_NE(NULL, strstr(self->log, "4 found on the node without a "
+				       "system call, 1 sent in 1 calls"));
+	kav_test_revoke_all(&self->g);
+}
+
+/* FI_OFI_HOOK_KAV_SHARE=0: each AV its own table, as before. */
+TEST_F(hook, share_opt_out)
+{
+	struct sockaddr_in in[NR_PEERS];
+
+	grant_job(_metadata, &self->g);
+	set_vni(VNI_JOB);
+	/* Read once per process, at the first fi_* call: this test's own. */
+	setenv("FI_OFI_HOOK_KAV_SHARE", "0", 1);
+	peers(in);
+	ASSERT_EQ(0, hk_open(&self->a, variant->prov, NULL, 0));
+	ASSERT_EQ(0, hk_open(&self->b, variant->prov, NULL, 0));
+	ASSERT_EQ(NR_PEERS, fi_av_insert(self->b.av, in, NR_PEERS, NULL, 0,
+					 NULL));
+	ASSERT_EQ(NR_PEERS, fi_av_insert(self->a.av, in, NR_PEERS, NULL, 0,
+					 NULL));
+	hk_close(&self->a, self->log, sizeof(self->log));
+	unsetenv("FI_OFI_HOOK_KAV_SHARE");
 	EXPECT_NE(NULL, strstr(self->log, "stats: kav served AV (private)"));
-	EXPECT_NE(NULL, strstr(self->log, "1 inserted, 0 refused, 1 mirrored"));
+	EXPECT_EQ(NULL, strstr(self->log, "shared with the job"));
+	EXPECT_NE(NULL, strstr(self->log, "4 inserted, 0 refused, 0 mirrored"));
 	kav_test_revoke_all(&self->g);
 }
 

@@ -18,7 +18,7 @@ SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_whoami_test kav_
 		  kav_apply_test \
 		  kav_instant_on_test kav_layout_test \
 		  kav_concurrency_test kav_race_test kav_view_test \
-		  kav_scale_test kav_memory_test kav_hook_test
+		  kav_scale_test kav_memory_test kav_hook_test kav_share_test
 SELFTEST_LATE  := kav_fail_nth_test kav_fuzz_test kav_chaos_test \
 		  kav_module_test
 SELFTEST_NAMES := $(SELFTEST_EARLY) $(SELFTEST_LATE)
