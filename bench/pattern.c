@@ -250,6 +250,8 @@ struct pat_cell {
 	double sum_secs, wall_secs;
 	int64_t kernel_avs, kernel_entries;
 	uint64_t mirrored;	/* kav: core AV entries, from the stats lines */
+	uint64_t calls;		/* kav: insert system calls, from them too */
+	uint64_t found;		/* kav: inserts found in the job's table */
 	int nr_stats;		/* kav: ranks that printed a stats line */
 	char stats[256];	/* kav: rank 0's stats line (or why skipped) */
 };
@@ -367,10 +369,29 @@ static int pat_collect(int fd, int procs, int phase, double *secs,
 	return err;
 }
 
-/* The hook's stats lines: sum of "mirrored", rank 0's line kept. */
+/* The number just before @word in @s (0 if none). */
+static unsigned long long num_before(const char *s, const char *word)
+{
+	const char *m = strstr(s, word);
+
+	if (!m)
+		return 0;
+	while (m > s && m[-1] >= '0' && m[-1] <= '9')
+		m--;
+	return strtoull(m, NULL, 10);
+}
+
+/*
+ * The hook's stats lines, one per rank: entries mirrored into core AVs,
+ * and the insert system calls. A private AV makes one per fi_av_insert
+ * (count 1: one per inserted address); a job AV says how many it made
+ * ("shared with the job: F found on the node without a system call, S
+ * sent in C calls"). Rank 0's line is kept for the report.
+ */
 static void pat_stats(int procs, struct pat_cell *c)
 {
-	char log[64], line[512], *s, *m;
+	unsigned long long found, sent, calls;
+	char log[64], line[512], *s, *j;
 	int r;
 
 	for (r = 0; r < procs; r++) {
@@ -389,11 +410,15 @@ static void pat_stats(int procs, struct pat_cell *c)
 			if (r == 0)
 				snprintf(c->stats, sizeof(c->stats), "%s",
 					 s + 7);
-			m = strstr(s, " mirrored");
-			while (m && m > s && m[-1] >= '0' && m[-1] <= '9')
-				m--;
-			if (m)
-				c->mirrored += strtoull(m, NULL, 10);
+			c->mirrored += num_before(s, " mirrored");
+			j = strstr(s, "shared with the job: ");
+			if (j && sscanf(j + 21, "%llu found on the node without a system call, %llu sent in %llu calls",
+					&found, &sent, &calls) == 3) {
+				c->calls += calls;
+				c->found += found;
+			} else {
+				c->calls += num_before(s, " inserted");
+			}
 		}
 		fclose(f);
 	}
@@ -587,12 +612,14 @@ static void pat_report(FILE *out, struct pat_cell (*cells)[NR_PAT])
 		"STATS_GET). node: the guest's own MemTotal - MemFree growth over "
 		"the same interval (page tables, everything), a cross-check. "
 		"Time: sum = the ranks' insert loops added up; wall = from the "
-		"start signal to the last rank done. kernel AVs, entries: what kav "
-		"holds after the run (tables on the node, inserts that entered the "
-		"kernel); core: entries the hook mirrored into core AVs (its "
-		"stats lines).\n\n"
-		"| P | N | kav MiB | util MiB | mem kav/util | kav node MiB | util node MiB | kav kernel MiB | kav sum s | util sum s | sum kav/util | kav wall s | util wall s | wall kav/util | kernel AVs | kernel entries | core entries |\n"
-		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+		"start signal to the last rank done. kernel AVs, entries: the "
+		"growth of kav's counts over the run (tables the node holds, "
+		"inserts that entered the kernel); core entries: what the hook mirrored into core AVs; "
+		"insert syscalls: the ranks' insert system calls, and the inserts "
+		"found in the job's table without one (the hook's stats lines; a "
+		"private AV makes one call per single-address insert).\n\n"
+		"| P | N | kav MiB | util MiB | mem kav/util | kav node MiB | util node MiB | kav kernel MiB | kav sum s | util sum s | sum kav/util | kav wall s | util wall s | wall kav/util | kernel AVs | kernel entries | core entries | insert syscalls | found without one |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
 		sysconf(_SC_NPROCESSORS_ONLN));
 	for (pi = 0; pi < bench_cfg.nr_pat_procs; pi++)
 		for (ni = 0; ni < nn; ni++) {
@@ -615,12 +642,14 @@ static void pat_report(FILE *out, struct pat_cell (*cells)[NR_PAT])
 			pat_ratio(out, c, c[PAT_KAV].wall_secs,
 				  c[PAT_UTIL].wall_secs);
 			if (c[PAT_KAV].ran && !c[PAT_KAV].err)
-				fprintf(out, " %lld | %lld | %llu |\n",
+				fprintf(out, " %lld | %lld | %llu | %llu | %llu |\n",
 					(long long)c[PAT_KAV].kernel_avs,
 					(long long)c[PAT_KAV].kernel_entries,
-					(unsigned long long)c[PAT_KAV].mirrored);
+					(unsigned long long)c[PAT_KAV].mirrored,
+					(unsigned long long)c[PAT_KAV].calls,
+					(unsigned long long)c[PAT_KAV].found);
 			else
-				fprintf(out, " - | - | - |\n");
+				fprintf(out, " - | - | - | - | - |\n");
 		}
 	for (pi = 0; pi < bench_cfg.nr_pat_procs * nn; pi++)
 		for (x = 0; x < NR_PAT; x++)
