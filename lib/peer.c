@@ -111,6 +111,13 @@ KAV_API int kav_av_peer_open(struct fid_av *av_fid, struct fid_peer_av **out)
 
 	if (!av || !out)
 		return -FI_EINVAL;
+	/* A job AV's fi_addrs are the process's view, not the table's. */
+	if (av->job) {
+		kav_err_clear();
+		kav_refuse("kav_av_peer_open: not on a job AV "
+			   "(kav_av_open_job)");
+		return -FI_ENOSYS;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -FI_ENOMEM;

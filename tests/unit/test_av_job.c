@@ -16,6 +16,7 @@
 #include "test_fixture.h"
 #include "fake_kav.h"
 #include "av_job.h"
+#include <kav/kav_peer.h>
 
 #define VNI	27042
 
@@ -392,6 +393,7 @@ static void test_refusals(void **state)
 	struct kav_av_job_stats st;
 	struct fid_domain *dom, *keyless, *authkey;
 	struct fid_av *av, *priv;
+	struct fid_peer_av *peer;
 	fi_addr_t fa, id = 5;
 	char k[8];
 	size_t klen = sizeof(k);
@@ -430,6 +432,8 @@ static void test_refusals(void **state)
 	klen = sizeof(k);
 	assert_int_equal(fi_av_lookup_auth_key(av, fa + 1, k, &klen),
 			 -FI_EINVAL);
+	/* Peers would read the table, not this process's view. */
+	assert_int_equal(kav_av_peer_open(av, &peer), -FI_ENOSYS);
 	/* Stats are a job AV's only. */
 	assert_int_equal(fi_av_open(dom, &attr, &priv, NULL), 0);
 	assert_int_equal(kav_av_job_stats(priv, &st), -FI_EINVAL);
