@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <rdma/fi_errno.h>
@@ -61,6 +62,7 @@ struct pat_msg {
 	int phase;		/* -1: ready */
 	int err;		/* 0 or a negative fabric error */
 	double secs;		/* go: the insert loop */
+	double cpu;		/* go: its CPU time (user + system) */
 	long pss_kb;		/* base, measure: Pss outside [kav-av] */
 };
 
@@ -91,12 +93,22 @@ static long pss_outside_kav(void)
 }
 
 static int pat_send(int fd, int rank, int phase, int err, double secs,
-		    long pss_kb)
+		    double cpu, long pss_kb)
 {
 	struct pat_msg m = { .rank = rank, .phase = phase, .err = err,
-			     .secs = secs, .pss_kb = pss_kb };
+			     .secs = secs, .cpu = cpu, .pss_kb = pss_kb };
 
 	return write(fd, &m, sizeof(m)) == sizeof(m) ? 0 : -1;
+}
+
+/* This process's CPU time, user and system: what its inserts cost, when
+ * more ranks than CPUs make their loops' wall times overlap. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Block until the parent closes @fd. */
@@ -164,7 +176,7 @@ int bench_pattern_child(int argc, char **argv)
 	struct fid_av *av = NULL;
 	int rank, rep, ph[NR_PH], i, ret;
 	fi_addr_t *fa;
-	double t0, t1;
+	double t0, t1, c0, c1;
 	char *addrs;
 	uint64_t n, k;
 	long pss;
@@ -186,7 +198,7 @@ int bench_pattern_child(int argc, char **argv)
 	if (ret)
 		fprintf(stderr, "kav_bench: pattern rank %d: udp domain: %s\n",
 			rank, fi_strerror(-ret));
-	if (pat_send(rep, rank, -1, ret, 0, 0) || ret)
+	if (pat_send(rep, rank, -1, ret, 0, 0, 0) || ret)
 		goto out;
 
 	pat_wait(ph[PH_BASE]);
@@ -198,10 +210,11 @@ int bench_pattern_child(int argc, char **argv)
 			rank, fi_strerror(-ret));
 		av = NULL;
 	}
-	if (pat_send(rep, rank, PH_BASE, ret, 0, pss) || ret)
+	if (pat_send(rep, rank, PH_BASE, ret, 0, 0, pss) || ret)
 		goto out;
 
 	pat_wait(ph[PH_GO]);
+	c0 = cpu_now();
 	t0 = bench_now();
 	for (k = 0; k < n; k++) {
 		ret = fi_av_insert(av, addrs + k * sizeof(struct sockaddr_in),
@@ -210,6 +223,7 @@ int bench_pattern_child(int argc, char **argv)
 			break;
 	}
 	t1 = bench_now();
+	c1 = cpu_now();
 	if (k < n) {
 		fprintf(stderr, "kav_bench: pattern rank %d: insert %llu: %d\n",
 			rank, (unsigned long long)k, ret);
@@ -217,12 +231,12 @@ int bench_pattern_child(int argc, char **argv)
 	} else {
 		ret = pat_check(av, fa, n);
 	}
-	if (pat_send(rep, rank, PH_GO, ret, t1 - t0, 0) || ret)
+	if (pat_send(rep, rank, PH_GO, ret, t1 - t0, c1 - c0, 0) || ret)
 		goto out;
 
 	pat_wait(ph[PH_MEASURE]);
 	pss = pss_outside_kav();
-	if (pat_send(rep, rank, PH_MEASURE, 0, 0, pss))
+	if (pat_send(rep, rank, PH_MEASURE, 0, 0, 0, pss))
 		goto out;
 	pat_wait(ph[PH_DONE]);
 out:
@@ -248,6 +262,7 @@ struct pat_cell {
 	double kernel_bytes;	/* kav's kernel memory growth */
 	double meminfo_bytes;	/* the node's MemTotal - MemFree growth */
 	double sum_secs, wall_secs;
+	double cpu_secs;	/* the ranks' CPU time in their loops */
 	int64_t kernel_avs, kernel_entries;
 	uint64_t mirrored;	/* kav: core AV entries, from the stats lines */
 	uint64_t calls;		/* kav: insert system calls, from them too */
@@ -346,12 +361,13 @@ static int kstats(struct kav_nl_stats *st)
 
 /* Read one message of @phase from every rank; sum what they report. */
 static int pat_collect(int fd, int procs, int phase, double *secs,
-		       long *pss_kb)
+		       double *cpu, long *pss_kb)
 {
 	struct pat_msg m;
 	int i, err = 0;
 
 	*secs = 0;
+	*cpu = 0;
 	*pss_kb = 0;
 	for (i = 0; i < procs; i++) {
 		if (read(fd, &m, sizeof(m)) != sizeof(m))
@@ -364,6 +380,7 @@ static int pat_collect(int fd, int procs, int phase, double *secs,
 			err = m.err;
 		}
 		*secs += m.secs;
+		*cpu += m.cpu;
 		*pss_kb += m.pss_kb;
 	}
 	return err;
@@ -450,7 +467,7 @@ static int pat_run(enum pat_impl impl, int procs, uint64_t n,
 {
 	struct kav_nl_stats k0, k1;
 	int ph[NR_PH][2], rep[2], i, started = 0, ret = 0, status;
-	double t0, secs, mem0 = 0, mem1;
+	double t0, secs, cpu, mem0 = 0, mem1;
 	long pss0 = 0, pss1 = 0;
 	pid_t *pids = calloc((size_t)procs, sizeof(*pids));
 
@@ -475,23 +492,25 @@ static int pat_run(enum pat_impl impl, int procs, uint64_t n,
 	for (i = 0; i < NR_PH; i++)
 		close(ph[i][0]);
 	if (!ret)
-		ret = pat_collect(rep[0], procs, -1, &secs, &pss0);
+		ret = pat_collect(rep[0], procs, -1, &secs, &cpu, &pss0);
 	if (!ret) {
 		ret = kstats(&k0);
 		mem0 = meminfo("MemTotal") - meminfo("MemFree");
 	}
 	close(ph[PH_BASE][1]);
 	if (!ret)
-		ret = pat_collect(rep[0], procs, PH_BASE, &secs, &pss0);
+		ret = pat_collect(rep[0], procs, PH_BASE, &secs, &cpu, &pss0);
 	t0 = bench_now();
 	close(ph[PH_GO][1]);
 	if (!ret) {
-		ret = pat_collect(rep[0], procs, PH_GO, &c->sum_secs, &pss1);
+		ret = pat_collect(rep[0], procs, PH_GO, &c->sum_secs,
+				  &c->cpu_secs, &pss1);
 		c->wall_secs = bench_now() - t0;
 	}
 	close(ph[PH_MEASURE][1]);
 	if (!ret)
-		ret = pat_collect(rep[0], procs, PH_MEASURE, &secs, &pss1);
+		ret = pat_collect(rep[0], procs, PH_MEASURE, &secs, &cpu,
+				  &pss1);
 	if (!ret) {
 		mem1 = meminfo("MemTotal") - meminfo("MemFree");
 		ret = kstats(&k1);
@@ -611,15 +630,18 @@ static void pat_report(FILE *out, struct pat_cell (*cells)[NR_PAT])
 		"table mappings, plus the growth of kav's kernel memory (netlink "
 		"STATS_GET). node: the guest's own MemTotal - MemFree growth over "
 		"the same interval (page tables, everything), a cross-check. "
-		"Time: sum = the ranks' insert loops added up; wall = from the "
-		"start signal to the last rank done. kernel AVs, entries: the "
+		"Time: sum = the ranks' insert loops added up (with more ranks "
+		"than CPUs their loops overlap: each includes others' turns); "
+		"wall = from the start signal to the last rank done; CPU = the "
+		"ranks' CPU time (user + system) in their loops added up, the "
+		"inserts' cost. kernel AVs, entries: the "
 		"growth of kav's counts over the run (tables the node holds, "
 		"inserts that entered the kernel); core entries: what the hook mirrored into core AVs; "
 		"insert syscalls: the ranks' insert system calls, and the inserts "
 		"found in the job's table without one (the hook's stats lines; a "
 		"private AV makes one call per single-address insert).\n\n"
-		"| P | N | kav MiB | util MiB | mem kav/util | kav node MiB | util node MiB | kav kernel MiB | kav sum s | util sum s | sum kav/util | kav wall s | util wall s | wall kav/util | kernel AVs | kernel entries | core entries | insert syscalls | found without one |\n"
-		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+		"| P | N | kav MiB | util MiB | mem kav/util | kav node MiB | util node MiB | kav kernel MiB | kav sum s | util sum s | sum kav/util | kav wall s | util wall s | wall kav/util | kav CPU s | util CPU s | CPU kav/util | kernel AVs | kernel entries | core entries | insert syscalls | found without one |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
 		sysconf(_SC_NPROCESSORS_ONLN));
 	for (pi = 0; pi < bench_cfg.nr_pat_procs; pi++)
 		for (ni = 0; ni < nn; ni++) {
@@ -641,6 +663,10 @@ static void pat_report(FILE *out, struct pat_cell (*cells)[NR_PAT])
 				pat_secs(out, &c[x], c[x].wall_secs);
 			pat_ratio(out, c, c[PAT_KAV].wall_secs,
 				  c[PAT_UTIL].wall_secs);
+			for (x = 0; x < NR_PAT; x++)
+				pat_secs(out, &c[x], c[x].cpu_secs);
+			pat_ratio(out, c, c[PAT_KAV].cpu_secs,
+				  c[PAT_UTIL].cpu_secs);
 			if (c[PAT_KAV].ran && !c[PAT_KAV].err)
 				fprintf(out, " %lld | %lld | %llu | %llu | %llu |\n",
 					(long long)c[PAT_KAV].kernel_avs,
@@ -721,9 +747,11 @@ static void pat_targets(struct pat_cell (*cells)[NR_PAT])
 		 "Open MPI pattern, P=%d N=%llu: insert time kav/util <= 0.5",
 		 bench_cfg.pat_procs[pi],
 		 (unsigned long long)bench_cfg.pat_sizes[ni]);
-	snprintf(measured, sizeof(measured), "sum %.2f, wall %.2f", r,
-		 c[PAT_UTIL].wall_secs > 0 ?
-		 c[PAT_KAV].wall_secs / c[PAT_UTIL].wall_secs : 0);
+	snprintf(measured, sizeof(measured), "sum %.2f, wall %.2f, CPU %.2f",
+		 r, c[PAT_UTIL].wall_secs > 0 ?
+		 c[PAT_KAV].wall_secs / c[PAT_UTIL].wall_secs : 0,
+		 c[PAT_UTIL].cpu_secs > 0 ?
+		 c[PAT_KAV].cpu_secs / c[PAT_UTIL].cpu_secs : 0);
 	bench_target(what, measured, r > 0 && r <= 0.5);
 }
 
@@ -773,11 +801,12 @@ int bench_pattern(FILE *out)
 						bench_cfg.pat_sizes[ni], c->err);
 					failed = 1;
 				}
-				fprintf(stderr, "# pattern %s P=%d N=%llu: %.1f MiB, sum %.2f s, wall %.2f s (%.0f s so far)\n",
+				fprintf(stderr, "# pattern %s P=%d N=%llu: %.1f MiB, sum %.2f s, wall %.2f s, CPU %.2f s (%.0f s so far)\n",
 					pat_name[impl], bench_cfg.pat_procs[pi],
 					(unsigned long long)bench_cfg.pat_sizes[ni],
 					c->node_bytes / MIB, c->sum_secs,
-					c->wall_secs, bench_now() - t0);
+					c->wall_secs, c->cpu_secs,
+					bench_now() - t0);
 			}
 	pat_report(out, cells);
 	fprintf(out, "\nThe whole figure took %.0f s in the guest.\n",
