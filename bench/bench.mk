@@ -34,9 +34,9 @@ NATIVE_BIN  := $(BENCH_DIR)/kav_read_bench
 NATIVE_SRCS := $(addprefix bench/native/,kav_read_bench.c read_loops.c \
 	       malloc_count.c instr.c) bench/domains.c \
 	       bench/util.c tests/unit/fake_kav.c tests/unit/fake_table.c \
-	       tests/unit/fake_ioctl.c
+	       tests/unit/fake_index.c tests/unit/fake_ioctl.c
 NATIVE_DEPS := bench/native/native.h bench/bench.h tests/unit/fake_kav.h \
-	       tests/unit/fake_table.h uapi/linux/kav.h \
+	       tests/unit/fake_table.h tests/unit/fake_index.h uapi/linux/kav.h \
 	       lib/include/kav/kav_view.h lib/libkav.so.0
 
 # MPI_Init (bench/ompi): kav_mpi_init built with the trixie root's mpicc

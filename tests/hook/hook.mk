@@ -43,9 +43,10 @@ $(HOOK_DIR)/mpi_instant: tests/hook/mpi_instant.c | hook-mpich
 # The host test double: the fake kernel behind libkav's ioctls, preloaded.
 $(HOOK_FAKE_KERNEL): tests/hook/fake_kernel_preload.c tests/unit/fake_kav.c \
 		tests/unit/fake_table.c tests/unit/fake_ioctl.c \
+		tests/unit/fake_index.c tests/unit/fake_index.h \
 		tests/unit/fake_kav.h tests/unit/fake_table.h $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(KAV_CFLAGS) -I$(CURDIR)/lib -I$(CURDIR)/tests/unit \
 		-fPIC -shared -o $@ tests/hook/fake_kernel_preload.c \
 		tests/unit/fake_kav.c tests/unit/fake_table.c \
-		tests/unit/fake_ioctl.c -ldl
+		tests/unit/fake_index.c tests/unit/fake_ioctl.c -ldl

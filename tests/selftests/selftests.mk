@@ -72,10 +72,11 @@ $(SELFTEST_DIR)/kav_conformance_test: tests/selftests/kav_conformance_test.c \
 # kav_layout_test builds the fake kernel's table (tests/unit/fake_table.c)
 # beside the module's and compares the two byte for byte.
 $(SELFTEST_DIR)/kav_layout_test: tests/selftests/kav_layout_test.c \
-		tests/unit/fake_table.c tests/unit/fake_table.h $(SELFTEST_DEPS)
+		tests/unit/fake_table.c tests/unit/fake_table.h \
+		tests/unit/fake_index.c tests/unit/fake_index.h $(SELFTEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) -I$(CURDIR)/tests/unit $< \
-		tests/unit/fake_table.c -o $@ lib/libkav.a
+		tests/unit/fake_table.c tests/unit/fake_index.c -o $@ lib/libkav.a
 
 # kav_hook_test drives libfabric with FI_HOOK=kav: it needs libfabric.so
 # and the provider, which the guest gets in /tests beside it.

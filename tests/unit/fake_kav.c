@@ -13,6 +13,7 @@
 #include "kav_priv.h"		/* kav_sys_ioctl_hook, kav_sys_close_hook */
 #endif
 #include "fake_kav.h"
+#include "fake_index.h"
 
 struct fake_kav_stats fake_kav_stats;
 uint64_t fake_kav_max_entries = 1024;
@@ -40,6 +41,8 @@ struct fake_table {
 	unsigned int refs;		/* fake_avs pointing here */
 	unsigned int nr_open;		/* of them, fds not closed yet */
 	bool named;
+	bool job;			/* KAV_AV_JOB: owner_uid's, job_vni's */
+	uint32_t job_vni;
 	char name[KAV_NAME_MAX];
 	uint32_t name_len;
 	uint32_t owner_uid, owner_gid, mode;
@@ -209,7 +212,10 @@ static struct fake_table *fake_table_new(const struct fake_domain *dom,
 	*err = -EMFILE;
 	if (!tab)
 		return NULL;
-	size = fake_table_size(fake_entry_size(addr_max),
+	size = req->flags & KAV_AV_JOB ?
+	       fake_index_table_size(fake_entry_size(addr_max),
+				     fake_kav_max_entries, req->count) :
+	       fake_table_size(fake_entry_size(addr_max),
 			       fake_kav_max_entries);
 	tab->memfd = memfd_create("fake-kav-av", MFD_CLOEXEC);
 	*err = -ENOMEM;
@@ -224,6 +230,15 @@ static struct fake_table *fake_table_new(const struct fake_domain *dom,
 	tab->size = size;
 	fake_ktable_init(&tab->kt, tab->mem, req->addr_format, addr_max,
 			 fake_kav_max_entries);
+	if (req->flags & KAV_AV_JOB) {
+		/* kav_av_new(): the index, then the domain's key. */
+		fake_index_init(&tab->kt, req->count);
+		tab->job = true;
+		tab->job_vni = dom->vni;
+		tab->owner_uid = dom->uid;
+		tab->owner_gid = dom->gid;
+		tab->mode = 0600;
+	}
 	h = (struct kav_table_header *)tab->mem;
 	/* Tests of libkav against other kernels' key slots. */
 	h->max_keys = fake_kav_max_keys;
@@ -271,6 +286,31 @@ static struct fake_table *fake_name_find(const struct kav_av_create *req,
 	return NULL;
 }
 
+/*
+ * The job table of @dom for @req's format, still open: the fake's jobs
+ * are (uid, domain key, format), as the kernel's are (grant, euid,
+ * namespaces, format) for one process.
+ */
+static struct fake_table *fake_job_find(const struct fake_domain *dom,
+					const struct kav_av_create *req)
+{
+	uint32_t addr_max = fake_addr_max(req->addr_format, req->addr_max);
+	struct kav_table_header *h;
+	struct fake_table *tab;
+	int i;
+
+	for (i = 0; i < FAKE_MAX_AVS; i++) {
+		tab = &fake_tables[i];
+		h = (struct kav_table_header *)tab->mem;
+		if (tab->mem && tab->job && tab->nr_open &&
+		    tab->owner_uid == dom->uid && tab->job_vni == dom->vni &&
+		    h->addr_format == req->addr_format &&
+		    h->addr_max == addr_max)
+			return tab;
+	}
+	return NULL;
+}
+
 /* The kernel's check of an existing named AV's mode bits. */
 static int fake_name_permission(const struct fake_table *tab,
 				const struct fake_domain *dom, bool write)
@@ -290,6 +330,10 @@ static bool fake_create_valid(const struct kav_av_create *req)
 {
 	uint32_t flags = req->flags;
 
+	if (flags & KAV_AV_JOB)
+		return req->size == sizeof(*req) && flags == KAV_AV_JOB &&
+		       !req->name && !req->name_len && !req->mode &&
+		       !req->owner_uid && !req->__reserved;
 	if (req->size != sizeof(*req) ||
 	    (flags & ~(KAV_AV_NAMED | FAKE_NAMED_FLAGS)) ||
 	    ((flags & FAKE_NAMED_FLAGS) && !(flags & KAV_AV_NAMED)) ||
@@ -331,8 +375,19 @@ static int fake_create(int dom_fd, struct kav_av_create *req)
 	if (!fake_create_valid(req))
 		return -EINVAL;
 	owner = req->flags & KAV_AV_OWNER ? req->owner_uid : dom->uid;
-	if (named)
+	if (req->flags & KAV_AV_JOB) {
+		if (!fake_addr_max(req->addr_format, req->addr_max))
+			return -EINVAL;
+		if (!dom->has_key)
+			return -ENOKEY;
+		tab = fake_job_find(dom, req);
+		/* Joining needs the key live, as creating does. */
+		if (tab && (fake_table_key(tab->mem, 0)->flags &
+			    KAV_KEY_REVOKED))
+			return -EKEYREVOKED;
+	} else if (named) {
 		tab = fake_name_find(req, owner);
+	}
 	if (tab) {
 		if (req->flags & KAV_AV_EXCL)
 			return -EEXIST;
@@ -478,6 +533,9 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 	    !(req->flags & KAV_INSERT_AUTH_KEY) != !keys ||
 	    !(req->flags & KAV_INSERT_USER_ID) != !uids)
 		return -EINVAL;
+	/* A job table: the job's key, no user ids. */
+	if (av->tab->job && req->flags)
+		return -EINVAL;
 	if (req->count > KAV_BATCH_MAX)
 		return -E2BIG;
 	if (!req->count)
@@ -493,7 +551,7 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 			return -EINVAL;
 		}
 	}
-	if (req->count > h->max_entries - av->tab->kt.nr_valid)
+	if (!av->tab->job && req->count > h->max_entries - av->tab->kt.nr_valid)
 		return -ENOSPC;
 	/* kav_batch_authorize() */
 	ret = keys ? 0 : fake_writer_slot(av, &own_slot);
@@ -520,8 +578,20 @@ static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 			return -EACCES;
 		}
 	}
-	fake_ktable_insert(&av->tab->kt, addrs, req->addr_stride, fake_lens,
-			   req->count, keys, own_slot, uids, fake_idx);
+	if (av->tab->job) {
+		/* Find-or-insert: only new addresses need room. */
+		if (fake_index_resolve(&av->tab->kt, addrs, req->addr_stride,
+				       fake_lens, req->count, own_slot,
+				       fake_idx) >
+		    h->max_entries - av->tab->kt.nr_valid)
+			return -ENOSPC;
+		fake_index_insert(&av->tab->kt, addrs, req->addr_stride,
+				  fake_lens, req->count, own_slot, fake_idx);
+	} else {
+		fake_ktable_insert(&av->tab->kt, addrs, req->addr_stride,
+				   fake_lens, req->count, keys, own_slot, uids,
+				   fake_idx);
+	}
 	for (i = 0; out && i < req->count; i++)
 		out[i] = fake_idx[i] + fake_kav_index_offset;
 	return 0;
@@ -567,6 +637,8 @@ static int fake_remove(struct fake_av *av, struct kav_av_remove *req)
 	if (av->rdonly)
 		return -EPERM;
 	req->err_index = KAV_NO_INDEX;
+	if (av->tab->job)
+		return -EOPNOTSUPP;
 	if (req->size != sizeof(*req) || req->flags)
 		return -EINVAL;
 	if (req->count > KAV_BATCH_MAX)
@@ -639,6 +711,8 @@ static int fake_set_user_id(struct fake_av *av, struct kav_av_user_id *req)
 		return -EPERM;
 	if (req->size != sizeof(*req) || (req->flags & ~KAV_USER_ID_AUTH_KEY))
 		return -EINVAL;
+	if (av->tab->job)
+		return -EOPNOTSUPP;
 	if (req->flags & KAV_USER_ID_AUTH_KEY)
 		return fake_key_valid(av, req->index) ?
 		       fake_ktable_key_set_user_id(&av->tab->kt, req->index,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fake_table.h"
+#include "fake_index.h"
 
 #define FAKE_FI_ADDRS_PER_PAGE	(FAKE_PAGE / sizeof(uint64_t))
 
@@ -129,6 +130,9 @@ static void fake_ktable_grow(struct fake_ktable *t, uint64_t end)
 		       t->nr_slots / FAKE_FI_ADDRS_PER_PAGE,
 		       (end - 1) / FAKE_FI_ADDRS_PER_PAGE,
 		       fake_init_fi_addr_page);
+	/* A job table's chain links grow with the slots (fake_index.c). */
+	if (fake_hdr(t->mem)->index_buckets)
+		fake_index_grow(t, t->nr_slots, end - 1);
 	t->nr_slots = end;
 	__atomic_store_n(&fake_hdr(t->mem)->nr_slots, end, __ATOMIC_RELEASE);
 }

@@ -21,8 +21,10 @@ UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
 UNIT_CFLAGS   := -O1 -g $(UNIT_SAN) -DKAV_TESTING -Ilib -Itests/unit
 UNIT_LIB_OBJS := $(patsubst lib/%.c,$(UNIT_DIR)/lib/%.o,$(LIB_SRCS))
 UNIT_HELPERS  := $(UNIT_DIR)/fake_kav.o $(UNIT_DIR)/fake_table.o \
+		 $(UNIT_DIR)/fake_index.o \
 		 $(UNIT_DIR)/test_fixture.o
 UNIT_HDRS     := $(LIB_HDRS) tests/unit/fake_kav.h tests/unit/fake_table.h \
+		 tests/unit/fake_index.h \
 		 tests/unit/test_common.h tests/selftests/kav_fi_compat.h \
 		 tests/unit/test_fixture.h
 UNIT_LIBS     := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
