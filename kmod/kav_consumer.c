@@ -63,7 +63,7 @@ static int kav_consumer_read(struct kav_table *t, u64 idx,
 
 	if (!e)
 		return -EINVAL;
-	res->keyed = e->auth_key != KAV_NONE;
+	res->keyed = e->auth_key != KAV_ENTRY_NO_KEY;
 	res->vni = 0;
 	if (res->keyed) {
 		k = kav_key_slot_ro(t, e->auth_key);

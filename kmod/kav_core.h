@@ -83,6 +83,32 @@ static inline void kav_seq_end(struct kav_table *t, __u64 *seq)
 	preempt_enable();
 }
 
+/* The same for an entry, whose seq is 32 bits (as a seqcount_t's). */
+static inline void kav_entry_seq_begin(struct kav_table *t,
+				       struct kav_entry *e)
+{
+	lockdep_assert_held(&t->lock);
+	preempt_disable();
+	WRITE_ONCE(e->seq, e->seq + 1);
+	/* Odd seq is visible before any of the entry changes. */
+	smp_wmb();
+}
+
+static inline void kav_entry_seq_end(struct kav_table *t, struct kav_entry *e)
+{
+	lockdep_assert_held(&t->lock);
+	/* The entry is complete before seq turns even again. */
+	smp_wmb();
+	WRITE_ONCE(e->seq, e->seq + 1);
+	preempt_enable();
+}
+
+/* The key handle entry @e is bound to, or KAV_NONE (KAV_ENTRY_NO_KEY). */
+static inline u64 kav_entry_key(const struct kav_entry *e)
+{
+	return e->auth_key == KAV_ENTRY_NO_KEY ? KAV_NONE : e->auth_key;
+}
+
 /* Entries per key slot in one batch: keys are accounted once per batch. */
 struct kav_key_counts {
 	u32 n[KAV_MAX_AUTH_KEYS];

@@ -116,7 +116,7 @@ static void kav_init_entry_page(const struct kav_table *t, void *page)
 	memset(page, 0, PAGE_SIZE);
 	for (i = 0; i < t->entries_per_page; i++) {
 		e = page + i * t->entry_size;
-		e->auth_key = KAV_NONE;
+		e->auth_key = KAV_ENTRY_NO_KEY;
 		e->user_id = KAV_NONE;
 	}
 }
@@ -247,14 +247,15 @@ static void kav_entry_store(struct kav_table *t, struct kav_batch_cursor *c,
 	struct kav_entry *e = kav_batch_entry(t, c, idx);
 	u32 len = b->lens[i];
 
-	kav_seq_begin(t, &e->seq);
+	kav_entry_seq_begin(t, e);
 	e->flags = KAV_ENTRY_VALID;
 	e->addr_len = len;
-	e->auth_key = key;
+	/* Handles are below KAV_MAX_AUTH_KEYS: one byte holds them. */
+	e->auth_key = key == KAV_NONE ? KAV_ENTRY_NO_KEY : key;
 	e->user_id = b->user_ids ? b->user_ids[i] : KAV_NONE;
 	memcpy(e->addr, b->addrs + (size_t)i * b->stride, len);
 	memset(e->addr + len, 0, t->entry_size - KAV_ENTRY_HDR_SIZE - len);
-	kav_seq_end(t, &e->seq);
+	kav_entry_seq_end(t, e);
 	/* Whoever finds the index in the fi_addr array finds the entry. */
 	smp_store_release(kav_batch_fi_addr(t, c, idx), idx);
 
@@ -271,15 +272,15 @@ static u64 kav_entry_clear(struct kav_table *t, struct kav_batch_cursor *c,
 			   u64 idx)
 {
 	struct kav_entry *e = kav_batch_entry(t, c, idx);
-	u64 key = e->auth_key;
+	u64 key = kav_entry_key(e);
 
-	/* Gone from the fi_addr array first (kav_seq_begin() orders it). */
+	/* Gone from the fi_addr array first (the seq's smp_wmb() orders it). */
 	WRITE_ONCE(*kav_batch_fi_addr(t, c, idx), KAV_NONE);
-	kav_seq_begin(t, &e->seq);
+	kav_entry_seq_begin(t, e);
 	memset((u8 *)e + sizeof(e->seq), 0, t->entry_size - sizeof(e->seq));
-	e->auth_key = KAV_NONE;
+	e->auth_key = KAV_ENTRY_NO_KEY;
 	e->user_id = KAV_NONE;
-	kav_seq_end(t, &e->seq);
+	kav_entry_seq_end(t, e);
 
 	__clear_bit(idx % KAV_USED_PER_PAGE, kav_used_page(t, c, idx));
 	if (!WARN_ON_ONCE(!t->nr_valid))
@@ -498,7 +499,7 @@ int kav_table_walk_entries(struct kav_table *t, u64 *idx,
 		e = kav_entry(t, *idx);
 		if (!(e->flags & KAV_ENTRY_VALID))
 			continue;
-		k = e->auth_key == KAV_NONE ? NULL :
+		k = e->auth_key == KAV_ENTRY_NO_KEY ? NULL :
 		    kav_key_slot_ro(t, e->auth_key);
 		ret = v->fn(v->arg, *idx, e, k);
 		if (ret)
@@ -528,9 +529,9 @@ int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id)
 	/* A change like any batch: generation snapshots see it. */
 	kav_batch_begin(t);
 	e = kav_entry(t, idx);
-	kav_seq_begin(t, &e->seq);
+	kav_entry_seq_begin(t, e);
 	e->user_id = user_id;
-	kav_seq_end(t, &e->seq);
+	kav_entry_seq_end(t, e);
 	kav_batch_end(t);
 	return 0;
 }

@@ -17,9 +17,9 @@
 #include <linux/kav.h>
 #include <kav/kav.h>
 
-#define KAV_API __attribute__((visibility("default")))
+#include "table_read.h"		/* struct kav_table and its reads (table.h) */
 
-#define KAV_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define KAV_API __attribute__((visibility("default")))
 
 /* Default device; $KAV_DEVICE overrides it (tests, containers). */
 #define KAV_DEFAULT_DEVICE "/dev/" KAV_DEVICE_NAME
@@ -159,77 +159,7 @@ extern void (*kav_sys_pause_hook)(bool nap);
 
 /* ---------------------------------------------------------------- table.c */
 
-/*
- * A read-only view of a kernel AV table: the mapping plus the layout values
- * validated once at attach time. Reads use only these cached values for
- * pointer arithmetic, never header fields re-read from shared memory, so a
- * bad header cannot steer a reader outside the mapping.
- */
-struct kav_table {
-	/* What every lookup reads, together. */
-	const uint8_t *entries;		/* entry 0: base + header_size */
-	uint64_t bound;			/* cached nr_slots (atomic; table.c) */
-	uint32_t entry_shift;		/* log2(entry_size) */
-	uint32_t addr_max;
-	const uint8_t *base;
-	size_t map_size;
-	bool mapped;			/* base came from mmap(): unmap it */
-	uint32_t header_size;
-	uint32_t entry_size;
-	uint32_t addr_format;		/* enum kav_addr_format */
-	uint64_t max_entries;
-	uint32_t keys_offset;		/* auth-key slots in the header page */
-	uint32_t max_keys;		/* 0: the kernel has no key slots */
-	uint32_t key_counts_offset;	/* their struct kav_key_count */
-	uint64_t fi_addrs_offset;	/* the fi_addr array in the mapping */
-};
-
-/* A consistent copy of one entry. */
-struct kav_entry_snap {
-	uint64_t seq;
-	uint32_t flags;
-	uint32_t addr_len;		/* clamped to the table's addr_max */
-	uint64_t auth_key;
-	uint64_t user_id;
-	uint8_t addr[KAV_ADDR_MAX_LEN];
-};
-
-/* An entry without its address (kav_table_read_meta()). */
-struct kav_entry_meta {
-	uint64_t seq;
-	uint32_t flags;
-	uint32_t addr_len;		/* clamped to the table's addr_max */
-	uint64_t auth_key;
-	uint64_t user_id;
-};
-
-/*
- * Check the header of a table image at @base (any memory: a mapping or, in
- * tests, a malloc'd buffer) and fill @t. @expect_format 0 accepts any.
- */
-int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
-		     uint32_t expect_format);
-/*
- * Out of line, for an index at or past the cached bound: load nr_slots
- * again and cache it. True when @index may now be read.
- */
-bool kav_table_reach(const struct kav_table *t, uint64_t index);
-/* mmap() @fd read-only and attach. */
-int kav_table_map(struct kav_table *t, int fd, size_t map_size,
-		  uint32_t expect_format);
-/* Undo kav_table_map() (or forget an attached buffer). */
-void kav_table_unmap(struct kav_table *t);
-/* A consistent copy of one auth-key slot. */
-struct kav_key_snap {
-	uint64_t seq;
-	uint32_t flags;			/* KAV_KEY_* */
-	uint32_t vni;
-	uint64_t user_id;
-	uint32_t nr_entries;
-	uint32_t nr_endpoints;
-};
-
-#include "table_read.h"
+/* struct kav_table, its snapshots and functions: table.h (above). */
 
 /* ----------------------------------------------------------------- addr.c */
 

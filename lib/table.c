@@ -13,10 +13,13 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "kav_priv.h"
+#include "table_read.h"
+#include "kav_priv.h"		/* kav_warn(), kav_sys_pause(), errors */
 
 _Static_assert(offsetof(struct kav_entry, addr) == KAV_ENTRY_HDR_SIZE,
 	       "struct kav_entry header size");
+_Static_assert(KAV_MAX_AUTH_KEYS <= KAV_ENTRY_NO_KEY,
+	       "a key slot fits struct kav_entry.auth_key");
 _Static_assert(sizeof(((struct kav_entry_snap *)0)->addr) >= KAV_ADDR_MAX_LEN,
 	       "snapshot holds the largest address");
 
@@ -66,7 +69,10 @@ int kav_table_lookup_slow(const struct kav_table *t, uint64_t index,
 	struct kav_entry_meta m;
 	int ret;
 
-	/* Bound (reloaded), then retries with the backoff: kav_table_read. */
+	/*
+	 * Bound (reloaded), then retries with the backoff: kav_table_read.
+	 * A short buffer gets what fits; *addrlen says what is needed.
+	 */
 	ret = kav_table_read(t, index, &m, addr, *addrlen, false);
 	if (ret)
 		return ret;
@@ -98,9 +104,10 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 	if (h->header_size < sizeof(*h) || h->header_size % 8 ||
 	    h->header_size > map_size ||
 	    !kav_is_pow2(h->entry_size) ||
-	    h->entry_size > KAV_ENTRY_HDR_SIZE + KAV_ADDR_MAX_LEN ||
 	    !h->addr_max || h->addr_max > KAV_ADDR_MAX_LEN ||
+	    /* The kernel's size: the smallest power of two that fits. */
 	    h->entry_size < KAV_ENTRY_HDR_SIZE + h->addr_max ||
+	    h->entry_size / 2 >= KAV_ENTRY_HDR_SIZE + h->addr_max ||
 	    h->map_size != map_size) {
 		kav_warn("AV table header is inconsistent (header_size %u, "
 			 "entry_size %u, addr_max %u, map_size %llu of %zu)",
@@ -164,6 +171,7 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 	t->addr_max = h->addr_max;
 	t->max_entries = h->max_entries;
 	t->keys_offset = h->keys_offset;
+	t->keys = (const uint8_t *)base + h->keys_offset;
 	t->max_keys = h->max_keys;
 	t->key_counts_offset = h->key_counts_offset;
 	t->fi_addrs_offset = h->fi_addrs_offset;

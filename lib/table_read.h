@@ -4,17 +4,14 @@
  * mapping"): bounds, entry and key-slot reads under their sequence
  * counters. Inline because it is the data path (fi_av_lookup(),
  * kav_av_resolve()): a lookup is a few loads and a copy, and a call per
- * step would cost more than the steps. Included by kav_priv.h only.
+ * step would cost more than the steps. Needs only table.h.
  */
 #ifndef KAV_TABLE_READ_H
 #define KAV_TABLE_READ_H
 
+#include "table.h"
+
 #ifdef KAV_TESTING
-/* Called after each seq load of a read attempt (attempt = 0, 1, ...). */
-extern void (*kav_table_read_hook)(const struct kav_entry *e,
-				   unsigned int attempt);
-extern void (*kav_table_key_read_hook)(const struct kav_key_slot *k,
-				       unsigned int attempt);
 #define KAV_READ_HOOK(e, attempt)					\
 	do {								\
 		if (kav_table_read_hook)				\
@@ -57,9 +54,6 @@ static inline void kav_cpu_relax(void)
 #define KAV_READ_YIELDS		16
 /* Microseconds slept between attempts after the yields. */
 #define KAV_READ_NAP_US		50
-
-/* Out of line and cold (table.c): for attempt >= KAV_READ_SPINS. */
-void kav_table_backoff(unsigned int attempt) __attribute__((cold));
 
 /*
  * Wait before retry @attempt (1, 2, ...) of a seq read. Only retries get
@@ -149,10 +143,53 @@ static inline void kav_addr_copy(void *dst, const void *src, size_t n)
 }
 
 /*
+ * An entry's first 8 bytes: seq (loaded with acquire, the protocol's
+ * first load) and the fields beside it (relaxed). Separate loads, not
+ * one 64-bit word: x86 folds each into the instruction that uses it.
+ */
+struct kav_entry_head {
+	uint32_t seq;
+	uint16_t addr_len;
+	uint8_t flags;
+	uint8_t auth_key;
+};
+
+static inline struct kav_entry_head kav_entry_head(const struct kav_entry *e)
+{
+	struct kav_entry_head h;
+
+	h.seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	h.addr_len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
+	h.flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+	h.auth_key = __atomic_load_n(&e->auth_key, __ATOMIC_RELAXED);
+	return h;
+}
+
+/*
+ * Was the copy taken since head @h consistent? The copy's loads are
+ * ordered before the second load of seq (acquire fence: on weak memory
+ * an acquire load alone would not order the earlier plain loads), and
+ * seq must be even and unchanged.
+ */
+static inline bool kav_entry_head_still(const struct kav_entry *e,
+					struct kav_entry_head h)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return !(h.seq & 1) &&
+	       __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == h.seq;
+}
+
+/* A stored key slot as a key handle: KAV_ENTRY_NO_KEY -> KAV_NONE. */
+static inline uint64_t kav_entry_key_handle(uint8_t key)
+{
+	return key == KAV_ENTRY_NO_KEY ? KAV_NONE : key;
+}
+
+/*
  * One attempt at copying entry @e (attempt number @attempt, for the test
  * hook): true when the copy is consistent, that is taken between two equal
  * even loads of seq. Seqcount read side, as in the vDSO: the kernel makes
- * seq odd, writes the entry, then makes it even again (release).
+ * seq odd, writes the entry, then makes it even again.
  */
 static inline bool kav_table_try_read(const struct kav_table *t,
 				      const struct kav_entry *e,
@@ -160,29 +197,25 @@ static inline bool kav_table_try_read(const struct kav_table *t,
 				      struct kav_entry_meta *m, void *addr,
 				      size_t cap, bool ids)
 {
-	uint64_t seq;
+	struct kav_entry_head h;
 	uint32_t len;
 
 	(void)attempt;			/* the test hook's only */
-	seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	h = kav_entry_head(e);
 	KAV_READ_HOOK(e, attempt);
-	if (seq & 1)
+	if (h.seq & 1)
 		return false;
-	m->flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
-	len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
-	m->auth_key = ids ? __atomic_load_n(&e->auth_key, __ATOMIC_RELAXED) :
-			    KAV_NONE;
+	m->flags = h.flags;
+	m->auth_key = ids ? kav_entry_key_handle(h.auth_key) : KAV_NONE;
 	m->user_id = ids ? __atomic_load_n(&e->user_id, __ATOMIC_RELAXED) :
 			   KAV_NONE;
-	/* A torn addr_len must not make us copy past the entry. */
-	len = KAV_MIN(len, t->addr_max);
+	/* A bad addr_len must not make us copy past the entry. */
+	len = KAV_MIN((uint32_t)h.addr_len, t->addr_max);
 	if (cap)
 		kav_addr_copy(addr, e->addr, KAV_MIN((size_t)len, cap));
-	/* Order the copy before the second load of seq. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq)
+	if (!kav_entry_head_still(e, h))
 		return false;
-	m->seq = seq;
+	m->seq = h.seq;
 	m->addr_len = len;
 	return true;
 }
@@ -246,46 +279,37 @@ static inline int kav_table_read_meta(const struct kav_table *t,
 }
 
 /*
- * fi_av_lookup() semantics on a valid entry: copy min(*addrlen, addr_len)
- * bytes to @addr and set *addrlen = addr_len (for KAV_ADDR_STR, counting
- * a NUL). -FI_EINVAL for an index out of range or an entry that is not
- * valid. Out of line (table.c): what kav_table_lookup() does not answer
- * at once.
- */
-int kav_table_lookup_slow(const struct kav_table *t, uint64_t index,
-			  void *addr, size_t *addrlen) __attribute__((cold));
-
-/*
  * fi_av_lookup()'s read, lean: one attempt inline, straight into the
- * caller's buffer, with only tail calls out (a past-the-bound index or a
- * retry go to kav_table_lookup_slow()), so it needs no stack frame.
+ * caller's buffer, with only tail calls out (a past-the-bound index, a
+ * retry or an entry that is not valid go to kav_table_lookup_slow(),
+ * which answers them), so it needs no stack frame. Everything unusual
+ * is one branch, taken before any byte moves.
  */
 static inline int kav_table_lookup(const struct kav_table *t, uint64_t index,
 				   void *addr, size_t *addrlen)
 {
 	const struct kav_entry *e;
-	uint32_t flags, len;
-	uint64_t seq;
-	size_t cap = *addrlen;
+	struct kav_entry_head h;
+	size_t len;
 
 	if (__builtin_expect(index >= __atomic_load_n(&t->bound,
 						      __ATOMIC_ACQUIRE), 0))
 		return kav_table_lookup_slow(t, index, addr, addrlen);
 	e = kav_table_entry(t, index);
-	seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-	flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
-	len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
-	/* A torn addr_len must not make us copy past the entry. */
-	len = KAV_MIN(len, t->addr_max);
-	if (cap)
-		kav_addr_copy(addr, e->addr, KAV_MIN((size_t)len, cap));
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (__builtin_expect((seq & 1) ||
-			     __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq,
-			     0))
+	h = kav_entry_head(e);
+	len = h.addr_len;
+	/*
+	 * Odd seq, not valid, a length past addr_max (never from a sound
+	 * kernel) or a short buffer: the slow path, before any byte moves.
+	 */
+	if (__builtin_expect(((h.seq & 1) | (h.flags ^ KAV_ENTRY_VALID)) ||
+			     len > *addrlen || len > t->addr_max, 0))
 		return kav_table_lookup_slow(t, index, addr, addrlen);
-	if (!(flags & KAV_ENTRY_VALID))
-		return -FI_EINVAL;
+	kav_addr_copy(addr, e->addr, len);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__builtin_expect(__atomic_load_n(&e->seq, __ATOMIC_RELAXED) !=
+			     h.seq, 0))
+		return kav_table_lookup_slow(t, index, addr, addrlen);
 	*addrlen = len;
 	return 0;
 }
@@ -294,8 +318,8 @@ static inline int kav_table_lookup(const struct kav_table *t, uint64_t index,
 static inline const struct kav_key_slot *
 kav_table_key(const struct kav_table *t, uint32_t slot)
 {
-	return (const struct kav_key_slot *)(t->base + t->keys_offset +
-					     slot * sizeof(struct kav_key_slot));
+	return (const struct kav_key_slot *)(t->keys + slot *
+					     sizeof(struct kav_key_slot));
 }
 
 /* One attempt at copying key slot @k: as kav_table_try_read(). */

@@ -50,6 +50,7 @@ static bool kav_view_reach(struct kav_view *view, const struct kav_table *t,
 	return index < view->bound;
 }
 
+/* <kav/kav_view.h> binds the name kav_view_init to this symbol. */
 KAV_API int kav_view_init(struct fid_av *av_fid, struct kav_view *view)
 {
 	struct kav_av *av = kav_av_from_fid(av_fid);
@@ -124,4 +125,35 @@ KAV_API int kav_view_resolve_slow(struct kav_view *view, fi_addr_t fi_addr,
 		return -FI_EINVAL;
 	out->vni = (uint32_t)word;
 	return (word & KAV_VIEW_KEY_REVOKED) ? -FI_EKEYREJECTED : 0;
+}
+
+/*
+ * Bytes of struct kav_view in the version-3 header (libkav 0.1, 0.2);
+ * the struct has not changed since, only the entries it reads.
+ */
+#define KAV_VIEW_V3_SIZE	576
+_Static_assert(sizeof(struct kav_view) == KAV_VIEW_V3_SIZE,
+	       "struct kav_view kept its size and layout");
+
+/*
+ * The symbol kav_view_init as programs built against the version-3
+ * <kav/kav_view.h> call it: their inline reader knows the 32-byte entry
+ * header, not this table's. Refuse, and leave the view empty (bound 0,
+ * no AV), so that every kav_view_resolve() they inline goes to
+ * kav_view_resolve_slow() and fails with -FI_EINVAL instead of reading
+ * the new entries with the old offsets.
+ */
+KAV_API int kav_view_init_v3(struct fid_av *av_fid, struct kav_view *view)
+	__asm__("kav_view_init");
+KAV_API int kav_view_init_v3(struct fid_av *av_fid, struct kav_view *view)
+{
+	(void)av_fid;
+	kav_err_clear();
+	if (view)
+		memset(view, 0, KAV_VIEW_V3_SIZE);
+	kav_fail_warn("kav_view_init: this program was built against an old "
+		      "<kav/kav_view.h> (table layout 3) and cannot read "
+		      "layout %u tables: rebuild it against libkav's current "
+		      "headers", KAV_TABLE_VERSION);
+	return -FI_EOPNOTSUPP;
 }

@@ -930,7 +930,7 @@ static void check_table(unsigned int s)
 		if (e->seq % 2) {
 			what = "entry seq odd when idle";
 		} else if (!(e->flags & KAV_ENTRY_VALID)) {
-			if (e->auth_key != KAV_NONE)
+			if (e->auth_key != KAV_ENTRY_NO_KEY)
 				what = "cleared entry bound to a key";
 			else if (fi != KAV_NONE)
 				what = "fi_addr of a cleared entry";
@@ -938,7 +938,7 @@ static void check_table(unsigned int s)
 			valid++;
 			if (fi != i)
 				what = "fi_addr of a valid entry";
-			if (e->auth_key != KAV_NONE) {
+			if (e->auth_key != KAV_ENTRY_NO_KEY) {
 				if (e->auth_key >= KAV_MAX_AUTH_KEYS)
 					what = "entry bound to a bad handle";
 				else

@@ -1788,7 +1788,7 @@ static int keyless_tenant(void *arg)
 	/* allow_keyless=1: a keyless entry is accepted and resolves. */
 	CK_EQ(0, tenant_av_open(&t, 0));
 	CK_EQ(0, kav_insert_one(t.av, 0x0a400000, 7000, KAV_NONE, &fi_on));
-	CK_EQ(KAV_NONE, kav_entry_at(t.map.h, fi_on)->auth_key);
+	CK_EQ(KAV_ENTRY_NO_KEY, kav_entry_at(t.map.h, fi_on)->auth_key);
 	nic = kav_nic_open();
 	CK(nic >= 0);
 	CK_EQ(0, kav_nic_bind(nic, t.av));

@@ -375,13 +375,13 @@ static void check_table(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, e->seq & 1);
 		if (!(e->flags & KAV_ENTRY_VALID)) {
 			/* Never used or cleared: bound to nothing. */
-			ASSERT_EQ(KAV_NONE, e->auth_key);
+			ASSERT_EQ(KAV_ENTRY_NO_KEY, e->auth_key);
 			ASSERT_EQ(KAV_NONE, e->user_id);
 			continue;
 		}
 		valid++;
 		ASSERT_EQ(sizeof(struct sockaddr_in), e->addr_len);
-		if (e->auth_key != KAV_NONE) {
+		if (e->auth_key != KAV_ENTRY_NO_KEY) {
 			ASSERT_GT(KAV_MAX_AUTH_KEYS, e->auth_key);
 			/* Valid; perhaps revoked (KAV_KEY_REVOKED), never gone. */
 			ASSERT_TRUE(slot_at(h, e->auth_key)->flags & KAV_KEY_VALID)

@@ -160,15 +160,16 @@ static struct sockaddr_in6 w_addr(uint32_t nonce, uint32_t who, uint64_t ctr)
 
 /* --- the table, read as the uAPI documents ------------------------------- */
 
-#define ENTRY_SIZE	64	/* 32 + sizeof(struct sockaddr_in6), rounded */
+#define ENTRY_SIZE	64	/* 16 + sizeof(struct sockaddr_in6), rounded */
 
-/* A copy of one entry of an IPv6 AV. */
+/* A copy of one entry of an IPv6 AV (struct kav_entry's header). */
 struct ecopy {
-	uint64_t seq;
-	uint32_t flags, addr_len;
-	uint64_t auth_key, user_id;
+	uint32_t seq;
+	uint16_t addr_len;
+	uint8_t flags, auth_key;
+	uint64_t user_id;
 	struct sockaddr_in6 sin6;
-	uint32_t pad;		/* past addr_len: zero */
+	uint8_t pad[20];	/* past addr_len: zero */
 };
 
 _Static_assert(sizeof(struct ecopy) == ENTRY_SIZE, "entry copy layout");
@@ -199,12 +200,13 @@ fi_at(const volatile struct kav_table_header *h, uint64_t idx)
 static int entry_try(const volatile struct kav_table_header *h, uint64_t idx,
 		     struct ecopy *out)
 {
-	const volatile uint64_t *w = (const volatile uint64_t *)entry_at(h, idx);
-	uint64_t buf[ENTRY_SIZE / 8], s1, s2;
+	const volatile uint32_t *w = (const volatile uint32_t *)entry_at(h, idx);
+	uint32_t buf[ENTRY_SIZE / 4], s1, s2;
 	size_t k;
 
+	/* seq is the first 32-bit word of the entry. */
 	s1 = __atomic_load_n(&w[0], __ATOMIC_ACQUIRE);
-	for (k = 1; k < ENTRY_SIZE / 8; k++)
+	for (k = 1; k < ENTRY_SIZE / 4; k++)
 		buf[k] = w[k];
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	s2 = __atomic_load_n(&w[0], __ATOMIC_RELAXED);
@@ -230,7 +232,8 @@ static int entry_get(const volatile struct kav_table_header *h, uint64_t idx,
 
 /*
  * NULL if @c is well formed: an empty entry (never used or cleared: flags,
- * addr_len and address zero, auth_key and user_id KAV_NONE), or a valid
+ * addr_len and address zero, auth_key KAV_ENTRY_NO_KEY and user_id
+ * KAV_NONE), or a valid
  * IPv6 entry with no key or user id whose address carries a correct
  * checksum (decoded into @t). Else what is wrong.
  */
@@ -241,23 +244,24 @@ static const char *entry_problem(const struct ecopy *c, struct tag *t)
 
 	if (!(c->flags & KAV_ENTRY_VALID)) {
 		static const struct ecopy empty = {
-			.auth_key = KAV_NONE, .user_id = KAV_NONE,
+			.auth_key = KAV_ENTRY_NO_KEY, .user_id = KAV_NONE,
 		};
 
 		if (memcmp((const char *)c + sizeof(c->seq),
 			   (const char *)&empty + sizeof(c->seq),
 			   sizeof(*c) - sizeof(c->seq)))
 			return "an invalid entry is not empty (zero, with "
-			       "KAV_NONE key and user id)";
+			       "no key and no user id)";
 		return NULL;
 	}
 	if (c->flags != KAV_ENTRY_VALID)
 		return "unknown flags";
 	if (c->addr_len != sizeof(c->sin6))
 		return "addr_len is not sizeof(struct sockaddr_in6)";
-	if (c->auth_key != KAV_NONE || c->user_id != KAV_NONE)
+	if (c->auth_key != KAV_ENTRY_NO_KEY || c->user_id != KAV_NONE)
 		return "auth_key or user_id set";
-	if (c->pad)
+	if (memcmp(c->pad, (const uint8_t[sizeof(c->pad)]){ 0 },
+		   sizeof(c->pad)))
 		return "bytes past addr_len not zero";
 	if (c->sin6.sin6_family != AF_INET6 || c->sin6.sin6_scope_id)
 		return "family or scope id changed";

@@ -481,7 +481,8 @@ static int check_inserted(struct ctx *x, uint32_t n, bool keyed)
 			return -1;
 		if (keyed && (e->auth_key != x->key || e->user_id != x->ids[i]))
 			return -1;
-		if (!keyed && (e->auth_key != KAV_NONE || e->user_id != KAV_NONE))
+		if (!keyed && (e->auth_key != KAV_ENTRY_NO_KEY ||
+			       e->user_id != KAV_NONE))
 			return -1;
 	}
 	return kav_uses(x->h, x->key)->nr_entries ==
@@ -698,7 +699,7 @@ static int call_fault_kernel(struct ctx *x)
 
 static int check_fault_kernel(struct ctx *x)
 {
-	uint32_t flags;
+	uint8_t flags;
 	char buf[64];
 
 	if (read(x->pipe[0], buf, sizeof(buf)) != sizeof(buf))

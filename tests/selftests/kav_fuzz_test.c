@@ -211,7 +211,7 @@ static void check_av(struct __test_metadata *_metadata,
 		if (!e->flags) {
 			/* Never used or cleared: no address, no key, no id. */
 			ASSERT_EQ(0, e->addr_len);
-			ASSERT_EQ(KAV_NONE, e->auth_key);
+			ASSERT_EQ(KAV_ENTRY_NO_KEY, e->auth_key);
 			ASSERT_EQ(KAV_NONE, e->user_id);
 			continue;
 		}
@@ -219,7 +219,7 @@ static void check_av(struct __test_metadata *_metadata,
 		ASSERT_GE(a->addr_max, e->addr_len);
 		ASSERT_LT(0, e->addr_len);
 		valid++;
-		if (e->auth_key != KAV_NONE) {
+		if (e->auth_key != KAV_ENTRY_NO_KEY) {
 			ASSERT_GT(KAV_MAX_AUTH_KEYS, e->auth_key);
 			/* Valid; perhaps revoked or the domain's key. */
 			ASSERT_TRUE(slot_at(a, e->auth_key)->flags &

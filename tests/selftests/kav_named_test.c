@@ -848,7 +848,7 @@ static uint64_t entry_key(const struct kav_map *m, uint64_t fi)
 		((const volatile char *)m->h + m->h->header_size +
 		 fi * m->h->entry_size);
 
-	return e->auth_key;
+	return e->auth_key == KAV_ENTRY_NO_KEY ? KAV_NONE : e->auth_key;
 }
 
 /*

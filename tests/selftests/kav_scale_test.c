@@ -186,7 +186,7 @@ static int read_entry(const struct kav_table_header *h, uint64_t idx,
 	int tries;
 
 	for (tries = 0; tries < 1000; tries++) {
-		uint64_t s1 = load_acq(&e->seq), s2;
+		uint32_t s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE), s2;
 
 		out->flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
 		out->addr_len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
@@ -216,7 +216,7 @@ static bool entry_is(const struct kav_table_header *h, uint64_t idx,
 	else
 		addr4(i, &s4);
 	return !read_entry(h, idx, &e) && e.flags == KAV_ENTRY_VALID &&
-	       e.addr_len == len && e.auth_key == KAV_NONE &&
+	       e.addr_len == len && e.auth_key == KAV_ENTRY_NO_KEY &&
 	       e.user_id == KAV_NONE && !memcmp(e.addr, want, len) &&
 	       load_acq(&kav_table_fi_addrs_of(h)[idx]) == idx;
 }

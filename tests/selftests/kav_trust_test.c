@@ -1573,13 +1573,14 @@ static void *race_remove0(void *arg)
 
 /*
  * An invalid entry, removed or never used, reads as table-layout.rst
- * says: no flags, no address, bound to no key (KAV_NONE, not slot 0).
+ * says: no flags, no address, bound to no key (KAV_ENTRY_NO_KEY, not
+ * slot 0).
  */
 static bool entry_is_clear(const volatile struct kav_entry *e)
 {
 	static const uint8_t zero[sizeof(struct sockaddr_in)];
 
-	return !e->flags && !e->addr_len && e->auth_key == KAV_NONE &&
+	return !e->flags && !e->addr_len && e->auth_key == KAV_ENTRY_NO_KEY &&
 	       e->user_id == KAV_NONE &&
 	       !memcmp((const void *)e->addr, zero, sizeof(zero));
 }
@@ -1589,7 +1590,7 @@ static void race_check_table(const volatile struct kav_table_header *h,
 			     bool keyed, const uint8_t *used,
 			     struct race_report *r)
 {
-	const uint64_t key = keyed ? 0 : KAV_NONE;
+	const uint8_t key = keyed ? 0 : KAV_ENTRY_NO_KEY;
 	const volatile struct kav_entry *e;
 	uint64_t i, n, fi;
 
@@ -1650,7 +1651,7 @@ static int race_remove_all(int av, const volatile struct kav_table_header *h)
 static void race_big_insert(int av, const volatile struct kav_table_header *h,
 			    bool keyed, struct race_report *r)
 {
-	const uint64_t key = keyed ? 0 : KAV_NONE;
+	const uint8_t key = keyed ? 0 : KAV_ENTRY_NO_KEY;
 	const volatile struct kav_entry *e;
 	struct sockaddr_in *sin;
 	uint64_t *fi, i;

@@ -352,7 +352,7 @@ TEST_F(av, insert_entry_contents)
 	e = entry_at(self->hdr, fi);
 	EXPECT_EQ(KAV_ENTRY_VALID, e->flags);
 	EXPECT_EQ(sizeof(s), e->addr_len);
-	EXPECT_EQ(KAV_NONE, e->auth_key);
+	EXPECT_EQ(KAV_ENTRY_NO_KEY, e->auth_key);
 	EXPECT_EQ(KAV_NONE, e->user_id);
 	EXPECT_EQ(0, memcmp((const void *)e->addr, &s, sizeof(s)));
 	seq = e->seq;

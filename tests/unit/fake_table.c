@@ -82,6 +82,18 @@ static void fake_seq_end(__u64 *seq)
 	__atomic_store_n(seq, *seq + 1, __ATOMIC_RELEASE);
 }
 
+/* The same for an entry's 32-bit seq (kav_entry_seq_begin/end()). */
+static void fake_entry_seq_begin(struct kav_entry *e)
+{
+	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void fake_entry_seq_end(struct kav_entry *e)
+{
+	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
+}
+
 /* ------------------------------------------------------------ pages */
 
 /* kav_init_entry_page(): zero, but no key and no user id. */
@@ -95,7 +107,7 @@ static void fake_init_entry_page(void *mem, uint64_t page)
 	memset(p, 0, FAKE_PAGE);
 	for (i = 0; i < FAKE_PAGE / h->entry_size; i++) {
 		e = (struct kav_entry *)(p + i * h->entry_size);
-		e->auth_key = KAV_NONE;
+		e->auth_key = KAV_ENTRY_NO_KEY;
 		e->user_id = KAV_NONE;
 	}
 }
@@ -208,14 +220,14 @@ static void fake_entry_store(struct fake_ktable *t, uint64_t idx,
 	struct kav_entry *e = fake_table_entry(t->mem, idx);
 	uint32_t entry_size = fake_hdr(t->mem)->entry_size;
 
-	fake_seq_begin(&e->seq);
+	fake_entry_seq_begin(e);
 	e->flags = KAV_ENTRY_VALID;
-	e->addr_len = len;
-	e->auth_key = key;
+	e->addr_len = (uint16_t)len;
+	e->auth_key = key == KAV_NONE ? KAV_ENTRY_NO_KEY : (uint8_t)key;
 	e->user_id = user_id;
 	memcpy(e->addr, addr, len);
 	memset(e->addr + len, 0, entry_size - KAV_ENTRY_HDR_SIZE - len);
-	fake_seq_end(&e->seq);
+	fake_entry_seq_end(e);
 	__atomic_store_n(&fake_table_fi_addrs(t->mem)[idx], idx,
 			 __ATOMIC_RELEASE);
 	t->nr_valid++;
@@ -227,15 +239,15 @@ static uint64_t fake_entry_clear(struct fake_ktable *t, uint64_t idx)
 {
 	struct kav_entry *e = fake_table_entry(t->mem, idx);
 	uint32_t entry_size = fake_hdr(t->mem)->entry_size;
-	uint64_t key = e->auth_key;
+	uint64_t key = e->auth_key == KAV_ENTRY_NO_KEY ? KAV_NONE : e->auth_key;
 
 	__atomic_store_n(&fake_table_fi_addrs(t->mem)[idx], KAV_NONE,
 			 __ATOMIC_RELAXED);
-	fake_seq_begin(&e->seq);
+	fake_entry_seq_begin(e);
 	memset((uint8_t *)e + sizeof(e->seq), 0, entry_size - sizeof(e->seq));
-	e->auth_key = KAV_NONE;
+	e->auth_key = KAV_ENTRY_NO_KEY;
 	e->user_id = KAV_NONE;
-	fake_seq_end(&e->seq);
+	fake_entry_seq_end(e);
 	t->nr_valid--;
 	if (idx < t->first_free)
 		t->first_free = idx;
@@ -313,9 +325,9 @@ int fake_ktable_set_user_id(struct fake_ktable *t, uint64_t idx,
 	/* A batch of its own: generation snapshots see it. */
 	fake_batch_begin(t);
 	e = fake_table_entry(t->mem, idx);
-	fake_seq_begin(&e->seq);
+	fake_entry_seq_begin(e);
 	e->user_id = user_id;
-	fake_seq_end(&e->seq);
+	fake_entry_seq_end(e);
 	fake_batch_end(t);
 	return 0;
 }
@@ -470,17 +482,19 @@ static void fake_entry_write(void *mem, uint64_t index, uint32_t flags,
 	struct kav_entry *e = fake_table_entry(mem, index);
 	struct kav_table_header *h = fake_hdr(mem);
 
-	fake_seq_begin(&e->seq);
-	e->flags = flags;
-	e->addr_len = addr_len;
+	fake_entry_seq_begin(e);
+	e->flags = (uint8_t)flags;
+	e->addr_len = (uint16_t)addr_len;
 	memset(e->addr, 0, h->entry_size - KAV_ENTRY_HDR_SIZE);
 	if (addr_len)
 		memcpy(e->addr, addr, addr_len);
 	if (ids) {
-		e->auth_key = auth_key;
+		/* Any value but KAV_NONE lands as its low byte (tests). */
+		e->auth_key = auth_key == KAV_NONE ? KAV_ENTRY_NO_KEY :
+			      (uint8_t)auth_key;
 		e->user_id = user_id;
 	}
-	fake_seq_end(&e->seq);
+	fake_entry_seq_end(e);
 	__atomic_store_n(&fake_table_fi_addrs(mem)[index],
 			 flags & KAV_ENTRY_VALID ? index : KAV_NONE,
 			 __ATOMIC_RELEASE);

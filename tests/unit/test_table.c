@@ -405,15 +405,30 @@ struct spin_log {
 	unsigned int finish_at;		/* the writer finishes at this attempt */
 	bool finish_on_nap;		/* or only when the reader sleeps */
 	bool change;			/* seq even but changing, not odd */
-	__u64 *seq;			/* the seq the writer holds */
+	__u64 *seq;			/* the key seq the writer holds, */
+	__u32 *seq32;			/* or the entry seq */
 	uint32_t *vni;			/* a key's vni, written on finish */
 };
 
 static struct spin_log spin;
 
+/* The seq the writer holds, whichever width it is. */
+static uint64_t spin_seq(void)
+{
+	return spin.seq32 ? *spin.seq32 : *spin.seq;
+}
+
+static void spin_seq_add(unsigned int n)
+{
+	if (spin.seq32)
+		*spin.seq32 += n;
+	else
+		*spin.seq += n;
+}
+
 static void spin_writer_step(unsigned int attempt)
 {
-	bool done = *spin.seq % 2 == 0 && !spin.change;
+	bool done = spin_seq() % 2 == 0 && !spin.change;
 
 	spin.attempts++;
 	spin.last_attempt = attempt;
@@ -423,12 +438,12 @@ static void spin_writer_step(unsigned int attempt)
 		/* Finish after this look: the next attempt succeeds. */
 		if (spin.vni)
 			*spin.vni = 77;
-		*spin.seq += spin.change ? 2 : 1;
+		spin_seq_add(spin.change ? 2 : 1);
 		spin.change = false;
 		return;
 	}
 	if (spin.change)
-		*spin.seq += 2;		/* another completed write */
+		spin_seq_add(2);	/* another completed write */
 }
 
 static void spin_entry_hook(const struct kav_entry *e, unsigned int attempt)
@@ -450,10 +465,10 @@ static void spin_pause_hook(bool nap)
 	if (nap) {
 		spin.naps++;
 		/* A writer below a SCHED_FIFO reader runs only now. */
-		if (spin.finish_on_nap && *spin.seq % 2) {
+		if (spin.finish_on_nap && spin_seq() % 2) {
 			if (spin.vni)
 				*spin.vni = 77;
-			*spin.seq += 1;
+			spin_seq_add(1);
 		}
 	} else {
 		spin.yields++;
@@ -464,6 +479,16 @@ static void spin_start(__u64 *seq, unsigned int finish_at)
 {
 	memset(&spin, 0, sizeof(spin));
 	spin.seq = seq;
+	spin.finish_at = finish_at;
+	spin.first_pause_after = UINT32_MAX;
+	kav_sys_pause_hook = spin_pause_hook;
+}
+
+/* As spin_start(), for an entry's 32-bit seq. */
+static void spin_start_entry(__u32 *seq, unsigned int finish_at)
+{
+	memset(&spin, 0, sizeof(spin));
+	spin.seq32 = seq;
 	spin.finish_at = finish_at;
 	spin.first_pause_after = UINT32_MAX;
 	kav_sys_pause_hook = spin_pause_hook;
@@ -492,7 +517,7 @@ static void test_spin_short(void **state)
 
 	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
 	e->seq += 1;
-	spin_start(&e->seq, KAV_READ_SPINS - 1);
+	spin_start_entry(&e->seq, KAV_READ_SPINS - 1);
 	kav_table_read_hook = spin_entry_hook;
 	assert_int_equal(kav_table_read_entry(&f->t, 0, &snap), 0);
 	assert_waits(KAV_READ_SPINS - 1);
@@ -510,7 +535,7 @@ static void test_spin_odd_yields(void **state)
 
 	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
 	e->seq += 1;
-	spin_start(&e->seq, n);
+	spin_start_entry(&e->seq, n);
 	kav_table_read_hook = spin_entry_hook;
 	assert_int_equal(kav_table_read_entry(&f->t, 2, &snap), 0);
 	assert_waits(n);
@@ -530,7 +555,7 @@ static void test_spin_change_yields(void **state)
 	size_t len = sizeof(out);
 
 	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
-	spin_start(&e->seq, n);
+	spin_start_entry(&e->seq, n);
 	spin.change = true;
 	kav_table_read_hook = spin_entry_hook;
 	assert_int_equal(kav_table_lookup(&f->t, 0, &out, &len), 0);
@@ -553,7 +578,7 @@ static void test_spin_writer_needs_cpu(void **state)
 
 	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
 	e->seq += 1;
-	spin_start(&e->seq, 0);
+	spin_start_entry(&e->seq, 0);
 	spin.finish_on_nap = true;
 	kav_table_read_hook = spin_entry_hook;
 	assert_int_equal(kav_table_read_meta(&f->t, 2, &m), 0);

@@ -57,7 +57,7 @@ enum kav_addr_format {
 };
 
 /* Bytes of struct kav_entry before the address. */
-#define KAV_ENTRY_HDR_SIZE	32
+#define KAV_ENTRY_HDR_SIZE	16
 /* Largest address an AV can be created for (entries are at most 512 B). */
 #define KAV_ADDR_MAX_LEN	480
 /* Most addresses (or fi_addrs) one insert or remove call may carry. */
@@ -463,7 +463,7 @@ struct kav_whoami {
  * beyond nr_slots may raise SIGBUS, so readers check nr_slots first.
  */
 #define KAV_TABLE_MAGIC		0x5456414bU	/* "KAVT" little-endian */
-#define KAV_TABLE_VERSION	3
+#define KAV_TABLE_VERSION	4
 
 /**
  * struct kav_table_header - first page of the mapping
@@ -568,7 +568,7 @@ static inline __u32 kav_index_hash(const void *addr, __u32 len, __u64 key)
 
 /**
  * struct kav_key_slot - one auth key of the AV, in the header page
- * @seq: sequence, as for struct kav_entry
+ * @seq: sequence (64 bits), read as struct kav_entry's
  * @flags: KAV_KEY_*
  * @vni: the key (struct kav_auth_key.vni)
  * @user_id: user id reported for the key, or KAV_NONE
@@ -602,26 +602,34 @@ struct kav_key_count {
 /* struct kav_entry.flags */
 #define KAV_ENTRY_VALID		0x1U
 
-/* struct kav_entry.auth_key and .user_id when none is set */
+/* struct kav_entry.user_id (and key slots' user_id) when none is set */
 #define KAV_NONE		(~0ULL)
+
+/* struct kav_entry.auth_key when the entry is bound to no key */
+#define KAV_ENTRY_NO_KEY	0xffU
 
 /**
  * struct kav_entry - one table entry (header_size + index * entry_size)
- * @seq: entry sequence; odd while the kernel writes the entry. A reader
- *	loads seq (acquire), copies the entry, orders the copy before a
- *	second load of seq, and retries if the two differ or are odd.
- * @flags: KAV_ENTRY_*
+ * @seq: entry sequence (32 bits, as the kernel's seqcount_t); odd while
+ *	the kernel writes the entry. A reader loads seq (acquire), copies
+ *	the entry, orders the copy before a second load of seq (acquire
+ *	fence), and retries if the two differ or are odd.
  * @addr_len: bytes of @addr in use (for KAV_ADDR_STR, including the
- *	terminating NUL)
- * @auth_key: auth-key handle (key slot) the entry is bound to, or KAV_NONE
+ *	terminating NUL); never more than the header's addr_max
+ * @flags: KAV_ENTRY_*
+ * @auth_key: auth-key handle (key slot, 0..KAV_MAX_AUTH_KEYS - 1) the
+ *	entry is bound to, or KAV_ENTRY_NO_KEY
  * @user_id: user id reported for the entry, or KAV_NONE
- * @addr: the address, addr_len bytes
+ * @addr: the address, addr_len bytes, zero after them
+ *
+ * 16 bytes before the address, so entry_size (a power of two) is 32 for
+ * IPv4, 64 for IPv6 and KAV_ADDR_SOCKADDR, 128 for KAV_ADDR_STR.
  */
 struct kav_entry {
-	__aligned_u64 seq;
-	__u32 flags;
-	__u32 addr_len;
-	__aligned_u64 auth_key;
+	__u32 seq;
+	__u16 addr_len;
+	__u8 flags;
+	__u8 auth_key;
 	__aligned_u64 user_id;
 	__u8 addr[];
 };

@@ -30,6 +30,14 @@
  * As with kav_av_resolve(), @addr points into the mapping: if the entry
  * may be removed and its index reused while the provider uses the bytes,
  * compare kav_view_entry_seq() with ent.seq afterwards.
+ *
+ * ABI: this reader is compiled into the program, so it knows the table's
+ * entry layout (KAV_TABLE_VERSION 4: 16-byte entry header). The name
+ * kav_view_init is bound to the symbol kav_view_init2 (libkav 0.3); the
+ * old symbol kav_view_init, which programs built against the version-3
+ * header call, fails with -FI_EOPNOTSUPP and a kav_last_error() text
+ * asking for a rebuild, and leaves their view empty, so they can never
+ * read the new layout through the old inline code.
  */
 #ifndef KAV_KAV_VIEW_H
 #define KAV_KAV_VIEW_H
@@ -62,7 +70,7 @@ struct kav_view {
 	/*
 	 * keys[slot + 1]: the slot's VNI in the low 32 bits, and above them
 	 * KAV_VIEW_KEY_REVOKED or KAV_VIEW_KEY_INVALID; keys[0] is for
-	 * entries bound to no key (KAV_NONE + 1 == 0): VNI 0.
+	 * entries bound to no key ((u8)(KAV_ENTRY_NO_KEY + 1) == 0): VNI 0.
 	 */
 	uint64_t keys[KAV_MAX_AUTH_KEYS + 1];
 	const struct kav_table_header *hdr;
@@ -94,8 +102,12 @@ struct kav_view_entry {
 /**
  * kav_view_init() - set up @view over @av (a kav AV)
  * Return: 0, or -FI_EINVAL (not a kav AV, NULL @view).
+ *
+ * The symbol is kav_view_init2: the layout this header's inline reader
+ * knows (see ABI above).
  */
-int kav_view_init(struct fid_av *av, struct kav_view *view);
+int kav_view_init(struct fid_av *av, struct kav_view *view)
+	__asm__("kav_view_init2");
 
 /**
  * kav_view_resolve_slow() - kav_view_resolve() when the fast path cannot
@@ -121,42 +133,50 @@ static inline int kav_view_resolve(struct kav_view *view, fi_addr_t fi_addr,
 	/* Group and rx bits go; a key handle or NOTAVAIL is past any bound. */
 	uint64_t index = (uint32_t)fi_addr;
 	const struct kav_entry *e;
-	uint64_t seq, key, word;
-	uint32_t flags;
+	uint64_t word;
+	uint32_t seq;
+	int64_t slot;
 
 	if (__builtin_expect(index >= view->bound, 0))
 		return kav_view_resolve_slow(view, fi_addr, out);
 	e = (const struct kav_entry *)(view->entries +
 				       (index << view->entry_shift));
 	seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-	flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
-	out->addr_len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
-	key = __atomic_load_n(&e->auth_key, __ATOMIC_RELAXED);
-	out->user_id = __atomic_load_n(&e->user_id, __ATOMIC_RELAXED);
-	/* The loads above before seq and key_gen are looked at again. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	/*
+	 * keys[] index: the slot + 1, so that KAV_ENTRY_NO_KEY (0xff) wraps
+	 * to 0, "no key" (VNI 0).
+	 */
+	slot = (uint8_t)(__atomic_load_n(&e->auth_key, __ATOMIC_RELAXED) + 1);
 	/*
 	 * Anything unusual goes to the slow path, which answers it: a write
-	 * in progress or done meanwhile, keys changed since they were
-	 * cached, an entry that is not valid. (addr_len needs no check: the
-	 * kernel wrote it with the address, and seq says the two agree.)
+	 * in progress, an entry that is not valid, a key slot no kernel
+	 * writes. (addr_len needs no check: the kernel wrote it with the
+	 * address, and seq says the two agree.)
 	 */
-	if (__builtin_expect((seq & 1) |
-			     (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) !=
-			      seq) |
-			     (__atomic_load_n(view->key_gen_word,
-					      __ATOMIC_RELAXED) !=
-			      view->key_gen) |
-			     ((flags & KAV_ENTRY_VALID) == 0) |
-			     (key + 1 > KAV_MAX_AUTH_KEYS), 0))
+	if (__builtin_expect((seq & 1) ||
+			     __atomic_load_n(&e->flags, __ATOMIC_RELAXED) !=
+			     KAV_ENTRY_VALID || slot > KAV_MAX_AUTH_KEYS, 0))
 		return kav_view_resolve_slow(view, fi_addr, out);
-	word = view->keys[key + 1];
-	/* A revoked (or, never here, invalid) key: the slow path says so. */
-	if (__builtin_expect(word >> 32, 0))
+	out->addr_len = __atomic_load_n(&e->addr_len, __ATOMIC_RELAXED);
+	out->user_id = __atomic_load_n(&e->user_id, __ATOMIC_RELAXED);
+	word = view->keys[slot];
+	/*
+	 * The loads above before seq and key_gen are looked at again: an
+	 * acquire fence, since on weak memory an acquire load would not
+	 * order the earlier relaxed loads before it. A write done meanwhile,
+	 * keys changed since they were cached, or a revoked (or, never
+	 * here, invalid) key: the slow path.
+	 */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__builtin_expect(__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq ||
+			     __atomic_load_n(view->key_gen_word,
+					     __ATOMIC_RELAXED) != view->key_gen ||
+			     (word >> 32) != 0, 0))
 		return kav_view_resolve_slow(view, fi_addr, out);
 	out->addr = e->addr;
 	out->vni = (uint32_t)word;
-	out->key = key;
+	/* slot - 1: the key slot, or -1 (KAV_NONE) for none. */
+	out->key = (uint64_t)(slot - 1);
 	out->seq = seq;
 	return 0;
 }
@@ -169,7 +189,12 @@ static inline uint64_t kav_view_entry_seq(const struct kav_view *view,
 		((const uint8_t *)ent->addr - KAV_ENTRY_HDR_SIZE);
 
 	(void)view;
-	return __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	/*
+	 * The caller's reads of the address bytes come before this load:
+	 * an acquire fence first (weak memory), then the load.
+	 */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
 }
 
 #ifdef __cplusplus
