@@ -13,7 +13,8 @@ UNIT_TESTS    := test_addr test_expand test_table test_domain test_av \
 		 test_av_attr test_av_named test_auth test_grants \
 		 test_eq test_av_set test_peer test_diag \
 		 test_kavctl_args test_kavctl_json test_kavctl_attrs test_kavctl_conf \
-		 test_fuzz_prog test_hook_vec test_hook test_av_fill_args
+		 test_fuzz_prog test_hook_vec test_hook test_av_fill_args \
+		 test_fake_index
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS)) \
 		 $(UNIT_DIR)/test_kavctl_completion $(UNIT_DIR)/test_cdi_generate
 UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
