@@ -603,6 +603,42 @@ static void test_av_stubs(void **state)
 	assert_non_null(f->av->ops->av_set);
 }
 
+/* The symbol programs built against the layout-3 <kav/kav_view.h> call. */
+int kav_view_init_layout3(struct fid_av *av, struct kav_view *view)
+	__asm__("kav_view_init");
+
+/*
+ * The inline reader (kav_view_init is kav_view_init2) on the new entry
+ * layout; the old header's symbol refused, and the view it leaves
+ * resolves nothing.
+ */
+static void test_view_abi(void **state)
+{
+	struct av_fixture *f = *state;
+	struct sockaddr_in in = test_sin("10.0.0.9", 7000);
+	struct kav_view_entry ent;
+	struct kav_view view;
+	fi_addr_t fa;
+
+	assert_int_equal(fi_av_insert(f->av, &in, 1, &fa, 0, NULL), 1);
+	assert_int_equal(kav_view_init(f->av, &view), 0);
+	assert_int_equal(kav_view_resolve(&view, fa, &ent), 0);
+	assert_int_equal(ent.addr_len, sizeof(in));
+	assert_memory_equal(ent.addr, &in, sizeof(in));
+	assert_true(ent.key == KAV_NONE);
+	assert_int_equal(ent.vni, 0);
+	assert_true(ent.user_id == KAV_NONE);
+	assert_true(kav_view_entry_seq(&view, &ent) == ent.seq);
+
+	memset(&view, 0xa5, sizeof(view));
+	assert_int_equal(kav_view_init_layout3(f->av, &view), -FI_EOPNOTSUPP);
+	assert_non_null(strstr(kav_last_error(), "rebuild"));
+	assert_int_equal(view.bound, 0);
+	assert_null(view.av);
+	assert_int_equal(kav_view_resolve(&view, fa, &ent), -FI_EINVAL);
+	assert_int_equal(kav_view_init_layout3(f->av, NULL), -FI_EOPNOTSUPP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +678,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_av_fd, setup_in,
 						av_teardown),
 		cmocka_unit_test_setup_teardown(test_av_stubs, setup_in,
+						av_teardown),
+		cmocka_unit_test_setup_teardown(test_view_abi, setup_in,
 						av_teardown),
 	};
 

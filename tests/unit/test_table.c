@@ -86,8 +86,10 @@ static void test_attach_rejects(void **state)
 	EXPECT_REJECT(f, magic, 0x12345678);
 	EXPECT_REJECT(f, version, KAV_TABLE_VERSION + 1);
 	EXPECT_REJECT(f, entry_size, 48);		/* not a power of 2 */
-	EXPECT_REJECT(f, entry_size, 32);		/* < 32 + addr_max */
-	EXPECT_REJECT(f, entry_size, 1024);		/* > largest entry */
+	EXPECT_REJECT(f, entry_size, 32);		/* < 16 + addr_max */
+	/* Room enough, but not the kernel's (smallest) power of two. */
+	EXPECT_REJECT(f, entry_size, 128);
+	EXPECT_REJECT(f, entry_size, 1024);
 	EXPECT_REJECT(f, addr_max, 0);
 	EXPECT_REJECT(f, addr_max, KAV_ADDR_MAX_LEN + 1);
 	EXPECT_REJECT(f, header_size, 8);		/* < header */
@@ -181,6 +183,14 @@ static void test_read_entry(void **state)
 	fake_table_entry(f->mem, 3)->addr_len = 1000;
 	assert_int_equal(kav_table_read_entry(&f->t, 3, &snap), 0);
 	assert_int_equal(snap.addr_len, 28);
+
+	/* The one-byte key slot reads back as a key handle. */
+	fake_table_write_full(f->mem, 3, KAV_ENTRY_VALID, &f->a, sizeof(f->a),
+			      5, 77);
+	assert_int_equal(kav_table_read_entry(&f->t, 3, &snap), 0);
+	assert_true(snap.auth_key == 5);
+	assert_true(snap.user_id == 77);
+	assert_int_equal(fake_table_entry(f->mem, 3)->auth_key, 5);
 }
 
 /*
@@ -238,6 +248,27 @@ static void test_lookup(void **state)
 	assert_int_equal(kav_table_nr_slots(&f->t), T_MAX);
 	assert_int_equal(kav_table_lookup(&f->t, T_MAX, &out, &len),
 			 -FI_EINVAL);
+}
+
+/*
+ * A valid entry whose addr_len is past addr_max (no sound kernel writes
+ * one): the lookup's fast path leaves it to the slow one, which clamps;
+ * nothing is copied past addr_max.
+ */
+static void test_lookup_bad_len(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t out[64];
+	size_t len = sizeof(out);
+
+	assert_int_equal(kav_table_attach(&f->t, f->mem, f->size, 0), 0);
+	fake_table_write(f->mem, 3, KAV_ENTRY_VALID, &f->a, sizeof(f->a));
+	fake_table_entry(f->mem, 3)->addr_len = 1000;
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(kav_table_lookup(&f->t, 3, out, &len), 0);
+	assert_int_equal(len, 28);
+	assert_memory_equal(out, &f->a, sizeof(f->a));
+	assert_int_equal(out[28], 0xee);
 }
 
 static void test_lookup_truncates(void **state)
@@ -649,6 +680,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_entry, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lookup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_bad_len, setup,
+						teardown),
 		cmocka_unit_test(test_addr_copy_lengths),
 		cmocka_unit_test_setup_teardown(test_lookup_truncates, setup,
 						teardown),
