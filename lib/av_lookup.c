@@ -134,9 +134,13 @@ KAV_API int kav_av_resolve(struct fid_av *av_fid, fi_addr_t fi_addr,
 	uint64_t index, kseq;
 	uint32_t seq, slot, kflags;
 
-	/* Private AVs only: a job AV's fi_addr is translated first. */
-	if (__builtin_expect(!av_fid || av_fid->fid.fclass != FI_CLASS_AV ||
-			     av_fid->fid.ops != &kav_av_fi_ops || !out, 0))
+	/*
+	 * Private AVs only: a job AV's fi_addr is translated first (and
+	 * kav_job_resolve() refuses what is neither). Only kav's AVs carry
+	 * kav_av_fi_ops, so the ops alone say what the fid is.
+	 */
+	if (__builtin_expect(!av_fid || av_fid->fid.ops != &kav_av_fi_ops ||
+			     !out, 0))
 		return kav_job_resolve(av_fid, fi_addr, out);
 	t = &av->table;
 	/* The bound refuses key handles and FI_ADDR_NOTAVAIL (table_read.h). */

@@ -127,8 +127,10 @@ static inline void kav_addr_copy(void *dst, const void *src, size_t n)
 	size_t i;
 
 	if (n >= 16) {
-		for (i = 0; i + 16 < n; i += 16)
+		/* Past 32 bytes (strings), a loop; a sockaddr needs none. */
+		for (i = 16; __builtin_expect(i + 16 < n, 0); i += 16)
 			__builtin_memcpy(d + i, s + i, 16);
+		__builtin_memcpy(d, s, 16);
 		__builtin_memcpy(d + n - 16, s + n - 16, 16);
 	} else if (n >= 8) {
 		__builtin_memcpy(d, s, 8);
