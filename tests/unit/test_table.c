@@ -518,11 +518,8 @@ static void spin_start(__u64 *seq, unsigned int finish_at)
 /* As spin_start(), for an entry's 32-bit seq. */
 static void spin_start_entry(__u32 *seq, unsigned int finish_at)
 {
-	memset(&spin, 0, sizeof(spin));
+	spin_start(NULL, finish_at);
 	spin.seq32 = seq;
-	spin.finish_at = finish_at;
-	spin.first_pause_after = UINT32_MAX;
-	kav_sys_pause_hook = spin_pause_hook;
 }
 
 /* Attempts 1..n are each preceded by a wait: which kinds, how many. */
