@@ -222,6 +222,14 @@ static struct kav_av *kav_av_new(struct kav_domain *domain,
 		kfree(av);
 		return ERR_PTR(ret);
 	}
+	if (cmd->flags & KAV_AV_JOB) {
+		ret = kav_index_init(&av->table, cmd->count);
+		if (ret) {
+			kav_table_destroy(&av->table);
+			kfree(av);
+			return ERR_PTR(ret);
+		}
+	}
 	kref_init(&av->ref);
 	kref_get(&domain->ref);
 	av->domain = domain;
@@ -293,7 +301,13 @@ static int kav_av_check_open(struct kav_av *av, struct kav_domain *domain,
 			     const struct kav_av_create *cmd)
 {
 	const struct kav_table *t = &av->table;
+	struct kav_grant *g = kav_domain_key_grant(domain);
 
+	/* Joining a job's table: as creating one, the key must be live. */
+	if (kav_table_indexed(t) && g && kav_grant_revoked(g)) {
+		kav_deny(KAV_DENY_REVOKED, &domain->id, g->vni, "AV create");
+		return -EKEYREVOKED;
+	}
 	if (cmd->addr_format && (cmd->addr_format != t->addr_format ||
 				 cmd->addr_max != t->addr_max))
 		return -EINVAL;
@@ -322,8 +336,12 @@ static bool kav_av_create_valid(const struct kav_av_create *cmd)
 {
 	u32 flags = cmd->flags;
 
-	if (flags & ~(KAV_AV_NAMED | KAV_AV_NAMED_FLAGS))
+	if (flags & ~(KAV_AV_NAMED | KAV_AV_NAMED_FLAGS | KAV_AV_JOB))
 		return false;
+	/* A job's table is found by who asks, never by a name. */
+	if (flags & KAV_AV_JOB)
+		return flags == KAV_AV_JOB && !cmd->name && !cmd->name_len &&
+		       !cmd->mode && !cmd->owner_uid && !cmd->__reserved;
 	if ((flags & KAV_AV_NAMED_FLAGS) && !(flags & KAV_AV_NAMED))
 		return false;
 	if ((flags & KAV_AV_EXCL) && (flags & KAV_AV_RDONLY))
@@ -335,6 +353,8 @@ static bool kav_av_create_valid(const struct kav_av_create *cmd)
  * KAV_IOC_AV_CREATE: create an AV, or open or create a named one. Names
  * are per IPC namespace and owner (kav_names.c): a tenant creates only in
  * its own names, so none can take a name another user's job will open.
+ * A job's table (KAV_AV_JOB) is a named AV whose name the kernel makes
+ * from the job (kav_named_job()) and no user name can equal.
  */
 int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 {
@@ -353,7 +373,10 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 		if (ret)
 			return ret;
 	}
-	named = kav_named_alloc(cmd, &domain->id);
+	if (cmd->flags & KAV_AV_JOB)
+		named = kav_named_job(cmd, domain);
+	else
+		named = kav_named_alloc(cmd, &domain->id);
 	if (IS_ERR(named))
 		return PTR_ERR(named);
 
@@ -384,7 +407,7 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 			named = NULL;
 		}
 	}
-	if (cmd->flags & KAV_AV_NAMED)
+	if (cmd->flags & (KAV_AV_NAMED | KAV_AV_JOB))
 		mutex_unlock(&kav_names_lock);
 	kav_revoke_read_unlock();
 	kfree(named);		/* unless the new AV took it */

@@ -168,13 +168,21 @@ static int kav_av_insert_batch(struct kav_av_file *h,
 	ret = kav_table_lock(t);
 	if (ret)
 		return ret;
-	if (!kav_table_has_room(t, b->count)) {
+	if (!kav_table_indexed(t) && !kav_table_has_room(t, b->count)) {
 		ret = -ENOSPC;
 		goto out;
 	}
 	ret = kav_batch_authorize(h, b, &kc, err_index);
 	if (ret)
 		goto out;
+	/* A job table: only addresses it does not hold yet need room. */
+	if (kav_table_indexed(t)) {
+		kav_index_resolve(t, b, &kc);
+		if (!kav_table_has_room(t, b->nr_new)) {
+			ret = -ENOSPC;
+			goto out;
+		}
+	}
 	ret = kav_key_grants_charge(&av->key_grants, &kc, &h->domain->id);
 	if (ret)
 		goto out;
@@ -192,11 +200,12 @@ int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_insert *cmd = ucmd->cmd;
 	struct kav_insert_batch b = { .count = cmd->count,
+				      .nr_new = cmd->count,
 				      .stride = cmd->addr_stride };
 	struct kav_user_out out = {};
 	struct kav_av_file *h = obj;
 	u64 *keys = NULL, *user_ids = NULL, *idx = NULL;
-	u32 *lens = NULL;
+	u32 *lens = NULL, *scratch = NULL;
 	u8 *addrs = NULL;
 	int ret;
 
@@ -205,6 +214,9 @@ int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 	    !kav_flag_matches(cmd->flags, KAV_INSERT_AUTH_KEY,
 			      cmd->auth_keys) ||
 	    !kav_flag_matches(cmd->flags, KAV_INSERT_USER_ID, cmd->user_ids))
+		return -EINVAL;
+	/* A job table's entries are the job's: its key, nobody's user id. */
+	if (cmd->flags && kav_table_indexed(&h->av->table))
 		return -EINVAL;
 	if (cmd->count > KAV_BATCH_MAX)
 		return -E2BIG;
@@ -238,6 +250,15 @@ int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 		ret = -ENOMEM;
 		goto out;
 	}
+	if (kav_table_indexed(&h->av->table)) {
+		scratch = kvmalloc_array(kav_index_scratch_len(cmd->count),
+					 sizeof(*scratch), GFP_KERNEL_ACCOUNT);
+		if (!scratch) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	b.scratch = scratch;
 	b.addrs = addrs;
 	b.lens = lens;
 	b.keys = keys;
@@ -248,6 +269,7 @@ int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 		kav_user_out_write(&out, idx);
 out:
 	kav_user_out_release(&out);
+	kvfree(scratch);
 	kvfree(idx);
 	kvfree(user_ids);
 	kvfree(keys);
@@ -269,6 +291,9 @@ int kav_av_remove(void *obj, struct kav_ucmd *ucmd)
 	int ret;
 
 	cmd->err_index = KAV_NO_INDEX;
+	/* A job table is the job's: nobody removes from it. */
+	if (kav_table_indexed(t))
+		return -EOPNOTSUPP;
 	if (cmd->flags)
 		return -EINVAL;
 	if (cmd->count > KAV_BATCH_MAX)
@@ -381,6 +406,9 @@ int kav_av_set_user_id(void *obj, struct kav_ucmd *ucmd)
 
 	if (cmd->flags & ~KAV_USER_ID_AUTH_KEY)
 		return -EINVAL;
+	/* Shared by the job's processes: user ids are each one's own. */
+	if (kav_table_indexed(t))
+		return -EOPNOTSUPP;
 	ret = kav_table_lock(t);
 	if (ret)
 		return ret;

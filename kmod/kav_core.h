@@ -43,6 +43,10 @@ struct kav_table {
 	u64 nr_valid;			/* written under lock, read by listings */
 	u64 nr_pages;			/* entry, fi_addr and used pages */
 	u64 first_free;			/* no free slot below this index */
+	/* A job table's address index (kav_index.c); 0 buckets: none. */
+	u32 index_buckets;		/* set at creation, then constant */
+	unsigned long index_key;	/* t->pages key of bucket page 0 */
+	unsigned long next_key;		/* t->pages key of next page 0 */
 };
 
 /* Allocation flags for memory a tenant causes: charged, never OOM-kills. */
@@ -143,6 +147,9 @@ struct kav_insert_batch {
 	u64 dflt_key;			/* without @keys: every address's */
 	const u64 *user_ids;		/* user id per address, or NULL */
 	u64 *idx;			/* out: index of each address */
+	/* Indexed tables: kav_index_resolve() fills these. */
+	u32 nr_new;			/* entries the batch adds */
+	u32 *scratch;			/* kav_index_scratch_len(count) u32 */
 };
 
 static inline u64 kav_batch_key(const struct kav_insert_batch *b, u32 i)
@@ -150,7 +157,17 @@ static inline u64 kav_batch_key(const struct kav_insert_batch *b, u32 i)
 	return b->keys ? b->keys[i] : b->dflt_key;
 }
 
+/* Has @t an address index (a job table, KAV_AV_JOB)? Fixed at creation. */
+static inline bool kav_table_indexed(const struct kav_table *t)
+{
+	return t->index_buckets;
+}
+
 /* kav_table.c */
+typedef void (*kav_page_init_t)(const struct kav_table *t, void *page);
+int kav_table_add_pages(struct kav_table *t, struct xarray *xa,
+			unsigned long first, unsigned long last,
+			kav_page_init_t init);
 int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 		   u64 max_entries);
 void kav_table_destroy(struct kav_table *t);
@@ -176,6 +193,19 @@ struct kav_entry_visitor {
 
 int kav_table_walk_entries(struct kav_table *t, u64 *idx,
 			   const struct kav_entry_visitor *v);
+
+/* kav_index.c: a job table's address index; t->lock held */
+/* b->idx[i] after kav_index_resolve(): a new entry, or a copy of @j's. */
+#define KAV_INDEX_NEW		(~0ULL)
+#define KAV_INDEX_DUP		BIT_ULL(63)
+int kav_index_init(struct kav_table *t, u64 count);
+int kav_index_grow(struct kav_table *t, u64 first, u64 last);
+size_t kav_index_scratch_len(u32 count);
+void kav_index_resolve(struct kav_table *t, struct kav_insert_batch *b,
+		       struct kav_key_counts *kc);
+void kav_index_link(struct kav_table *t, const struct kav_insert_batch *b,
+		    u32 i, u64 idx);
+void kav_index_fill_dups(struct kav_insert_batch *b);
 
 /* kav_table_map.c */
 int kav_table_mmap(struct kav_table *t, struct vm_area_struct *vma);

@@ -95,13 +95,24 @@ static int kav_put_domain(struct sk_buff *skb, const struct kav_domain *d)
 	       (g ? nla_put_u32(skb, KAV_A_VNI, d->key.vni) : 0);
 }
 
+/* A job's table is named by its grant: its name's bytes are not text. */
+static int kav_put_name_bytes(struct sk_buff *skb, const struct kav_named *n)
+{
+	char label[32];
+
+	if (!kav_named_is_job(n))
+		return nla_put(skb, KAV_A_AV_NAME, n->len, n->name);
+	return nla_put(skb, KAV_A_AV_NAME,
+		       kav_named_job_label(n, label, sizeof(label)), label);
+}
+
 static int kav_put_name(struct sk_buff *skb, const struct kav_av *av)
 {
 	const struct kav_named *n = av->named;
 
 	if (!n)
 		return 0;
-	return nla_put(skb, KAV_A_AV_NAME, n->len, n->name) ?:
+	return kav_put_name_bytes(skb, n) ?:
 	       nla_put_u32(skb, KAV_A_AV_MODE, n->mode) ?:
 	       nla_put_u32(skb, KAV_A_IPC_NS, av->domain->id.ipc_ns->ns.inum) ?:
 	       (READ_ONCE(n->pinned) ? nla_put_flag(skb, KAV_A_AV_PINNED) : 0) ?:

@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include "kav_objects.h"
 
 /* The name table and every kav_named's hashed and pinned. */
@@ -79,6 +80,66 @@ struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
 	n->uid = owner;
 	n->gid = id->cred->egid;
 	return n;
+}
+
+/*
+ * The name of a job's table (KAV_AV_JOB): made by the kernel from the
+ * job, never from user bytes. It starts with a NUL byte, which no user
+ * name may hold (kav_named_alloc()), so no named open can reach it. The
+ * owner's euid and the IPC namespace scope it as any name; the grant,
+ * the user namespace and the table's format are in the bytes. The grant
+ * and the user namespace outlive the table (its key slot 0 holds the
+ * grant, its creator's credentials the namespace), so their ids cannot
+ * be reused while it exists.
+ */
+struct kav_job_name {
+	u8 nul;
+	u8 __pad[3];
+	u32 grant_id;
+	u32 userns;
+	u32 addr_format;
+	u32 addr_max;
+};
+
+struct kav_named *kav_named_job(const struct kav_av_create *cmd,
+				struct kav_domain *domain)
+{
+	const struct kav_identity *id = &domain->id;
+	struct kav_grant *g = kav_domain_key_grant(domain);
+	struct kav_job_name job = {
+		.userns = id->cred->user_ns->ns.inum,
+		.addr_format = cmd->addr_format,
+		.addr_max = cmd->addr_max,
+	};
+	struct kav_named *n;
+
+	if (!g)
+		return ERR_PTR(-ENOKEY);
+	job.grant_id = g->id;
+	n = kzalloc(struct_size(n, name, sizeof(job)), KAV_TENANT_GFP);
+	if (!n)
+		return ERR_PTR(-ENOMEM);
+	memcpy(n->name, &job, sizeof(job));
+	n->len = sizeof(job);
+	/* Only the job's own processes: the owner's bits, nobody else's. */
+	n->mode = 0600;
+	n->uid = id->cred->euid;
+	n->gid = id->cred->egid;
+	return n;
+}
+
+bool kav_named_is_job(const struct kav_named *named)
+{
+	return named->len == sizeof(struct kav_job_name) && !named->name[0];
+}
+
+/* How listings name a job's table: "job:<grant id>", as snprintf(). */
+int kav_named_job_label(const struct kav_named *named, char *buf, size_t len)
+{
+	struct kav_job_name job;
+
+	memcpy(&job, named->name, sizeof(job));
+	return snprintf(buf, len, "job:%u", job.grant_id);
 }
 
 /* Are @named's names @id's own (so that it may create there)? */

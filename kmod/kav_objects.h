@@ -144,6 +144,11 @@ int kav_av_add_key(struct kav_av *av, const struct kav_identity *id,
 extern struct mutex kav_names_lock;
 struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
 				  const struct kav_identity *id);
+struct kav_named *kav_named_job(const struct kav_av_create *cmd,
+				struct kav_domain *domain);
+bool kav_named_is_job(const struct kav_named *named);
+int kav_named_job_label(const struct kav_named *named, char *buf,
+			size_t len);
 bool kav_named_is_own(const struct kav_named *named,
 		      const struct kav_identity *id);
 struct kav_av *kav_names_find(const struct kav_identity *id,

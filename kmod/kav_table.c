@@ -104,9 +104,6 @@ static void kav_batch_end(struct kav_table *t)
 	kav_seq_end(t, &t->hdr->generation);
 }
 
-/* How a new page of each kind starts. */
-typedef void (*kav_page_init_t)(const struct kav_table *t, void *page);
-
 /* Entries that were never used read like cleared ones (kav_entry_clear()). */
 static void kav_init_entry_page(const struct kav_table *t, void *page)
 {
@@ -164,9 +161,9 @@ static int kav_table_add_page(struct kav_table *t, struct xarray *xa,
 }
 
 /* Back the pages @first..@last (inclusive) of @xa with @init. */
-static int kav_table_add_pages(struct kav_table *t, struct xarray *xa,
-			       unsigned long first, unsigned long last,
-			       kav_page_init_t init)
+int kav_table_add_pages(struct kav_table *t, struct xarray *xa,
+			unsigned long first, unsigned long last,
+			kav_page_init_t init)
 {
 	unsigned long key;
 	int ret;
@@ -201,6 +198,8 @@ static int kav_table_grow(struct kav_table *t, u64 end)
 					  first / KAV_USED_PER_PAGE,
 					  last / KAV_USED_PER_PAGE,
 					  kav_init_used_page);
+	if (!ret && kav_table_indexed(t))
+		ret = kav_index_grow(t, first, last);
 	if (ret)
 		return ret;
 	t->nr_slots = end;
@@ -346,7 +345,9 @@ void kav_table_destroy(struct kav_table *t)
 /* Kernel bytes per entry slot: entry and fi_addr (and a used bit). */
 u32 kav_table_entry_bytes(const struct kav_table *t)
 {
-	return t->entry_size + sizeof(u64);
+	/* A job table's index adds a chain link per entry. */
+	return t->entry_size + sizeof(u64) +
+	       (kav_table_indexed(t) ? sizeof(u32) : 0);
 }
 
 /* Back enough new slots for @count more entries (nr_slots may grow). */
@@ -372,6 +373,8 @@ bool kav_table_has_room(struct kav_table *t, u32 count)
  * caller checked (valid, not revoked, authorised) under this lock hold.
  * All or nothing: the only failure, backing new pages, happens before the
  * batch starts, so readers only ever see a whole batch applied.
+ * In a job table only the @b->nr_new addresses kav_index_resolve() found
+ * nowhere become entries, each linked into the index once complete.
  */
 int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b,
 		     const struct kav_key_counts *kc)
@@ -382,7 +385,7 @@ int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b,
 	u32 i, k;
 
 	lockdep_assert_held(&t->lock);
-	ret = kav_table_reserve(t, b->count);
+	ret = kav_table_reserve(t, b->nr_new);
 	if (ret)
 		return ret;
 	kav_batch_begin(t);
@@ -390,11 +393,17 @@ int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b,
 	while (kav_key_next(&used, &k))
 		kav_key_bind_entries(t, k, kc->n[k]);
 	for (i = 0; i < b->count; i++) {
+		if (kav_table_indexed(t) && b->idx[i] != KAV_INDEX_NEW)
+			continue;
 		idx = kav_table_find_free(t, &c);
 		kav_entry_store(t, &c, idx, b, i, kav_batch_key(b, i));
 		b->idx[i] = idx;
+		if (kav_table_indexed(t))
+			kav_index_link(t, b, i, idx);
 	}
 	kav_batch_end(t);
+	if (kav_table_indexed(t))
+		kav_index_fill_dups(b);
 	return 0;
 }
 

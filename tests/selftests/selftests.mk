@@ -16,7 +16,7 @@ SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_whoami_test kav_
 		  kav_netlink_test kav_attack_test kav_trust_test kav_named_test \
 		  kav_uffd_test kav_kavctl_test kav_slurm_test kav_av_fill_test \
 		  kav_apply_test \
-		  kav_instant_on_test kav_layout_test \
+		  kav_instant_on_test kav_layout_test kav_job_test \
 		  kav_concurrency_test kav_race_test kav_view_test \
 		  kav_scale_test kav_memory_test kav_hook_test kav_share_test
 SELFTEST_LATE  := kav_fail_nth_test kav_fuzz_test kav_chaos_test \
@@ -25,7 +25,7 @@ SELFTEST_NAMES := $(SELFTEST_EARLY) $(SELFTEST_LATE)
 # The race-sensitive programs: the only ones run on the KCSAN kernel
 # (tests/vm/check.sh --race-tests; kernel "kcsan").
 SELFTEST_RACE := kav_concurrency_test kav_race_test kav_attack_test kav_trust_test \
-		 kav_uffd_test kav_fuzz_test kav_view_test
+		 kav_uffd_test kav_fuzz_test kav_view_test kav_job_test
 SELFTEST_EARLY_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_EARLY))
 SELFTEST_LATE_BINS  := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_LATE))
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
@@ -51,7 +51,7 @@ $(KSFT_HDR_DIR)/kselftest_harness.h:
 
 $(SELFTEST_DIR)/%: tests/selftests/%.c $(SELFTEST_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) $< -o $@ lib/libkav.a
+	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) $< -o $@ lib/libkav.a $(SELFTEST_LIBS)
 
 # Runs kavctl in the guest: built with it (order-only, no relink).
 $(SELFTEST_DIR)/kav_slurm_test: | $(KAVCTL)
@@ -77,6 +77,9 @@ $(SELFTEST_DIR)/kav_layout_test: tests/selftests/kav_layout_test.c \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SELFTEST_CFLAGS) -I$(CURDIR)/tests/unit $< \
 		tests/unit/fake_table.c tests/unit/fake_index.c -o $@ lib/libkav.a
+
+# kav_job_test races threads of several processes.
+$(SELFTEST_DIR)/kav_job_test: SELFTEST_LIBS := -lpthread
 
 # kav_hook_test drives libfabric with FI_HOOK=kav: it needs libfabric.so
 # and the provider, which the guest gets in /tests beside it.
