@@ -155,7 +155,13 @@ struct kav_av_create {
  * until the table goes: KAV_IOC_AV_REMOVE on a job table fails with
  * EOPNOTSUPP (each process keeps its own view of which entries it
  * inserted and removed; libkav does). Per-insert keys and user ids
- * (KAV_INSERT_AUTH_KEY, KAV_INSERT_USER_ID) are refused with EINVAL.
+ * (KAV_INSERT_AUTH_KEY, KAV_INSERT_USER_ID) are refused with EINVAL, and
+ * KAV_IOC_AV_SET_USER_ID with EOPNOTSUPP. Only new addresses are charged
+ * to the grant (EDQUOT) and need room (ENOSPC). Once the grant is
+ * revoked, inserts and opens of the table fail with EKEYREVOKED. The
+ * table is owned by its creator, mode 0600, counts once against the
+ * grant's AVs, lives while any fd or mapping holds it and is listed
+ * (KAV_A_AV_NAME) as "job:<grant id>"; no KAV_AV_NAMED open reaches it.
  */
 
 /* struct kav_av_create.result */
@@ -723,7 +729,7 @@ enum kav_genl_attr {
 	KAV_A_STAT_DENY_REVOKED,	/* u64: out, denials: key revoked */
 	KAV_A_STAT_DENY_KEYLESS,	/* u64: out, denials: no key, keyless off */
 	KAV_A_STAT_DENY_LIMIT,		/* u64: out, denials: grant limit */
-	KAV_A_AV_NAME,		/* binary: out, a named AV's name */
+	KAV_A_AV_NAME,		/* binary: out, a named AV's name (job:ID) */
 	KAV_A_AV_MODE,		/* u32: out, a named AV's mode bits */
 	KAV_A_AV_PINNED,	/* flag: out, pinned by an administrator */
 	KAV_A_IPC_NS,		/* u32: out, the name's IPC namespace (inode) */
