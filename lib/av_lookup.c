@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Reading an AV: fi_av_lookup(), fi_av_straddr() and kav_av_resolve(). All
- * of it reads the read-only table mapping (table_read.h, inline): no
+ * of it reads the read-only table mapping (table.h, inline): no
  * system call, no lock, no call but the address copy.
  */
 #include "kav_priv.h"
@@ -23,7 +23,7 @@ kav_av_lookup_slow(struct kav_av *av, fi_addr_t fi_addr, void *addr,
 			   "a length");
 		return -FI_EINVAL;
 	}
-	/* The bound refuses key handles and FI_ADDR_NOTAVAIL (table_read.h). */
+	/* The bound refuses key handles and FI_ADDR_NOTAVAIL (table.h). */
 	ret = kav_table_lookup_slow(&av->table, fi_addr & KAV_FI_ADDR_LOW_MASK,
 				    addr, addrlen);
 	if (ret == -FI_EINVAL)
@@ -33,7 +33,7 @@ kav_av_lookup_slow(struct kav_av *av, fi_addr_t fi_addr, void *addr,
 }
 
 /*
- * One attempt inline (the protocol of table_read.h): a NULL argument, an
+ * One attempt inline (the protocol of table.h): a NULL argument, an
  * index at or past the cached bound (key handles and FI_ADDR_NOTAVAIL
  * are), an odd seq, an entry that is not valid or a buffer too short all
  * leave through one branch to the slow path, which answers them.
@@ -143,7 +143,7 @@ KAV_API int kav_av_resolve(struct fid_av *av_fid, fi_addr_t fi_addr,
 			     !out, 0))
 		return kav_job_resolve(av_fid, fi_addr, out);
 	t = &av->table;
-	/* The bound refuses key handles and FI_ADDR_NOTAVAIL (table_read.h). */
+	/* The bound refuses key handles and FI_ADDR_NOTAVAIL (table.h). */
 	index = fi_addr & KAV_FI_ADDR_LOW_MASK;
 	if (__builtin_expect(index >= __atomic_load_n(&t->bound,
 						      __ATOMIC_ACQUIRE), 0))

@@ -10,7 +10,9 @@
 #include <limits.h>
 #include <string.h>
 
-#include "kav_priv.h"
+#include <kav/kav.h>
+
+#include "kav_base.h"
 
 int kav_err_from_errno(int err)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "kav_priv.h"
+#include "kav_base.h"
 
 int kav_log_parse_level(const char *s)
 {

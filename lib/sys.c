@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kav_priv.h"
+#include "kav_base.h"
 
 #ifdef KAV_TESTING
 int (*kav_sys_ioctl_hook)(int fd, unsigned long req, void *arg);
@@ -18,17 +18,17 @@ void (*kav_sys_close_hook)(int fd);
 void (*kav_sys_pause_hook)(bool nap);
 #endif
 
-void kav_sys_pause(bool nap)
+void kav_sys_pause(unsigned int nap_us)
 {
-	struct timespec ts = { .tv_nsec = KAV_READ_NAP_US * 1000L };
+	struct timespec ts = { .tv_nsec = nap_us * 1000L };
 
 #ifdef KAV_TESTING
 	if (kav_sys_pause_hook) {
-		kav_sys_pause_hook(nap);
+		kav_sys_pause_hook(nap_us != 0);
 		return;
 	}
 #endif
-	if (nap)
+	if (nap_us)
 		nanosleep(&ts, NULL);	/* an early wake-up is a retry */
 	else
 		sched_yield();

@@ -2,7 +2,7 @@
 /*
  * Attaching to a kav AV table: the kernel's read-only shared mapping of an
  * AV (uapi/linux/kav.h, "The table mapping"). The header is validated
- * once here; the reads themselves are inline in table_read.h.
+ * once here; the reads themselves are inline in table.h.
  *
  * Nothing here makes a system call except kav_table_map/unmap, so the
  * reader works on any memory holding a table image; the unit tests build
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "table_read.h"
-#include "kav_priv.h"		/* kav_warn(), kav_sys_pause(), errors */
+#include "table.h"
+#include "kav_base.h"		/* kav_warn(), kav_sys_pause(), errors */
 
 _Static_assert(offsetof(struct kav_entry, addr) == KAV_ENTRY_HDR_SIZE,
 	       "struct kav_entry header size");
@@ -31,11 +31,12 @@ void (*kav_table_key_read_hook)(const struct kav_key_slot *k,
 
 /*
  * A seq read that keeps failing after KAV_READ_SPINS attempts: yield the
- * CPU KAV_READ_YIELDS times, then sleep between attempts (table_read.h).
+ * CPU KAV_READ_YIELDS times, then sleep between attempts (table.h).
  */
 void kav_table_backoff(unsigned int attempt)
 {
-	kav_sys_pause(attempt >= KAV_READ_SPINS + KAV_READ_YIELDS);
+	kav_sys_pause(attempt >= KAV_READ_SPINS + KAV_READ_YIELDS ?
+		      KAV_READ_NAP_US : 0);
 }
 
 static bool kav_is_pow2(uint32_t v)

@@ -194,7 +194,7 @@ static void test_read_entry(void **state)
 }
 
 /*
- * The inline address copy (table_read.h) at every length an entry can
+ * The inline address copy (table.h) at every length an entry can
  * hold: exactly n bytes, in order, nothing before or after the buffer.
  */
 static void test_addr_copy_lengths(void **state)
