@@ -11,7 +11,11 @@
  *  - FI_TAGGED_DIRECTED_RECV (tagged receives only) and
  *    FI_EXACT_DIRECTED_RECV (all) translate a receive's source like
  *    FI_DIRECTED_RECV, for API 2.0+ only (bit 48 was FI_VARIABLE_MSG);
- *  - receives and registrations flagged FI_AUTH_KEY never reach the core.
+ *  - receives and registrations flagged FI_AUTH_KEY never reach the core;
+ *  - unnamed AVs of a keyed domain are job AVs (FI_OFI_HOOK_KAV_SHARE):
+ *    a second domain's insert of an address is found with no kernel
+ *    call; the core AV gets an entry on first use only (at insert with
+ *    FI_SOURCE), and a core refusal then fails that data call.
  * The mock core AV numbers its entries from MOCK_CORE_BASE, so a kav
  * fi_addr that reached the core untranslated is seen.
  */
@@ -31,6 +35,7 @@ static struct {
 	uint64_t recv_flags;
 	int recvs;			/* receives that reached the core */
 	int regs;			/* registrations that reached the core */
+	int refuse;			/* the core AV's inserts fail with it */
 	fi_addr_t cq_src[4];		/* what the core's readfrom reports */
 	size_t cq_n;
 	fi_addr_t err_src;		/* the core's fi_cq_err_entry.src_addr */
@@ -60,6 +65,8 @@ static int mock_av_insert(struct fid_av *av, const void *addr, size_t count,
 	size_t i;
 
 	(void)av; (void)addr; (void)flags; (void)context;
+	if (core.refuse)
+		return core.refuse;
 	for (i = 0; i < count; i++)
 		fi_addr[i] = core.next_core++;
 	return (int)count;
@@ -463,6 +470,154 @@ static void test_auth_key_refused(void **state)
 	hook_close(h);
 }
 
+/* ------------------------------------------------------ job AVs, lazily */
+
+struct share_fixture {
+	struct fid_fabric *fab;
+	struct fid_domain *dom[2];
+	struct fid_av *av[2];
+	struct fid_ep *ep;
+};
+
+/* Two keyed domains of one process (one job) and a MAP AV in each. */
+static struct share_fixture *share_open(bool share)
+{
+	struct share_fixture *f = calloc(1, sizeof(*f));
+	struct fi_av_attr attr = { .type = FI_AV_MAP };
+	struct fi_fabric_attr fattr;
+	struct fi_info info;
+	int i;
+
+	assert_non_null(f);
+	memset(&core, 0, sizeof(core));
+	core.next_core = MOCK_CORE_BASE;
+	fake_kav_install();
+	kavh_params.have_vni = true;
+	kavh_params.vni = 77;
+	kavh_params.share = share;
+	setenv("KAV_DEVICE", "/dev/null", 1);
+	memset(&fattr, 0, sizeof(fattr));
+	fattr.fabric = mock_fid(sizeof(*fattr.fabric), FI_CLASS_FABRIC);
+	fattr.fabric->ops = &mock_fabric_ops;
+	fattr.fabric->api_version = FI_VERSION(2, 1);
+	assert_int_equal(kavh_fabric_wrap(&fattr, &f->fab, NULL), 0);
+	memset(&info, 0, sizeof(info));
+	info.addr_format = FI_SOCKADDR_IN;
+	info.caps = FI_MSG | FI_DIRECTED_RECV;
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(fi_domain(f->fab, &info, &f->dom[i], NULL), 0);
+		assert_int_equal(fi_av_open(f->dom[i], &attr, &f->av[i], NULL),
+				 0);
+	}
+	assert_int_equal(fi_endpoint(f->dom[1], &info, &f->ep, NULL), 0);
+	assert_int_equal(fi_ep_bind(f->ep, &f->av[1]->fid, 0), 0);
+	unsetenv("KAV_DEVICE");
+	return f;
+}
+
+static void share_close(struct share_fixture *f)
+{
+	int i;
+
+	assert_int_equal(fi_close(&f->ep->fid), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(fi_close(&f->av[i]->fid), 0);
+		assert_int_equal(fi_close(&f->dom[i]->fid), 0);
+	}
+	assert_int_equal(fi_close(&f->fab->fid), 0);
+	kavh_params.have_vni = false;
+	kavh_params.vni = 0;
+	kavh_params.share = false;
+	fake_kav_reset();
+	free(f);
+}
+
+static void test_shared_and_lazy(void **state)
+{
+	struct share_fixture *f = share_open(true);
+	struct sockaddr_in a = test_sin("10.0.0.1", 1);
+	struct sockaddr_in b = test_sin("10.0.0.2", 2);
+	struct kav_av_job_stats st;
+	struct kavh_av *hav = kavh_av_of(&f->av[1]->fid);
+	fi_addr_t fa0, fa1, fb;
+	unsigned int inserts;
+	char buf[8];
+
+	(void)state;
+	assert_non_null(hav);
+	assert_true(hav->shared);
+	assert_int_equal(fi_av_insert(f->av[0], &a, 1, &fa0, 0, NULL), 1);
+	/* The other domain finds it: no kernel call, the same fi_addr. */
+	inserts = fake_kav_stats.inserts;
+	assert_int_equal(fi_av_insert(f->av[1], &a, 1, &fa1, 0, NULL), 1);
+	assert_int_equal(fake_kav_stats.inserts, inserts);
+	assert_int_equal(fa1, fa0);
+	assert_int_equal(kav_av_job_stats(hav->kav, &st), 0);
+	assert_int_equal(st.found, 1);
+	/* Lazy: nothing in the core yet; the first receive from it mirrors. */
+	assert_int_equal(core.next_core, MOCK_CORE_BASE);
+	assert_int_equal(fi_recv(f->ep, buf, sizeof(buf), NULL, fa1, NULL),
+			 0);
+	assert_int_equal(core.recv_src, MOCK_CORE_BASE);
+	assert_int_equal(core.next_core, MOCK_CORE_BASE + 1);
+	assert_int_equal(hav->stats.mirrored, 1);
+	assert_int_equal(hav->stats.lazy, 1);
+	/* Removed from this view: refused here, still the other's. */
+	assert_int_equal(fi_av_remove(f->av[1], &fa1, 1, 0), 0);
+	assert_int_equal(fi_recv(f->ep, buf, sizeof(buf), NULL, fa1, NULL),
+			 -FI_EINVAL);
+	assert_int_equal(core.recvs, 1);
+
+	/* A core refusal surfaces at first use: the call fails with it. */
+	core.refuse = -FI_ENOMEM;
+	assert_int_equal(fi_av_insert(f->av[1], &b, 1, &fb, 0, NULL), 1);
+	assert_int_equal(fi_recv(f->ep, buf, sizeof(buf), NULL, fb, NULL),
+			 -FI_ENOMEM);
+	assert_int_equal(core.recvs, 1);
+	assert_int_equal(hav->stats.core_refused, 1);
+	/* The entry stays kav's: the next call tries the core again. */
+	core.refuse = 0;
+	assert_int_equal(fi_recv(f->ep, buf, sizeof(buf), NULL, fb, NULL), 0);
+	assert_int_equal(core.recvs, 2);
+	share_close(f);
+}
+
+static void test_share_opt_out(void **state)
+{
+	struct share_fixture *f = share_open(false);
+	struct sockaddr_in a = test_sin("10.0.0.1", 1);
+	struct kav_av_job_stats st;
+	struct kavh_av *hav = kavh_av_of(&f->av[1]->fid);
+	unsigned int inserts;
+
+	(void)state;
+	assert_false(hav->shared);
+	assert_int_equal(kav_av_job_stats(hav->kav, &st), -FI_EINVAL);
+	assert_int_equal(fi_av_insert(f->av[0], &a, 1, NULL, 0, NULL), 1);
+	inserts = fake_kav_stats.inserts;
+	assert_int_equal(fi_av_insert(f->av[1], &a, 1, NULL, 0, NULL), 1);
+	assert_int_equal(fake_kav_stats.inserts, inserts + 1);
+	share_close(f);
+}
+
+/* FI_AV_USER_ID asks what a job table cannot give: private. */
+static void test_user_id_av_not_shared(void **state)
+{
+	struct hook_fixture *h;
+
+	(void)state;
+	kavh_params.share = true;
+	kavh_params.have_vni = true;
+	kavh_params.vni = 77;
+	h = hook_open(FI_VERSION(2, 1), FI_SOURCE, FI_AV_USER_ID);
+	assert_false(kavh_av_of(&h->av->fid)->shared);
+	assert_int_equal(fi_av_set_user_id(h->av, h->fa, 0x1234, 0), 0);
+	hook_close(h);
+	kavh_params.share = false;
+	kavh_params.have_vni = false;
+	kavh_params.vni = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +626,9 @@ int main(void)
 		cmocka_unit_test(test_err_src_old_api),
 		cmocka_unit_test(test_directed_variants),
 		cmocka_unit_test(test_auth_key_refused),
+		cmocka_unit_test(test_shared_and_lazy),
+		cmocka_unit_test(test_share_opt_out),
+		cmocka_unit_test(test_user_id_av_not_shared),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,7 @@
 # for the seq protocol) that the production build does not have.
 
 UNIT_DIR      := $(BUILD)/unit
-UNIT_TESTS    := test_addr test_expand test_table test_domain test_av \
+UNIT_TESTS    := test_addr test_expand test_table test_domain test_av test_av_job \
 		 test_av_attr test_av_named test_auth test_grants \
 		 test_eq test_av_set test_peer test_diag \
 		 test_kavctl_args test_kavctl_json test_kavctl_attrs test_kavctl_conf \
