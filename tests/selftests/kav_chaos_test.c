@@ -139,7 +139,7 @@ static void w_insert(struct worker *w, struct shared_av *a)
 		.user_ids = with_ids ? (uintptr_t)ids : 0,
 	};
 
-	if (a->c.entry_size != 64 || a->h->addr_format != KAV_ADDR_SOCKADDR_IN)
+	if (a->c.entry_size != 32 || a->h->addr_format != KAV_ADDR_SOCKADDR_IN)
 		return;
 	for (i = 0; i < n; i++) {
 		s[i] = kav_sin(rnd(), rnd());

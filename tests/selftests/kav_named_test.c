@@ -233,7 +233,7 @@ TEST(format_must_match)
 	/* Read-only with format 0: whatever the AV stores. */
 	b = named(dom, "fmt", KAV_AV_NAMED | KAV_AV_RDONLY, 0, 0, &c);
 	ASSERT_LE(0, b);
-	EXPECT_EQ(64, c.entry_size);
+	EXPECT_EQ(32, c.entry_size);		/* IPv4: 16 + 16 */
 	close(b);
 	/* Format 0 is no format when creating or opening read-write. */
 	EXPECT_EQ(-EINVAL, named(dom, "fmt", KAV_AV_NAMED, 0, 0, NULL));
@@ -700,7 +700,7 @@ TEST(pinned_by_an_administrator)
 	EXPECT_STREQ("pin\n", r.name);
 	EXPECT_EQ(0640, r.mode);
 	EXPECT_EQ(1, r.nr_open);
-	EXPECT_EQ(64 + 8, r.entry_bytes);
+	EXPECT_EQ(32 + 8, r.entry_bytes);
 	ASSERT_EQ(0, stat("/proc/self/ns/ipc", &st));
 	EXPECT_EQ(st.st_ino, r.ipc_ns);
 	EXPECT_FALSE(r.pinned);

@@ -54,7 +54,7 @@
  */
 #define KAV_SCALE_KASAN_DEFAULT	(1ULL << 21)
 #define ENTRY6		64	/* bytes per IPv6 entry */
-#define ENTRY4		64	/* bytes per IPv4 entry */
+#define ENTRY4		32	/* bytes per IPv4 entry */
 #define FI_ADDR		8	/* bytes per fi_addr element */
 /* Faults that opening and mapping an AV may take, whatever its size. */
 #define OPEN_FAULTS_MAX	16
@@ -888,7 +888,7 @@ TEST_F_TIMEOUT(scale, b_open_cost_flat, 120)
 
 /* ----------------------------------------- c, d: who pays for pages */
 
-#define PAID_ENTRIES	(1ULL << 20)	/* 72 MiB of table: > CG_LIMIT */
+#define PAID_ENTRIES	(1ULL << 20)	/* 40 MiB of table: > CG_LIMIT */
 
 /* What a writer saw inserting into a named AV until an insert failed. */
 struct fill_report {
@@ -1038,7 +1038,7 @@ TEST_F_TIMEOUT(scale, c_writer_not_charged, 200)
 	ASSERT_LE(0, av) TH_LOG("%s", strerror(-av));
 	ASSERT_EQ(0, kav_set_param_max_entries(self->saved_max_entries));
 
-	/* Filled from the limited cgroup: up to max_entries, 72 MiB. */
+	/* Filled from the limited cgroup: up to max_entries, 40 MiB. */
 	pid = start_fill(name, CG_LIMITED, &go, &out);
 	ASSERT_LT(0, pid);
 	add_kid(self, pid);

@@ -46,7 +46,7 @@ TEST(device_open_close)
 TEST(create_defaults_per_format)
 {
 	static const struct { uint32_t fmt, entry; } want[] = {
-		{ KAV_ADDR_SOCKADDR, 64 }, { KAV_ADDR_SOCKADDR_IN, 64 },
+		{ KAV_ADDR_SOCKADDR, 64 }, { KAV_ADDR_SOCKADDR_IN, 32 },
 		{ KAV_ADDR_SOCKADDR_IN6, 64 }, { KAV_ADDR_STR, 128 },
 	};
 	uint64_t max = kav_param_max_entries();
@@ -92,8 +92,8 @@ TEST(create_addr_max_limits)
 		{ KAV_ADDR_SOCKADDR_IN, 15, EINVAL, 0 },
 		{ KAV_ADDR_SOCKADDR_IN6, 27, EINVAL, 0 },
 		{ KAV_ADDR_SOCKADDR, 16, EINVAL, 0 },
-		{ KAV_ADDR_SOCKADDR_IN, 96, 0, 128 },
-		{ KAV_ADDR_SOCKADDR_IN, 97, 0, 256 },
+		{ KAV_ADDR_SOCKADDR_IN, 112, 0, 128 },	/* 16 + 112 */
+		{ KAV_ADDR_SOCKADDR_IN, 113, 0, 256 },
 	};
 	int dom = kav_open_domain();
 	size_t i;
