@@ -361,6 +361,9 @@ int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 
 	if (cmd->flags || cmd->key.__reserved)
 		return -EINVAL;
+	/* A job table holds the job's key, which its creation put there. */
+	if (kav_table_indexed(&h->av->table))
+		return -EOPNOTSUPP;
 	grant = kav_grant_authorize(&h->domain->id, cmd->key.vni,
 				    "key insert");
 	if (!grant)

@@ -477,7 +477,7 @@ TEST(flags_and_fields_that_do_not_go_with_it)
 	EXPECT_EQ(0, revoke_grant(id));
 }
 
-TEST(no_remove_no_user_ids_no_per_insert_keys)
+TEST(no_remove_no_user_ids_no_other_keys)
 {
 	uint32_t vni = VNI_BASE + 6, id = grant(vni, 0, 0);
 	struct sockaddr_in s = addr(1);
@@ -506,6 +506,9 @@ TEST(no_remove_no_user_ids_no_per_insert_keys)
 	u.index = 0;
 	EXPECT_EQ(-1, ioctl(av, KAV_IOC_AV_SET_USER_ID, &u));
 	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* Only the job's key, which the creation put in slot 0. */
+	EXPECT_EQ(-EOPNOTSUPP, kav_key_insert(av, vni, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, kav_key_insert(av, vni + 1, NULL));
 	in.flags = KAV_INSERT_AUTH_KEY;
 	in.auth_keys = (uintptr_t)&key;
 	EXPECT_EQ(-1, ioctl(av, KAV_IOC_AV_INSERT, &in));

@@ -669,6 +669,8 @@ static int fake_key_insert(struct fake_av *av, struct kav_av_key *req)
 		return -EPERM;
 	if (req->size != sizeof(*req) || req->flags || req->key.__reserved)
 		return -EINVAL;
+	if (av->tab->job)
+		return -EOPNOTSUPP;
 	if (fake_kav_grant_check) {
 		ret = fake_kav_grant_check(req->key.vni);
 		if (ret)

@@ -172,6 +172,7 @@ static void test_refusals(void **state)
 				    .addrs = (uintptr_t)s,
 				    .flags = KAV_INSERT_AUTH_KEY,
 				    .auth_keys = (uintptr_t)&key };
+	struct kav_av_key k = { .size = sizeof(k), .key.vni = VNI };
 	struct kav_av_create a, bad;
 
 	(void)state;
@@ -198,6 +199,8 @@ static void test_refusals(void **state)
 			 -EOPNOTSUPP);
 	assert_int_equal(fake_kav_ioctl(a.fd, KAV_IOC_AV_INSERT, &in),
 			 -EINVAL);
+	assert_int_equal(fake_kav_ioctl(a.fd, KAV_IOC_AV_KEY_INSERT, &k),
+			 -EOPNOTSUPP);
 	/* A revoked key: inserts and joins refused, entries stay. */
 	fake_kav_revoke(VNI);
 	assert_int_equal(insert(a.fd, s, 1, fi), -EKEYREVOKED);

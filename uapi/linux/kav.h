@@ -156,7 +156,8 @@ struct kav_av_create {
  * EOPNOTSUPP (each process keeps its own view of which entries it
  * inserted and removed; libkav does). Per-insert keys and user ids
  * (KAV_INSERT_AUTH_KEY, KAV_INSERT_USER_ID) are refused with EINVAL, and
- * KAV_IOC_AV_SET_USER_ID with EOPNOTSUPP. Only new addresses are charged
+ * KAV_IOC_AV_SET_USER_ID and KAV_IOC_AV_KEY_INSERT (the table holds the
+ * job's key alone) with EOPNOTSUPP. Only new addresses are charged
  * to the grant (EDQUOT) and need room (ENOSPC). Once the grant is
  * revoked, inserts and opens of the table fail with EKEYREVOKED. The
  * table is owned by its creator, mode 0600, counts once against the
@@ -277,7 +278,8 @@ struct kav_av_remove {
  *
  * Insert errors: EINVAL (flags, key.__reserved), EACCES (the writer's
  * identity holds no grant for the key), EEXIST (already in this AV),
- * ENOSPC (KAV_MAX_AUTH_KEYS reached). A key whose handle could not be
+ * ENOSPC (KAV_MAX_AUTH_KEYS reached), EOPNOTSUPP (a job table, which
+ * holds the job's key alone). A key whose handle could not be
  * written back (EFAULT) stays inserted: repeating the call gives EEXIST
  * and the handle. Remove errors: EINVAL (not a
  * valid handle), EBUSY (entries are bound to the key, or endpoints were
