@@ -19,6 +19,7 @@
 #include "kav_test_util.h"
 #include "kav_test_grants.h"
 #include "fake_table.h"
+#include "fake_index.h"
 
 /* Keys granted to the test: the domain's, one inserted, one removed. */
 #define VNI_DOMAIN	7101
@@ -506,6 +507,149 @@ TEST_F(layout, same_bytes)
 		offsetof(struct kav_entry, user_id)] ^= 1;
 	ASSERT_EQ(-1, compare(p));
 	ASSERT_NE(NULL, strstr(p->where, "(entry[2].user_id)"));
+}
+
+/*
+ * A job table (KAV_AV_JOB): the same bytes again, with the address index
+ * (buckets and chain links after the fi_addr array, fake_index.c) and
+ * find-or-insert: batches of new, known and repeated addresses, across
+ * entry, fi_addr and link pages.
+ */
+
+/* One job batch on both: addresses @first + (i * @step) % @mod. */
+static int job_insert(struct pair *p, uint32_t first, uint32_t count,
+		      uint32_t step, uint32_t mod)
+{
+	static uint8_t addrs[STEP_MAX * 16];
+	static uint64_t kidx[STEP_MAX], fidx[STEP_MAX];
+	static uint32_t lens[STEP_MAX];
+	struct kav_av_insert in = {
+		.size = sizeof(in), .count = count, .addr_stride = 16,
+		.addrs = (uintptr_t)addrs, .fi_addrs = (uintptr_t)kidx,
+	};
+	uint32_t i, nr_new;
+	int ret;
+
+	for (i = 0; i < count; i++)
+		lens[i] = make_addr(KAV_ADDR_SOCKADDR_IN,
+				    first + (i * step) % mod, addrs + i * 16);
+	ret = av_ioctl(p->av, KAV_IOC_AV_INSERT, &in);
+	if (ret)
+		return ret;
+	nr_new = fake_index_resolve(&p->ft, addrs, 16, lens, count, 0, fidx);
+	(void)nr_new;
+	fake_index_insert(&p->ft, addrs, 16, lens, count, 0, fidx);
+	for (i = 0; i < count; i++) {
+		if (kidx[i] != fidx[i]) {
+			snprintf(p->where, sizeof(p->where),
+				 "job insert of %u: address %u at index %llu in the kernel, %llu in the fake",
+				 count, i, (unsigned long long)kidx[i],
+				 (unsigned long long)fidx[i]);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+/* compare(), then every bucket and the links of slots [0, nr_slots). */
+static int job_compare(struct pair *p)
+{
+	const struct kav_table_header *h = (const void *)p->fmem;
+
+	if (compare(p))
+		return -1;
+	if (compare_range(p, h->index_offset,
+			  (size_t)h->index_buckets * sizeof(uint32_t))) {
+		strncat(p->where, " [index buckets]",
+			sizeof(p->where) - strlen(p->where) - 1);
+		return -1;
+	}
+	if (compare_range(p, h->index_next_offset,
+			  pages_for(p->ft.nr_slots,
+				    FAKE_PAGE / sizeof(uint32_t)))) {
+		strncat(p->where, " [index links]",
+			sizeof(p->where) - strlen(p->where) - 1);
+		return -1;
+	}
+	return 0;
+}
+
+TEST(job_table_same_bytes)
+{
+	struct kav_domain_key dk = { .size = sizeof(dk),
+				     .key.vni = VNI_DOMAIN };
+	struct kav_test_grants grants = { 0 };
+	uint64_t max = kav_param_max_entries(), handle;
+	struct pair pr, *p = &pr;
+	const uint64_t count = 9000;	/* 16384 buckets: 16 pages */
+	uint8_t a[16];
+	size_t size;
+	uint32_t i;
+	int dom, r;
+
+	ASSERT_EQ(0, kav_test_grant(&grants, VNI_DOMAIN, 1));
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	ASSERT_EQ(0, av_ioctl(dom, KAV_IOC_DOMAIN_SET_KEY, &dk));
+	ASSERT_NE(0, max);
+	if (max > UINT32_MAX)
+		max = UINT32_MAX;
+	memset(p, 0, sizeof(*p));
+	p->format = KAV_ADDR_SOCKADDR_IN;
+	p->keyed = true;
+	p->c.size = sizeof(p->c);
+	p->c.flags = KAV_AV_JOB;
+	p->c.addr_format = KAV_ADDR_SOCKADDR_IN;
+	p->c.count = count;
+	ASSERT_EQ(0, av_ioctl(dom, KAV_IOC_AV_CREATE, &p->c));
+	p->av = p->c.fd;
+	p->kmap = mmap(NULL, p->c.map_size, PROT_READ, MAP_SHARED, p->av, 0);
+	ASSERT_NE(MAP_FAILED, p->kmap);
+	size = fake_index_table_size(fake_entry_size(16), max, count);
+	ASSERT_EQ(size, p->c.map_size);
+	p->fmem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, p->fmem);
+	fake_ktable_init(&p->ft, p->fmem, KAV_ADDR_SOCKADDR_IN, 16, max);
+	fake_index_init(&p->ft, count);
+	fake_ktable_key_insert(&p->ft, VNI_DOMAIN, KAV_KEY_DOMAIN, &handle);
+
+	r = job_compare(p);
+	if (r)
+		TH_LOG("after create: %s", p->where);
+	ASSERT_EQ(0, r);
+	/* New ones, then known and repeated ones mixed with new ones. */
+	STEP(p, job_insert(p, 0, 5, 1, 5));
+	STEP(p, job_insert(p, 3, 8, 1, 4));		/* 3..6 twice */
+	STEP(p, job_insert(p, 0, 5, 1, 5));		/* nothing new */
+	r = job_compare(p);
+	if (r)
+		TH_LOG("after small batches: %s", p->where);
+	ASSERT_EQ(0, r);
+	/* Across entry, fi_addr and link pages (1024 links a page). */
+	STEP(p, job_insert(p, 100, STEP_MAX, 7, STEP_MAX));
+	STEP(p, job_insert(p, 400, STEP_MAX, 1, STEP_MAX));
+	STEP(p, job_insert(p, 1000, STEP_MAX, 3, 400));
+	r = job_compare(p);
+	if (r)
+		TH_LOG("after large batches: %s", p->where);
+	ASSERT_EQ(0, r);
+	EXPECT_LT(1024, p->ft.nr_slots);
+	/* The fake's reader finds addresses in the kernel's mapping where
+	 * it finds them in the fake's image.
+	 */
+	for (i = 100; i < 1400; i += 37) {
+		make_addr(KAV_ADDR_SOCKADDR_IN, i, a);
+		EXPECT_EQ(fake_index_find(p->fmem, a, 16, 0),
+			  fake_index_find(p->kmap, a, 16, 0));
+		EXPECT_LE(0, fake_index_find(p->kmap, a, 16, 0));
+	}
+	make_addr(KAV_ADDR_SOCKADDR_IN, 5000, a);
+	EXPECT_EQ(-1, fake_index_find(p->kmap, a, 16, 0));
+
+	pair_close(p);
+	close(dom);
+	kav_test_revoke_all(&grants);
 }
 
 TEST_HARNESS_MAIN
