@@ -527,12 +527,17 @@ static inline int kav_table_read_key(const struct kav_table *t, uint32_t slot,
 	return kav_table_read_key_part(t, slot, snap, true);
 }
 
-/* Current seq of entry @index (acquire); index < nr_slots is the caller's. */
+/*
+ * Current seq of entry @index; index < nr_slots is the caller's. The
+ * caller's reads of the entry's bytes come before it: an acquire fence,
+ * then the load (on weak memory an acquire load would not order them).
+ */
 static inline uint64_t kav_table_entry_seq(const struct kav_table *t,
 					   uint64_t index)
 {
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(&kav_table_entry(t, index)->seq,
-			       __ATOMIC_ACQUIRE);
+			       __ATOMIC_RELAXED);
 }
 
 #endif /* KAV_TABLE_H */
