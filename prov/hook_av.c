@@ -186,27 +186,28 @@ int kavh_xlate_slow(struct kavh_av *av, fi_addr_t addr, fi_addr_t *core)
 /*
  * After kav accepted an insert. Lazily (the default) nothing reaches the
  * core now: a peer is mirrored when first sent to, and a core refusal
- * fails that data call (and is counted). With FI_SOURCE each entry is
- * mirrored at once; one the core refuses is taken out of kav again and
- * reported as failed, so the two AVs never disagree about what exists.
+ * fails that data call (and is counted). Once the application reads
+ * sources (kavh_av_sources_read()), each entry is mirrored at once; one
+ * the core refuses is taken out of kav again and reported as failed, so
+ * the two AVs never disagree about what exists.
  */
 static size_t kavh_mirror_new(struct kavh_av *av, fi_addr_t *fi_addr,
 			      size_t count, int *errs)
 {
+	uint64_t index;
 	size_t i, n = 0;
+	bool eager;
 	int ret;
 
-	if (!av->dom->source) {
-		for (i = 0; i < count; i++)
-			n += fi_addr[i] != FI_ADDR_NOTAVAIL;
-		return n;
-	}
 	pthread_mutex_lock(&av->lock);
+	eager = __atomic_load_n(&av->eager, __ATOMIC_RELAXED);
 	for (i = 0; i < count; i++) {
 		if (fi_addr[i] == FI_ADDR_NOTAVAIL)
 			continue;
-		ret = kavh_sync_slot(av, fi_addr[i] & KAV_FI_ADDR_LOW_MASK,
-				     false);
+		index = fi_addr[i] & KAV_FI_ADDR_LOW_MASK;
+		if (index >= av->nr_fi_addrs)
+			av->nr_fi_addrs = index + 1;
+		ret = eager ? kavh_sync_slot(av, index, false) : 0;
 		if (ret) {
 			fi_av_remove(av->kav, &fi_addr[i], 1, 0);
 			fi_addr[i] = FI_ADDR_NOTAVAIL;
@@ -218,6 +219,28 @@ static size_t kavh_mirror_new(struct kavh_av *av, fi_addr_t *fi_addr,
 	}
 	pthread_mutex_unlock(&av->lock);
 	return n;
+}
+
+/*
+ * The first read of a source from a CQ of @av (fi_cq_readfrom(), an
+ * error entry's src_addr): a peer heard from must have a core fi_addr to
+ * translate back from, so mirror every entry inserted so far (those the
+ * core refuses stay unmirrored: their data calls fail, as on first use)
+ * and every later one at insert. This runs before the core's CQ is read,
+ * so what a manual-progress core reports next already knows them
+ * (hook.rst, "Lazy mirroring").
+ */
+void kavh_av_sources_read_slow(struct kavh_av *av)
+{
+	uint64_t i;
+
+	pthread_mutex_lock(&av->lock);
+	if (!__atomic_load_n(&av->eager, __ATOMIC_RELAXED)) {
+		for (i = 0; i < av->nr_fi_addrs; i++)
+			kavh_sync_slot(av, i, false);
+		__atomic_store_n(&av->eager, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&av->lock);
 }
 
 fi_addr_t kavh_av_report(struct kavh_av *av, fi_addr_t core)
@@ -577,7 +600,8 @@ static int kavh_core_av_open(struct kavh_av *av, const struct fi_av_attr *attr,
 	memset(&cattr, 0, sizeof(cattr));
 	cattr.type = attr->type;
 	cattr.rx_ctx_bits = attr->rx_ctx_bits;
-	cattr.count = attr->count;
+	/* Mirrors follow the traffic, not the job size (first use). */
+	cattr.count = 0;
 	cattr.ep_per_node = attr->ep_per_node;
 	cattr.flags = attr->flags & FI_SYMMETRIC;
 	return KAVH_CORE_CALL(fi_av_open(core_dom, &cattr, &av->core, NULL));

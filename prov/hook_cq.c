@@ -36,6 +36,9 @@ static ssize_t kavh_cq_readfrom(struct fid_cq *cq_fid, void *buf,
 	struct kavh_cq *cq = kavh_cq(cq_fid);
 	ssize_t ret;
 
+	if (src_addr)
+		kavh_av_sources_read(__atomic_load_n(&cq->av,
+						     __ATOMIC_ACQUIRE));
 	ret = fi_cq_readfrom(cq->core, buf, count, src_addr);
 	if (ret > 0 && src_addr)
 		kavh_cq_fix_src(cq, src_addr, ret);
@@ -63,6 +66,9 @@ static ssize_t kavh_cq_readerr(struct fid_cq *cq_fid,
 	fi_addr_t src;
 	ssize_t ret;
 
+	if (buf && cq->api_version >= KAVH_CQ_ERR_SRC_API)
+		kavh_av_sources_read(__atomic_load_n(&cq->av,
+						     __ATOMIC_ACQUIRE));
 	ret = fi_cq_readerr(cq->core, buf, flags);
 	if (ret <= 0 || !buf || cq->api_version < KAVH_CQ_ERR_SRC_API)
 		return ret;
@@ -86,6 +92,9 @@ static ssize_t kavh_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
 	struct kavh_cq *cq = kavh_cq(cq_fid);
 	ssize_t ret;
 
+	if (src_addr)
+		kavh_av_sources_read(__atomic_load_n(&cq->av,
+						     __ATOMIC_ACQUIRE));
 	ret = fi_cq_sreadfrom(cq->core, buf, count, src_addr, cond, timeout);
 	if (ret > 0 && src_addr)
 		kavh_cq_fix_src(cq, src_addr, ret);

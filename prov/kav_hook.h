@@ -170,9 +170,11 @@ struct kavh_domain {
 	bool keyed;
 	uint32_t vni;
 	/*
-	 * FI_SOURCE asked: completions name their source, so every entry is
-	 * mirrored at insert (a peer first heard from must have a core
-	 * fi_addr to translate back from); else on first use.
+	 * FI_SOURCE possible (the core's caps say so; most grant it unasked):
+	 * completions may name their source, and a peer first heard from
+	 * must then have a core fi_addr to translate back from. Entries are
+	 * still mirrored on first use until the application reads a source
+	 * (kavh_av_sources_read()), and at insert from then on.
 	 */
 	bool source;
 };
@@ -211,6 +213,9 @@ struct kavh_av {
 	 */
 	bool user_ids;			/* atomic */
 	bool shared;			/* a job AV (kav_av_open_job()) */
+	/* The application reads sources: mirror at insert (atomic). */
+	bool eager;
+	uint64_t nr_fi_addrs;		/* 1 + highest inserted, under lock */
 	pthread_mutex_t lock;		/* writers of slots/kav_of, view */
 	struct kav_view view;		/* used under lock only */
 	char *name;			/* named AV (for the stats line) */
@@ -272,6 +277,19 @@ static inline fi_addr_t kavh_src(struct kavh_av *av, fi_addr_t core)
  * on an FI_AV_USER_ID AV before fi_av_set_user_id() (fi_av(3)).
  */
 fi_addr_t kavh_av_report(struct kavh_av *av, fi_addr_t core);
+
+/*
+ * Before a completion's source is read from a CQ of @av: the first time,
+ * mirror every entry already inserted, and every later one at insert.
+ */
+void kavh_av_sources_read_slow(struct kavh_av *av);
+
+static inline void kavh_av_sources_read(struct kavh_av *av)
+{
+	if (av && av->dom->source &&
+	    kavh_unlikely(!__atomic_load_n(&av->eager, __ATOMIC_ACQUIRE)))
+		kavh_av_sources_read_slow(av);
+}
 
 /*
  * The source address of fi_cq_err_entry (FI_SOURCE_ERR and other receive

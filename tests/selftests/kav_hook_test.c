@@ -415,9 +415,12 @@ TEST_F(hook, messages_under_job_key)
 	hk_close(&self->a, self->log, sizeof(self->log));
 	/* One job: b had inserted b's name, a found it on the node. */
 	EXPECT_NE(NULL, strstr(self->log, "stats: kav served AV (shared)"));
-	/* FI_SOURCE: mirrored at insert, so a sender can be named. */
+	/*
+	 * FI_SOURCE: a mirrored on its first send to b; its first source
+	 * read (readfrom) then found nothing more to mirror.
+	 */
 	EXPECT_NE(NULL, strstr(self->log, "1 inserted, 0 refused, 1 mirrored "
-				       "(0 on first use)"));
+				       "(1 on first use)"));
 	EXPECT_NE(NULL, strstr(self->log, "shared with the job: 1 found on "
 				       "the node without a system call, 0 "
 				       "sent in 0 calls"));

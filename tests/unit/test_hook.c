@@ -279,9 +279,8 @@ static struct hook_fixture *hook_open(uint32_t api, uint64_t caps,
 	assert_int_equal(fi_domain(h->fab, &info, &h->dom, NULL), 0);
 	assert_int_equal(fi_av_open(h->dom, &attr, &h->av, NULL), 0);
 	assert_int_equal(fi_av_insert(h->av, &sin, 1, &h->fa, 0, NULL), 1);
-	/* Mirrored at insert only for FI_SOURCE, else on first use. */
-	assert_int_equal(core.next_core,
-			 MOCK_CORE_BASE + !!(caps & FI_SOURCE));
+	/* Not mirrored at insert, even with FI_SOURCE (until read). */
+	assert_int_equal(core.next_core, MOCK_CORE_BASE);
 	assert_int_equal(fi_cq_open(h->dom, &cq_attr, &h->cq, NULL), 0);
 	assert_int_equal(fi_endpoint(h->dom, &info, &h->ep, NULL), 0);
 	assert_int_equal(fi_ep_bind(h->ep, &h->av->fid, 0), 0);
@@ -600,6 +599,47 @@ static void test_share_opt_out(void **state)
 	share_close(f);
 }
 
+/*
+ * FI_SOURCE: lazy until the application reads a source; the first
+ * fi_cq_readfrom() mirrors what was inserted (so the core can name it),
+ * and inserts after it are mirrored at once.
+ */
+static void test_source_mirrors_from_first_read(void **state)
+{
+	struct hook_fixture *h = hook_open(FI_VERSION(2, 1), FI_SOURCE, 0);
+	struct sockaddr_in sin = test_sin("10.0.0.3", 3);
+	struct kavh_av *hav = kavh_av_of(&h->av->fid);
+	fi_addr_t fb;
+
+	(void)state;
+	assert_false(hav->eager);
+	/* The first source read: the inserted entry is there to name. */
+	assert_int_equal(read_src(h, MOCK_CORE_BASE), h->fa);
+	assert_true(hav->eager);
+	assert_int_equal(core.next_core, MOCK_CORE_BASE + 1);
+	assert_int_equal(hav->stats.mirrored, 1);
+	assert_int_equal(hav->stats.lazy, 0);
+	/* From now on at insert. */
+	assert_int_equal(fi_av_insert(h->av, &sin, 1, &fb, 0, NULL), 1);
+	assert_int_equal(core.next_core, MOCK_CORE_BASE + 2);
+	assert_int_equal(read_src(h, MOCK_CORE_BASE + 1), fb);
+	hook_close(h);
+}
+
+/* Without FI_SOURCE a source read mirrors nothing. */
+static void test_no_source_stays_lazy(void **state)
+{
+	struct hook_fixture *h = hook_open(FI_VERSION(2, 1), 0, 0);
+	fi_addr_t out;
+
+	(void)state;
+	out = read_src(h, FI_ADDR_NOTAVAIL);
+	assert_true(out == FI_ADDR_NOTAVAIL);
+	assert_false(kavh_av_of(&h->av->fid)->eager);
+	assert_int_equal(core.next_core, MOCK_CORE_BASE);
+	hook_close(h);
+}
+
 /* FI_AV_USER_ID asks what a job table cannot give: private. */
 static void test_user_id_av_not_shared(void **state)
 {
@@ -629,6 +669,8 @@ int main(void)
 		cmocka_unit_test(test_shared_and_lazy),
 		cmocka_unit_test(test_share_opt_out),
 		cmocka_unit_test(test_user_id_av_not_shared),
+		cmocka_unit_test(test_source_mirrors_from_first_read),
+		cmocka_unit_test(test_no_source_stays_lazy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
