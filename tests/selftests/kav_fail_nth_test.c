@@ -892,6 +892,91 @@ static int check_pinned(struct ctx *x)
 	return pin(x, KAV_GENL_CMD_AV_UNPIN) ? -1 : 0;
 }
 
+/* A job table (KAV_AV_JOB) of a domain keyed with 4242. */
+static int prep_domain_keyed(struct ctx *x)
+{
+	struct kav_domain_key k = { .size = sizeof(k), .key.vni = 4242 };
+	int ret = prep_domain(x);
+
+	if (ret)
+		return ret;
+	return ioctl(x->dom, KAV_IOC_DOMAIN_SET_KEY, &k) ? -errno : 0;
+}
+
+static int job(struct ctx *x)
+{
+	struct kav_av_create c = { .size = sizeof(c), .flags = KAV_AV_JOB,
+				   .addr_format = KAV_ADDR_SOCKADDR_IN };
+
+	if (ioctl(x->dom, KAV_IOC_AV_CREATE, &c))
+		return -errno;
+	x->c = c;
+	return c.fd;
+}
+
+static int call_create_job(struct ctx *x)
+{
+	x->new_fd = job(x);
+	return x->new_fd < 0 ? x->new_fd : 0;
+}
+
+/* A failed create leaves no job table behind: the next one creates. */
+static int check_no_job(struct ctx *x)
+{
+	int fd = job(x);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return x->c.result == KAV_AV_CREATED ? 0 : -1;
+}
+
+/* A job table with PREFILL entries. */
+static int prep_job(struct ctx *x)
+{
+	int ret = prep_domain_keyed(x);
+	uint32_t i;
+
+	if (ret)
+		return ret;
+	x->av = job(x);
+	if (x->av < 0)
+		return x->av;
+	x->h = mmap(NULL, x->c.map_size, PROT_READ, MAP_SHARED, x->av, 0);
+	if (x->h == MAP_FAILED) {
+		x->h = NULL;
+		return -errno;
+	}
+	fill_addrs(x, 0);
+	ret = insert(x, PREFILL, false);
+	/* The call's batch: the last two known addresses, then new ones. */
+	for (i = 0; i < BATCH; i++)
+		x->sin[i] = x->sin[PREFILL - 2 + i];
+	for (i = 2; i < BATCH; i++)
+		x->sin[i] = kav_sin(0x0a100000 + i, 3000 + i);
+	memset(x->fi, 0xff, sizeof(x->fi));
+	return ret;
+}
+
+static int call_insert_job(struct ctx *x)
+{
+	return insert(x, BATCH, false);
+}
+
+static int check_insert_job(struct ctx *x)
+{
+	uint32_t i;
+
+	if (x->h->nr_valid != PREFILL + BATCH - 2 || (x->h->generation & 1))
+		return -1;
+	for (i = 0; i < BATCH; i++)
+		if (x->fi[i] != PREFILL - 2 + i ||
+		    memcmp((const void *)entry_at(x, x->fi[i])->addr,
+			   &x->sin[i], sizeof(x->sin[i])))
+			return -1;
+	return kav_uses(x->h, 0)->nr_entries == PREFILL + BATCH - 2 ? 0 : -1;
+}
+
 static const struct nth_case cases[] = {
 	{ "open", prep_none, call_open, check_fd, NULL },
 	{ "av_create_in", prep_domain, call_create_in, check_create, NULL },
@@ -928,6 +1013,9 @@ static const struct nth_case cases[] = {
 	{ "nl_entry_get", prep_nl_av_id, call_entry_get, check_dumped, NULL },
 	{ "nl_stats_get", prep_nl, call_stats_get, check_none, NULL },
 	{ "nl_av_pin", prep_nl_named, call_av_pin, check_pinned, NULL },
+	{ "av_create_job", prep_domain_keyed, call_create_job, check_create,
+	  check_no_job },
+	{ "insert_job", prep_job, call_insert_job, check_insert_job, NULL },
 };
 
 static void ctx_init(struct ctx *x)
@@ -996,6 +1084,9 @@ NTH_VARIANT(21, nl_domain_get);
 NTH_VARIANT(22, nl_av_get);
 NTH_VARIANT(23, nl_entry_get);
 NTH_VARIANT(24, nl_stats_get);
+/* The job-table cases, last in cases[]. */
+NTH_VARIANT(ARRAY_SIZE(cases) - 2, av_create_job);
+NTH_VARIANT(ARRAY_SIZE(cases) - 1, insert_job);
 
 /*
  * A page fault of our own while fail-nth is armed would take the injected
