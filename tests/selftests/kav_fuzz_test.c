@@ -129,6 +129,8 @@ static bool documented_errno(int e)
 	case ENFILE:
 	/* Authorisation (auth-key grants). */
 	case EPERM: case EACCES: case EKEYREVOKED:
+	/* Job tables (KAV_AV_JOB): no key; what a job table never does. */
+	case ENOKEY: case EOPNOTSUPP:
 		return true;
 	}
 	return false;
