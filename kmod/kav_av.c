@@ -216,8 +216,9 @@ static struct kav_av *kav_av_new(struct kav_domain *domain,
 	av = kzalloc(sizeof(*av), KAV_TENANT_GFP);
 	if (!av)
 		return ERR_PTR(-ENOMEM);
+	/* A job table never removes: fi_addr[i] would be i, it has none. */
 	ret = kav_table_init(&av->table, cmd->addr_format, cmd->addr_max,
-			     max_entries);
+			     max_entries, !(cmd->flags & KAV_AV_JOB));
 	if (ret) {
 		kfree(av);
 		return ERR_PTR(ret);

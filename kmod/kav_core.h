@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kav core: the AV table and nothing else. A table is a header page (with
- * the auth-key slots), entry pages and fi_addr pages, shared read-only
+ * the auth-key slots), entry pages and fi_addr pages (a job table has
+ * none, but an address index instead), shared read-only
  * with userspace, plus a kernel-only bitmap of used slots. Writers hold
  * t->lock; readers (user mappings) never lock and follow the sequence
  * protocol of uapi/linux/kav.h.
@@ -27,7 +28,10 @@ struct kav_table {
 	struct mutex lock;		/* serialises writers */
 	struct page *header_page;
 	struct kav_table_header *hdr;
-	/* Mapping page n + 1 -> struct page: entry pages, then fi_addr pages. */
+	/*
+	 * Mapping page n + 1 -> struct page: entry pages, then fi_addr pages
+	 * (with fi_addrs), then a job table's index pages.
+	 */
 	struct xarray pages;
 	/* Page n: bit i set while slot n * KAV_USED_PER_PAGE + i is valid. */
 	struct xarray used;
@@ -36,9 +40,10 @@ struct kav_table {
 	u32 addr_max;
 	u32 entry_size;
 	u32 entries_per_page;
+	bool fi_addrs;			/* has an fi_addr array (not a job) */
 	u64 max_entries;
 	u64 entry_pages;		/* pages of entries in the mapping */
-	u64 map_pages;			/* header + entry + fi_addr pages */
+	u64 map_pages;			/* header + entry + fi_addr + index */
 	u64 nr_slots;			/* high-water mark, mirrored in hdr */
 	u64 nr_valid;			/* written under lock, read by listings */
 	u64 nr_pages;			/* entry, fi_addr and used pages */
@@ -169,7 +174,7 @@ int kav_table_add_pages(struct kav_table *t, struct xarray *xa,
 			unsigned long first, unsigned long last,
 			kav_page_init_t init);
 int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
-		   u64 max_entries);
+		   u64 max_entries, bool fi_addrs);
 void kav_table_destroy(struct kav_table *t);
 u32 kav_table_entry_bytes(const struct kav_table *t);
 u64 kav_table_bytes(const struct kav_table *t);

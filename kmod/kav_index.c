@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A job table's address index (KAV_AV_JOB, uapi/linux/kav.h): a chained
- * hash table in the read-only mapping, after the fi_addr array, so that a
+ * hash table in the read-only mapping, right after the entries (a job
+ * table has no fi_addr array: fi_addr i would be i for good), so that a
  * process finds an address another one inserted without a system call.
  *
  *   buckets  a __u32 per bucket: 0, or 1 + the bucket's newest entry;
  *            every page allocated (zeroed) at creation
  *   next     a __u32 per entry: 0 at a chain's end, else 1 + the next
- *            (older) entry; pages added as nr_slots grows, like fi_addrs
+ *            (older) entry; pages added as nr_slots grows, like entries
  *
  * An entry is linked once it is complete and valid (its seq even): its
  * next link first, then the bucket head with release semantics. Job

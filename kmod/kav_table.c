@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The AV table: a header page, entry pages and fi_addr pages, shared
- * read-only with userspace. Writers hold t->lock; readers never lock.
- * Pages are allocated as the table grows, charged to the creator's memory
- * cgroup whoever the writer is, and are neither moved nor freed before the
- * table is destroyed, so a reader's mapping never goes stale. Every change
+ * The AV table: a header page, entry pages and fi_addr pages (none in a
+ * job table), shared read-only with userspace. Writers hold t->lock;
+ * readers never lock. Pages are allocated as the table grows, charged to
+ * the creator's memory cgroup whoever the writer is, and are neither
+ * moved nor freed before the table is destroyed, so a reader's mapping
+ * never goes stale. Every change
  * to an entry is bracketed by its sequence counter (odd while writing), and
  * every batch by the header's generation counter (uapi/linux/kav.h). The
  * fi_addr array holds each valid entry's index, stored only once the entry
- * is complete, for readers that want an fi_addr_t array (map_addr).
+ * is complete, for readers that want an fi_addr_t array (map_addr). A job
+ * table never removes, so its fi_addr[i] would be i for every slot: it
+ * has no fi_addr array (fi_addrs_offset 0) and its index follows the
+ * entries.
  * A kernel-only bitmap of valid slots (t->used) finds free slots without
  * reading entries.
  *
@@ -34,7 +38,7 @@ static struct kav_entry *kav_entry(struct kav_table *t, u64 idx)
 	return page_address(page) + (idx % t->entries_per_page) * t->entry_size;
 }
 
-/* Key in t->pages of the fi_addr page for entry @idx. */
+/* Key in t->pages of the fi_addr page for entry @idx (t->fi_addrs only). */
 static unsigned long kav_fi_addr_key(const struct kav_table *t, u64 idx)
 {
 	return t->entry_pages + idx / KAV_FI_ADDRS_PER_PAGE;
@@ -177,9 +181,9 @@ int kav_table_add_pages(struct kav_table *t, struct xarray *xa,
 }
 
 /*
- * Make slots nr_slots..@end - 1 readable: back their entry, fi_addr and
- * used pages, then publish the new bound once. On failure nr_slots stays
- * and the pages already added wait for the next attempt.
+ * Make slots nr_slots..@end - 1 readable: back their entry, fi_addr (if
+ * any) and used pages, then publish the new bound once. On failure
+ * nr_slots stays and the pages already added wait for the next attempt.
  */
 static int kav_table_grow(struct kav_table *t, u64 end)
 {
@@ -188,7 +192,7 @@ static int kav_table_grow(struct kav_table *t, u64 end)
 
 	ret = kav_table_add_pages(t, &t->pages, first / t->entries_per_page,
 				  last / t->entries_per_page, kav_init_entry_page);
-	if (!ret)
+	if (!ret && t->fi_addrs)
 		ret = kav_table_add_pages(t, &t->pages,
 					  kav_fi_addr_key(t, first),
 					  kav_fi_addr_key(t, last),
@@ -255,8 +259,9 @@ static void kav_entry_store(struct kav_table *t, struct kav_batch_cursor *c,
 	memcpy(e->addr, b->addrs + (size_t)i * b->stride, len);
 	memset(e->addr + len, 0, t->entry_size - KAV_ENTRY_HDR_SIZE - len);
 	kav_entry_seq_end(t, e);
-	/* Whoever finds the index in the fi_addr array finds the entry. */
-	smp_store_release(kav_batch_fi_addr(t, c, idx), idx);
+	if (t->fi_addrs)
+		/* Who finds the index in fi_addr[] finds the entry. */
+		smp_store_release(kav_batch_fi_addr(t, c, idx), idx);
 
 	__set_bit(idx % KAV_USED_PER_PAGE, kav_used_page(t, c, idx));
 	WRITE_ONCE(t->nr_valid, t->nr_valid + 1);
@@ -274,7 +279,8 @@ static u64 kav_entry_clear(struct kav_table *t, struct kav_batch_cursor *c,
 	u64 key = kav_entry_key(e);
 
 	/* Gone from the fi_addr array first (the seq's smp_wmb() orders it). */
-	WRITE_ONCE(*kav_batch_fi_addr(t, c, idx), KAV_NONE);
+	if (t->fi_addrs)
+		WRITE_ONCE(*kav_batch_fi_addr(t, c, idx), KAV_NONE);
 	kav_entry_seq_begin(t, e);
 	memset((u8 *)e + sizeof(e->seq), 0, t->entry_size - sizeof(e->seq));
 	e->auth_key = KAV_ENTRY_NO_KEY;
@@ -288,8 +294,12 @@ static u64 kav_entry_clear(struct kav_table *t, struct kav_batch_cursor *c,
 	return key;
 }
 
+/*
+ * A new, empty table; @fi_addrs: with an fi_addr array (every table but a
+ * job table, whose entries are never removed).
+ */
 int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
-		   u64 max_entries)
+		   u64 max_entries, bool fi_addrs)
 {
 	struct kav_table_header *hdr;
 
@@ -299,8 +309,11 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 	t->addr_max = addr_max;
 	t->max_entries = max_entries;
 	t->entry_pages = DIV_ROUND_UP(max_entries, t->entries_per_page);
-	t->map_pages = 1 + t->entry_pages +
-		       DIV_ROUND_UP(max_entries, KAV_FI_ADDRS_PER_PAGE);
+	t->fi_addrs = fi_addrs;
+	t->map_pages = 1 + t->entry_pages;
+	if (fi_addrs)
+		t->map_pages += DIV_ROUND_UP(max_entries,
+					     KAV_FI_ADDRS_PER_PAGE);
 
 	/* A full memory cgroup fails the creation; it never OOM-kills. */
 	t->header_page = alloc_page(KAV_TENANT_GFP | __GFP_ZERO);
@@ -320,7 +333,9 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 	hdr->addr_max = addr_max;
 	hdr->max_entries = max_entries;
 	hdr->map_size = t->map_pages << PAGE_SHIFT;
-	hdr->fi_addrs_offset = (1 + t->entry_pages) << PAGE_SHIFT;
+	/* 0: no fi_addr array. */
+	if (fi_addrs)
+		hdr->fi_addrs_offset = (1 + t->entry_pages) << PAGE_SHIFT;
 	t->hdr = hdr;
 	kav_keys_init(t);
 	return 0;
@@ -342,11 +357,13 @@ void kav_table_destroy(struct kav_table *t)
 	mutex_destroy(&t->lock);
 }
 
-/* Kernel bytes per entry slot: entry and fi_addr (and a used bit). */
+/*
+ * Kernel bytes per entry slot: entry and fi_addr (and a used bit); a job
+ * table has no fi_addr but its index's chain link (its buckets aside).
+ */
 u32 kav_table_entry_bytes(const struct kav_table *t)
 {
-	/* A job table's index adds a chain link per entry. */
-	return t->entry_size + sizeof(u64) +
+	return t->entry_size + (t->fi_addrs ? sizeof(u64) : 0) +
 	       (kav_table_indexed(t) ? sizeof(u32) : 0);
 }
 

@@ -202,7 +202,11 @@ int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr)
 			      (unsigned long long)slots, attr->count);
 		return -FI_EAGAIN;
 	}
-	/* fi_addr_t values never depend on map_addr: a given one is kept. */
+	/*
+	 * fi_addr_t values never depend on map_addr: a given one is kept.
+	 * Named AVs always have the array (only job tables, never named,
+	 * lack one: then map_addr stays NULL).
+	 */
 	if (!attr->map_addr)
 		attr->map_addr = (void *)kav_table_fi_addrs(&av->table);
 	return 0;

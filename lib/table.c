@@ -144,12 +144,15 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 			return -FI_EIO;
 		}
 	}
-	/* The fi_addr array: after the entries, inside the mapping. */
-	if (h->fi_addrs_offset % 8 ||
+	/*
+	 * The fi_addr array: after the entries, inside the mapping; 0: none
+	 * (a job table, whose fi_addr i would be i for every slot).
+	 */
+	if (h->fi_addrs_offset && (h->fi_addrs_offset % 8 ||
 	    h->fi_addrs_offset < h->header_size +
 				 h->max_entries * h->entry_size ||
 	    h->fi_addrs_offset > map_size ||
-	    h->max_entries > (map_size - h->fi_addrs_offset) / 8) {
+	    h->max_entries > (map_size - h->fi_addrs_offset) / 8)) {
 		kav_warn("AV table fi_addr array is inconsistent "
 			 "(fi_addrs_offset %llu, max_entries %llu, map_size "
 			 "%zu)", (unsigned long long)h->fi_addrs_offset,

@@ -47,7 +47,7 @@ struct kav_table {
 	uint64_t max_entries;
 	uint32_t keys_offset;		/* auth-key slots in the header page */
 	uint32_t key_counts_offset;	/* their struct kav_key_count */
-	uint64_t fi_addrs_offset;	/* the fi_addr array in the mapping */
+	uint64_t fi_addrs_offset;	/* the fi_addr array; 0: none (job) */
 };
 
 /*
@@ -195,10 +195,13 @@ static inline uint64_t kav_table_nr_slots(const struct kav_table *t)
 
 /*
  * The fi_addr array (fi_av_attr.map_addr of a named AV): element n is n
- * while entry n is valid, FI_ADDR_NOTAVAIL otherwise; n < nr_slots.
+ * while entry n is valid, FI_ADDR_NOTAVAIL otherwise; n < nr_slots. NULL
+ * for a table without one (a job table: fi_addrs_offset 0).
  */
 static inline const uint64_t *kav_table_fi_addrs(const struct kav_table *t)
 {
+	if (!t->fi_addrs_offset)
+		return NULL;
 	return (const uint64_t *)(t->base + t->fi_addrs_offset);
 }
 

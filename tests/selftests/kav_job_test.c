@@ -226,6 +226,7 @@ TEST(one_job_one_table)
 TEST(header_and_index_in_the_mapping)
 {
 	uint32_t vni = VNI_BASE + 2, id = grant(vni, 0, 0);
+	struct kav_nl_av_info ai = { 0 };
 	struct kav_av_create c, p;
 	struct kav_map m = { 0 };
 	int dom, av, priv;
@@ -240,8 +241,10 @@ TEST(header_and_index_in_the_mapping)
 	EXPECT_EQ(1u << 17, m.h->index_buckets);
 	EXPECT_EQ(0, m.h->index_offset % 4096);
 	EXPECT_EQ(0, m.h->index_next_offset % 4096);
-	EXPECT_LE(m.h->fi_addrs_offset + m.h->max_entries * 8,
-		  m.h->index_offset);
+	/* No fi_addr array (fi_addr i is i): the index follows the entries. */
+	EXPECT_EQ(0, m.h->fi_addrs_offset);
+	EXPECT_EQ(4096 + ((m.h->max_entries * m.h->entry_size + 4095) &
+			  ~4095ULL), m.h->index_offset);
 	EXPECT_EQ(m.h->index_offset + (1u << 17) * 4,
 		  m.h->index_next_offset);
 	EXPECT_EQ(c.map_size, m.h->map_size);
@@ -250,6 +253,10 @@ TEST(header_and_index_in_the_mapping)
 	/* Every bucket is readable before anything is inserted. */
 	EXPECT_EQ(0, ((const volatile uint32_t *)((const volatile char *)m.h +
 		  m.h->index_next_offset))[-1]);
+	/* The listing's bytes per entry: 32 + a 4-byte link, no fi_addr. */
+	ai.av_id = c.av_id;
+	ASSERT_EQ(0, kav_nl_av_info(&ai));
+	EXPECT_EQ(32 + 4, ai.entry_bytes);
 	kav_unmap_av(&m);
 	close(av);
 	/* The hint is clamped: 0 gives the least, 4096. */
@@ -266,6 +273,11 @@ TEST(header_and_index_in_the_mapping)
 	EXPECT_EQ(0, m.h->index_buckets);
 	EXPECT_EQ(0, m.h->index_offset);
 	EXPECT_EQ(0, m.h->index_next_offset);
+	EXPECT_NE(0, m.h->fi_addrs_offset);
+	memset(&ai, 0, sizeof(ai));
+	ai.av_id = p.av_id;
+	ASSERT_EQ(0, kav_nl_av_info(&ai));
+	EXPECT_EQ(32 + 8, ai.entry_bytes);
 	kav_unmap_av(&m);
 	close(priv);
 	close(dom);

@@ -169,7 +169,8 @@ static void describe(const struct kav_table_header *h, size_t off, char *buf,
 				  rel % sizeof(struct kav_key_count)));
 	} else if (off < h->header_size) {
 		snprintf(buf, len, "header page, outside every field");
-	} else if (off < h->fi_addrs_offset) {
+	} else if (off < (h->fi_addrs_offset ? h->fi_addrs_offset :
+			  h->index_offset ? h->index_offset : h->map_size)) {
 		rel = off - h->header_size;
 		name = FIELD_AT(entry_fields, rel % h->entry_size);
 		if (name)
@@ -179,9 +180,16 @@ static void describe(const struct kav_table_header *h, size_t off, char *buf,
 			snprintf(buf, len, "entry[%zu].addr[%zu]",
 				 rel / h->entry_size,
 				 rel % h->entry_size - KAV_ENTRY_HDR_SIZE);
-	} else {
+	} else if (h->fi_addrs_offset &&
+		   (!h->index_offset || off < h->index_offset)) {
 		rel = off - h->fi_addrs_offset;
 		snprintf(buf, len, "fi_addr[%zu]", rel / sizeof(uint64_t));
+	} else if (off < h->index_next_offset) {
+		rel = off - h->index_offset;
+		snprintf(buf, len, "bucket[%zu]", rel / sizeof(uint32_t));
+	} else {
+		rel = off - h->index_next_offset;
+		snprintf(buf, len, "link[%zu]", rel / sizeof(uint32_t));
 	}
 }
 
@@ -213,7 +221,8 @@ static size_t pages_for(uint64_t n, uint64_t per_page)
 
 /*
  * The header page, then the entry and fi_addr pages that hold slots
- * [0, nr_slots): everything a reader may touch.
+ * [0, nr_slots): everything a reader may touch (a job table has no
+ * fi_addr array: fi_addrs_offset 0).
  */
 static int compare(struct pair *p)
 {
@@ -226,6 +235,8 @@ static int compare(struct pair *p)
 	if (compare_range(p, h->header_size,
 			  pages_for(nr_slots, FAKE_PAGE / h->entry_size)))
 		return -1;
+	if (!h->fi_addrs_offset)
+		return 0;
 	return compare_range(p, h->fi_addrs_offset,
 			     pages_for(nr_slots, FAKE_PAGE / sizeof(uint64_t)));
 }
@@ -263,7 +274,8 @@ static int pair_open(struct pair *p, int dom, uint32_t format, bool keyed)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p->fmem == MAP_FAILED)
 		return -errno;
-	fake_ktable_init(&p->ft, p->fmem, format, addr_max_of(format), max);
+	fake_ktable_init(&p->ft, p->fmem, format, addr_max_of(format), max,
+			 true);
 	if (keyed)
 		fake_ktable_key_insert(&p->ft, VNI_DOMAIN, KAV_KEY_DOMAIN,
 				       &handle);
@@ -510,10 +522,10 @@ TEST_F(layout, same_bytes)
 }
 
 /*
- * A job table (KAV_AV_JOB): the same bytes again, with the address index
- * (buckets and chain links after the fi_addr array, fake_index.c) and
- * find-or-insert: batches of new, known and repeated addresses, across
- * entry, fi_addr and link pages.
+ * A job table (KAV_AV_JOB): the same bytes again, with no fi_addr array
+ * and the address index (buckets and chain links right after the
+ * entries, fake_index.c) and find-or-insert: batches of new, known and
+ * repeated addresses, across entry and link pages.
  */
 
 /* One job batch on both: addresses @first + (i * @step) % @mod. */
@@ -580,6 +592,7 @@ TEST(job_table_same_bytes)
 				     .key.vni = VNI_DOMAIN };
 	struct kav_test_grants grants = { 0 };
 	uint64_t max = kav_param_max_entries(), handle;
+	const struct kav_table_header *kh;
 	struct pair pr, *p = &pr;
 	const uint64_t count = 9000;	/* 16384 buckets: 16 pages */
 	uint8_t a[16];
@@ -610,7 +623,8 @@ TEST(job_table_same_bytes)
 	p->fmem = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	ASSERT_NE(MAP_FAILED, p->fmem);
-	fake_ktable_init(&p->ft, p->fmem, KAV_ADDR_SOCKADDR_IN, 16, max);
+	fake_ktable_init(&p->ft, p->fmem, KAV_ADDR_SOCKADDR_IN, 16, max,
+			 false);
 	fake_index_init(&p->ft, count);
 	fake_ktable_key_insert(&p->ft, VNI_DOMAIN, KAV_KEY_DOMAIN, &handle);
 
@@ -618,6 +632,11 @@ TEST(job_table_same_bytes)
 	if (r)
 		TH_LOG("after create: %s", p->where);
 	ASSERT_EQ(0, r);
+	/* No fi_addr array: the index follows the entries. */
+	kh = (const struct kav_table_header *)p->kmap;
+	EXPECT_EQ(0, kh->fi_addrs_offset);
+	EXPECT_EQ(fake_table_entries_end(fake_entry_size(16), max),
+		  kh->index_offset);
 	/* New ones, then known and repeated ones mixed with new ones. */
 	STEP(p, job_insert(p, 0, 5, 1, 5));
 	STEP(p, job_insert(p, 3, 8, 1, 4));		/* 3..6 twice */
@@ -626,7 +645,7 @@ TEST(job_table_same_bytes)
 	if (r)
 		TH_LOG("after small batches: %s", p->where);
 	ASSERT_EQ(0, r);
-	/* Across entry, fi_addr and link pages (1024 links a page). */
+	/* Across entry and link pages (1024 links a page). */
 	STEP(p, job_insert(p, 100, STEP_MAX, 7, STEP_MAX));
 	STEP(p, job_insert(p, 400, STEP_MAX, 1, STEP_MAX));
 	STEP(p, job_insert(p, 1000, STEP_MAX, 3, 400));

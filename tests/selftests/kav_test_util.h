@@ -237,8 +237,11 @@ kav_table_entry_of(const struct kav_table_header *h, uint64_t idx)
 			      idx * h->entry_size);
 }
 
+/* NULL for a table without one (a job table: fi_addrs_offset 0). */
 static inline const __u64 *kav_table_fi_addrs_of(const struct kav_table_header *h)
 {
+	if (!h->fi_addrs_offset)
+		return NULL;
 	return (const void *)((const char *)h + h->fi_addrs_offset);
 }
 

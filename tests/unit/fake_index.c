@@ -34,7 +34,7 @@ uint32_t fake_index_buckets(uint64_t count)
 size_t fake_index_table_size(uint32_t entry_size, uint64_t max_entries,
 			     uint64_t count)
 {
-	return fake_table_size(entry_size, max_entries) +
+	return fake_table_entries_end(entry_size, max_entries) +
 	       (size_t)(fake_pages(fake_index_buckets(count),
 				   FAKE_LINKS_PER_PAGE) +
 			fake_pages(max_entries, FAKE_LINKS_PER_PAGE)) *
@@ -58,7 +58,7 @@ void fake_index_init(struct fake_ktable *t, uint64_t count)
 	uint32_t buckets = fake_index_buckets(count);
 	uint64_t bucket_pages = fake_pages(buckets, FAKE_LINKS_PER_PAGE);
 
-	/* Right after the fi_addr array, whose end is the old map_size. */
+	/* Right after the entries (no fi_addr array): the old map_size. */
 	h->index_buckets = buckets;
 	h->index_offset = h->map_size;
 	h->index_next_offset = h->index_offset + bucket_pages * FAKE_PAGE;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * A job table's address index (KAV_AV_JOB) in a fake table image, written
- * exactly as kmod/kav_index.c writes it: buckets after the fi_addr array,
- * all backed at creation, then a chain link per entry backed as slots
- * are; entries linked at their bucket's head once stored, never
- * unlinked. Insert into a job table is find-or-insert: fake_index_resolve()
+ * exactly as kmod/kav_index.c writes it: buckets right after the entries
+ * (a job table has no fi_addr array), all backed at creation, then a
+ * chain link per entry backed as slots are; entries linked at their
+ * bucket's head once stored, never unlinked. Insert into a job table is find-or-insert: fake_index_resolve()
  * then fake_index_insert(), as the kernel's kav_index_resolve() and
  * kav_table_insert().
  */
@@ -23,12 +23,15 @@
 
 /* kav_index_init(): buckets for a count hint (4096 .. 2^22, a power of 2). */
 uint32_t fake_index_buckets(uint64_t count);
-/* map_size of a job table: fake_table_size(), then buckets and links. */
+/*
+ * map_size of a job table: header and entry pages (no fi_addr array:
+ * fake_table_entries_end()), then buckets and links.
+ */
 size_t fake_index_table_size(uint32_t entry_size, uint64_t max_entries,
 			     uint64_t count);
 /*
- * kav_index_init(), right after fake_ktable_init() on an image of
- * fake_index_table_size() bytes: header fields, every bucket zeroed.
+ * kav_index_init(), right after fake_ktable_init(..., false) on an image
+ * of fake_index_table_size() bytes: header fields, every bucket zeroed.
  */
 void fake_index_init(struct fake_ktable *t, uint64_t count);
 /* kav_index_grow(): links of slots @first..@last, for fake_ktable_grow(). */

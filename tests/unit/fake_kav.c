@@ -228,8 +228,9 @@ static struct fake_table *fake_table_new(const struct fake_domain *dom,
 	if (tab->mem == MAP_FAILED)
 		goto err;
 	tab->size = size;
+	/* A job table has no fi_addr array (kav_av_new()). */
 	fake_ktable_init(&tab->kt, tab->mem, req->addr_format, addr_max,
-			 fake_kav_max_entries);
+			 fake_kav_max_entries, !(req->flags & KAV_AV_JOB));
 	if (req->flags & KAV_AV_JOB) {
 		/* kav_av_new(): the index, then the domain's key. */
 		fake_index_init(&tab->kt, req->count);

@@ -37,11 +37,17 @@ static uint64_t fake_entry_pages(uint32_t entry_size, uint64_t max_entries)
 	return fake_div_round_up(max_entries, FAKE_PAGE / entry_size);
 }
 
+size_t fake_table_entries_end(uint32_t entry_size, uint64_t max_entries)
+{
+	return (size_t)(1 + fake_entry_pages(entry_size, max_entries)) *
+	       FAKE_PAGE;
+}
+
 size_t fake_table_size(uint32_t entry_size, uint64_t max_entries)
 {
-	return (size_t)(1 + fake_entry_pages(entry_size, max_entries) +
-			fake_div_round_up(max_entries,
-					  FAKE_FI_ADDRS_PER_PAGE)) * FAKE_PAGE;
+	return fake_table_entries_end(entry_size, max_entries) +
+	       (size_t)fake_div_round_up(max_entries, FAKE_FI_ADDRS_PER_PAGE) *
+	       FAKE_PAGE;
 }
 
 struct kav_entry *fake_table_entry(void *mem, uint64_t index)
@@ -54,7 +60,9 @@ struct kav_entry *fake_table_entry(void *mem, uint64_t index)
 
 uint64_t *fake_table_fi_addrs(void *mem)
 {
-	return (uint64_t *)((uint8_t *)mem + fake_hdr(mem)->fi_addrs_offset);
+	uint64_t off = fake_hdr(mem)->fi_addrs_offset;
+
+	return off ? (uint64_t *)((uint8_t *)mem + off) : NULL;
 }
 
 struct kav_key_slot *fake_table_key(void *mem, uint32_t slot)
@@ -138,10 +146,12 @@ static void fake_ktable_grow(struct fake_ktable *t, uint64_t end)
 
 	fake_add_pages(t->mem, t->nr_slots, epp, t->nr_slots / epp,
 		       (end - 1) / epp, fake_init_entry_page);
-	fake_add_pages(t->mem, t->nr_slots, FAKE_FI_ADDRS_PER_PAGE,
-		       t->nr_slots / FAKE_FI_ADDRS_PER_PAGE,
-		       (end - 1) / FAKE_FI_ADDRS_PER_PAGE,
-		       fake_init_fi_addr_page);
+	/* A job table has no fi_addr array. */
+	if (fake_hdr(t->mem)->fi_addrs_offset)
+		fake_add_pages(t->mem, t->nr_slots, FAKE_FI_ADDRS_PER_PAGE,
+			       t->nr_slots / FAKE_FI_ADDRS_PER_PAGE,
+			       (end - 1) / FAKE_FI_ADDRS_PER_PAGE,
+			       fake_init_fi_addr_page);
 	/* A job table's chain links grow with the slots (fake_index.c). */
 	if (fake_hdr(t->mem)->index_buckets)
 		fake_index_grow(t, t->nr_slots, end - 1);
@@ -152,7 +162,8 @@ static void fake_ktable_grow(struct fake_ktable *t, uint64_t end)
 /* ------------------------------------------------------------ the kernel */
 
 static void fake_header_init(void *mem, uint32_t format, uint32_t addr_max,
-			     uint32_t entry_size, uint64_t max_entries)
+			     uint32_t entry_size, uint64_t max_entries,
+			     bool fi_addrs)
 {
 	struct kav_table_header *h = fake_hdr(mem);
 	uint64_t entry_pages = fake_entry_pages(entry_size, max_entries);
@@ -165,8 +176,10 @@ static void fake_header_init(void *mem, uint32_t format, uint32_t addr_max,
 	h->addr_format = format;
 	h->addr_max = addr_max;
 	h->max_entries = max_entries;
-	h->map_size = fake_table_size(entry_size, max_entries);
-	h->fi_addrs_offset = (1 + entry_pages) * FAKE_PAGE;
+	/* A job table: no fi_addr array, fi_addrs_offset 0. */
+	h->map_size = fi_addrs ? fake_table_size(entry_size, max_entries) :
+		      fake_table_entries_end(entry_size, max_entries);
+	h->fi_addrs_offset = fi_addrs ? (1 + entry_pages) * FAKE_PAGE : 0;
 	/* kav_keys_init() */
 	h->keys_offset = FAKE_KEYS_OFFSET;
 	h->max_keys = KAV_MAX_AUTH_KEYS;
@@ -174,12 +187,12 @@ static void fake_header_init(void *mem, uint32_t format, uint32_t addr_max,
 }
 
 void fake_ktable_init(struct fake_ktable *t, void *mem, uint32_t format,
-		      uint32_t addr_max, uint64_t max_entries)
+		      uint32_t addr_max, uint64_t max_entries, bool fi_addrs)
 {
 	memset(t, 0, sizeof(*t));
 	t->mem = mem;
 	fake_header_init(mem, format, addr_max, fake_entry_size(addr_max),
-			 max_entries);
+			 max_entries, fi_addrs);
 }
 
 /* kav_batch_begin() / kav_batch_end(): generation odd during a batch. */
@@ -228,8 +241,9 @@ static void fake_entry_store(struct fake_ktable *t, uint64_t idx,
 	memcpy(e->addr, addr, len);
 	memset(e->addr + len, 0, entry_size - KAV_ENTRY_HDR_SIZE - len);
 	fake_entry_seq_end(e);
-	__atomic_store_n(&fake_table_fi_addrs(t->mem)[idx], idx,
-			 __ATOMIC_RELEASE);
+	if (fake_table_fi_addrs(t->mem))
+		__atomic_store_n(&fake_table_fi_addrs(t->mem)[idx], idx,
+				 __ATOMIC_RELEASE);
 	t->nr_valid++;
 	t->first_free = idx + 1;
 }
@@ -241,8 +255,9 @@ static uint64_t fake_entry_clear(struct fake_ktable *t, uint64_t idx)
 	uint32_t entry_size = fake_hdr(t->mem)->entry_size;
 	uint64_t key = e->auth_key == KAV_ENTRY_NO_KEY ? KAV_NONE : e->auth_key;
 
-	__atomic_store_n(&fake_table_fi_addrs(t->mem)[idx], KAV_NONE,
-			 __ATOMIC_RELAXED);
+	if (fake_table_fi_addrs(t->mem))
+		__atomic_store_n(&fake_table_fi_addrs(t->mem)[idx], KAV_NONE,
+				 __ATOMIC_RELAXED);
 	fake_entry_seq_begin(e);
 	memset((uint8_t *)e + sizeof(e->seq), 0, entry_size - sizeof(e->seq));
 	e->auth_key = KAV_ENTRY_NO_KEY;
@@ -467,7 +482,8 @@ void fake_table_init(void *mem, uint32_t format, uint32_t addr_max,
 {
 	uint64_t p;
 
-	fake_header_init(mem, format, addr_max, entry_size, max_entries);
+	fake_header_init(mem, format, addr_max, entry_size, max_entries,
+			 true);
 	for (p = 0; p < fake_entry_pages(entry_size, max_entries); p++)
 		fake_init_entry_page(mem, p);
 	for (p = 0; p < fake_div_round_up(max_entries, FAKE_FI_ADDRS_PER_PAGE);

@@ -37,7 +37,10 @@
 uint32_t fake_entry_size(uint32_t addr_max);
 /* map_size: header page, entry pages, fi_addr pages. */
 size_t fake_table_size(uint32_t entry_size, uint64_t max_entries);
+/* Where the entry pages end: a job table's map_size before its index. */
+size_t fake_table_entries_end(uint32_t entry_size, uint64_t max_entries);
 struct kav_entry *fake_table_entry(void *mem, uint64_t index);
+/* The fi_addr array, or NULL for a table without one (a job table). */
 uint64_t *fake_table_fi_addrs(void *mem);
 struct kav_key_slot *fake_table_key(void *mem, uint32_t slot);
 struct kav_key_count *fake_table_key_count(void *mem, uint32_t slot);
@@ -55,10 +58,11 @@ struct fake_ktable {
 /*
  * kav_table_init(): the header page of a new table in @mem (map_size
  * bytes, see fake_table_size(); only what gets backed is written, so
- * @mem may be a sparse mapping).
+ * @mem may be a sparse mapping). @fi_addrs false: no fi_addr array
+ * (fi_addrs_offset 0), as for a job table (then fake_index_init()).
  */
 void fake_ktable_init(struct fake_ktable *t, void *mem, uint32_t format,
-		      uint32_t addr_max, uint64_t max_entries);
+		      uint32_t addr_max, uint64_t max_entries, bool fi_addrs);
 /*
  * kav_table_insert() of @count checked addresses (@stride apart, @lens
  * bytes each), bound to @keys[i] (or @dflt_key for all when @keys is

@@ -106,8 +106,11 @@ static void test_header_and_index(void **state)
 	assert_int_equal(job(DOM_A, KAV_ADDR_SOCKADDR_IN, 100000, &a), 0);
 	h = fake_kav_table(a.fd);
 	assert_int_equal(h->index_buckets, 1u << 17);
+	/* No fi_addr array: the index follows the entries. */
+	assert_int_equal(h->fi_addrs_offset, 0);
 	assert_int_equal(h->index_offset,
-			 fake_table_size(h->entry_size, h->max_entries));
+			 fake_table_entries_end(h->entry_size,
+						h->max_entries));
 	assert_int_equal(h->index_next_offset,
 			 h->index_offset + (1u << 17) * 4);
 	assert_int_equal(h->map_size, h->index_next_offset + 4 * FAKE_PAGE);

@@ -157,8 +157,12 @@ struct kav_av_create {
  * inserted and removed; libkav does). Per-insert keys and user ids
  * (KAV_INSERT_AUTH_KEY, KAV_INSERT_USER_ID) are refused with EINVAL, and
  * KAV_IOC_AV_SET_USER_ID and KAV_IOC_AV_KEY_INSERT (the table holds the
- * job's key alone) with EOPNOTSUPP. Only new addresses are charged
- * to the grant (EDQUOT) and need room (ENOSPC). Once the grant is
+ * job's key alone) with EOPNOTSUPP. Since no entry is ever removed, the
+ * table has no fi_addr array (element n would be n for good once entry
+ * n is valid): struct kav_table_header.fi_addrs_offset is 0, the address
+ * index follows the entries, and a reader reads entry n's flags instead.
+ * Only new addresses are charged to the grant (EDQUOT) and need room
+ * (ENOSPC). Once the grant is
  * revoked, inserts and opens of the table fail with EKEYREVOKED. The
  * table is owned by its creator, mode 0600, counts once against the
  * grant's AVs, lives while any fd or mapping holds it and is listed
@@ -484,7 +488,8 @@ struct kav_whoami {
  * @max_entries: entries the table can ever hold
  * @map_size: bytes of the whole mapping: header_size, then max_entries *
  *	entry_size of entries (page aligned), then the fi_addr array
- *	(max_entries * 8, page aligned)
+ *	(max_entries * 8, page aligned; none in a job table), then a job
+ *	table's index (@index_offset)
  * @nr_slots: entries [0, nr_slots) are backed by pages and may be read;
  *	published with release semantics after their page exists; it never
  *	decreases, so a reader may cache it as a bound
@@ -500,12 +505,16 @@ struct kav_whoami {
  *	while it is valid and KAV_NONE (FI_ADDR_NOTAVAIL) otherwise; like
  *	entries, element n may be read when n < nr_slots. This is the array
  *	libfabric's named-AV users read through fi_av_attr.map_addr.
+ *	0: the table has no fi_addr array. A job table (KAV_AV_JOB) has
+ *	none: it never removes an entry, so element n would be n for every
+ *	n < nr_slots.
  * @key_counts_offset: byte offset in the header page of the key slots'
  *	counters (struct kav_key_count[max_keys]), kept apart from the slots
  *	because every batch changes them
  * @index_buckets: 0 (no address index), or for a job table (KAV_AV_JOB)
  *	the number of buckets of its index, a power of two
- * @index_offset: byte offset in the mapping of the index's buckets, a
+ * @index_offset: byte offset in the mapping of the index's buckets
+ *	(right after the entries: a job table has no fi_addr array), a
  *	__u32 per bucket, all of them readable: 0 for an empty bucket, else
  *	1 + the index of the bucket's newest entry
  * @index_next_offset: byte offset in the mapping of the index's chains:
