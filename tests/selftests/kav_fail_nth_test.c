@@ -892,6 +892,21 @@ static int check_pinned(struct ctx *x)
 	return pin(x, KAV_GENL_CMD_AV_UNPIN) ? -1 : 0;
 }
 
+/*
+ * The named AV, unpinned: a point whose ack was lost (ENOBUFS, state
+ * unknown) may have pinned it, and a pin keeps it, and its name, alive
+ * into the next point's prepare, whose pin would then fail with EALREADY.
+ */
+static int prep_nl_pin(struct ctx *x)
+{
+	int ret = prep_nl_named(x);
+
+	if (ret)
+		return ret;
+	ret = pin(x, KAV_GENL_CMD_AV_UNPIN);
+	return ret == -EALREADY ? 0 : ret;
+}
+
 /* A job table (KAV_AV_JOB) of a domain keyed with 4242. */
 static int prep_domain_keyed(struct ctx *x)
 {
@@ -977,45 +992,60 @@ static int check_insert_job(struct ctx *x)
 	return kav_uses(x->h, 0)->nr_entries == PREFILL + BATCH - 2 ? 0 : -1;
 }
 
+/*
+ * Every case: its name (the variant's, and the one its messages give),
+ * prepare, call, check, check_failed. cases[], the nth_<name> indices and
+ * the test variants are all made from this one list, so each case runs
+ * once, under its own name.
+ */
+#define NTH_CASES(X)							\
+	X(open, prep_none, call_open, check_fd, NULL) \
+	X(av_create_in, prep_domain, call_create_in, check_create, NULL) \
+	X(av_create_str, prep_domain, call_create_str, check_create, NULL) \
+	X(av_create_named, prep_domain, call_create_named, \
+	  check_create, check_no_name) \
+	X(av_open_named, prep_named, call_open_named, check_opened, NULL) \
+	X(insert, prep_filled, call_insert, check_insert, NULL) \
+	X(insert_keys_user_ids, prep_filled, call_insert_keyed, \
+	  check_insert_keyed, NULL) \
+	X(insert_big, prep_filled, call_insert_big, check_insert_big, NULL) \
+	X(remove, prep_filled, call_remove, check_remove, NULL) \
+	X(remove_big_repeats, prep_filled, call_remove_big, \
+	  check_unchanged, NULL) \
+	X(key_insert, prep_filled, call_key_insert, check_key_insert, NULL) \
+	X(key_remove, prep_spare_key, call_key_remove, check_key_remove, NULL) \
+	X(set_user_id, prep_filled, call_set_user_id, check_set_user_id, NULL) \
+	X(set_key_user_id, prep_filled, call_set_key_user_id, \
+	  check_set_key_user_id, NULL) \
+	X(ep_open, prep_filled, call_ep_open, check_fd, NULL) \
+	X(ep_enable, prep_ep, call_ep_enable, check_ep_enable, NULL) \
+	X(mmap, prep_filled, call_mmap, check_mmap, NULL) \
+	X(fault_user, prep_fresh_map, call_fault_user, check_fault_user, NULL) \
+	X(fault_kernel, prep_fresh_map, call_fault_kernel, \
+	  check_fault_kernel, NULL) \
+	X(domain_set_key, prep_domain, domain_key, \
+	  check_domain_key, check_domain_key_failed) \
+	X(nl_grant_add, prep_nl, call_grant_add, check_grant_add, NULL) \
+	X(nl_grant_del, prep_grant, call_grant_del, \
+	  check_grant_del, check_grant_del_failed) \
+	X(nl_grant_get, prep_nl, call_grant_get, check_grant_get, NULL) \
+	X(nl_domain_get, prep_nl_av, call_domain_get, check_dumped, NULL) \
+	X(nl_av_get, prep_nl_av, call_av_get, check_dumped, NULL) \
+	X(nl_entry_get, prep_nl_av_id, call_entry_get, check_dumped, NULL) \
+	X(nl_stats_get, prep_nl, call_stats_get, check_none, NULL) \
+	X(nl_av_pin, prep_nl_pin, call_av_pin, check_pinned, NULL) \
+	X(av_create_job, prep_domain_keyed, call_create_job, \
+	  check_create, check_no_job) \
+	X(insert_job, prep_job, call_insert_job, check_insert_job, NULL)
+
+#define NTH_CASE(_name, _prep, _call, _check, _failed)			\
+	[nth_##_name] = { #_name, _prep, _call, _check, _failed },
+#define NTH_INDEX(_name, ...) nth_##_name,
+
+enum { NTH_CASES(NTH_INDEX) NR_NTH_CASES };
+
 static const struct nth_case cases[] = {
-	{ "open", prep_none, call_open, check_fd, NULL },
-	{ "av_create_in", prep_domain, call_create_in, check_create, NULL },
-	{ "av_create_str", prep_domain, call_create_str, check_create, NULL },
-	{ "av_create_named", prep_domain, call_create_named, check_create,
-	  check_no_name },
-	{ "av_open_named", prep_named, call_open_named, check_opened, NULL },
-	{ "insert", prep_filled, call_insert, check_insert, NULL },
-	{ "insert_keys_user_ids", prep_filled, call_insert_keyed,
-	  check_insert_keyed, NULL },
-	{ "insert_big", prep_filled, call_insert_big, check_insert_big, NULL },
-	{ "remove", prep_filled, call_remove, check_remove, NULL },
-	{ "remove_big_repeats", prep_filled, call_remove_big,
-	  check_unchanged, NULL },
-	{ "key_insert", prep_filled, call_key_insert, check_key_insert, NULL },
-	{ "key_remove", prep_spare_key, call_key_remove, check_key_remove, NULL },
-	{ "set_user_id", prep_filled, call_set_user_id, check_set_user_id, NULL },
-	{ "set_key_user_id", prep_filled, call_set_key_user_id,
-	  check_set_key_user_id, NULL },
-	{ "ep_open", prep_filled, call_ep_open, check_fd, NULL },
-	{ "ep_enable", prep_ep, call_ep_enable, check_ep_enable, NULL },
-	{ "mmap", prep_filled, call_mmap, check_mmap, NULL },
-	{ "fault_user", prep_fresh_map, call_fault_user, check_fault_user, NULL },
-	{ "fault_kernel", prep_fresh_map, call_fault_kernel,
-	  check_fault_kernel, NULL },
-	{ "domain_set_key", prep_domain, domain_key, check_domain_key,
-	  check_domain_key_failed },
-	{ "nl_grant_add", prep_nl, call_grant_add, check_grant_add, NULL },
-	{ "nl_grant_del", prep_grant, call_grant_del, check_grant_del,
-	  check_grant_del_failed },
-	{ "nl_grant_get", prep_nl, call_grant_get, check_grant_get, NULL },
-	{ "nl_domain_get", prep_nl_av, call_domain_get, check_dumped, NULL },
-	{ "nl_av_get", prep_nl_av, call_av_get, check_dumped, NULL },
-	{ "nl_entry_get", prep_nl_av_id, call_entry_get, check_dumped, NULL },
-	{ "nl_stats_get", prep_nl, call_stats_get, check_none, NULL },
-	{ "nl_av_pin", prep_nl_named, call_av_pin, check_pinned, NULL },
-	{ "av_create_job", prep_domain_keyed, call_create_job, check_create,
-	  check_no_job },
-	{ "insert_job", prep_job, call_insert_job, check_insert_job, NULL },
+	NTH_CASES(NTH_CASE)
 };
 
 static void ctx_init(struct ctx *x)
@@ -1056,37 +1086,18 @@ FIXTURE_VARIANT(nth) {
 	const struct nth_case *c;
 };
 
-#define NTH_VARIANT(i, _name)					\
-	FIXTURE_VARIANT_ADD(nth, _name) { .c = &cases[i] }
+/* One variant per case, named as the case: cases[nth_<name>]. */
+#define NTH_VARIANT(_name, ...)						\
+	FIXTURE_VARIANT_ADD(nth, _name) { .c = &cases[nth_##_name] };
+#define NTH_ONE(...) + 1
 
-NTH_VARIANT(0, open);
-NTH_VARIANT(1, av_create_in);
-NTH_VARIANT(2, av_create_str);
-NTH_VARIANT(3, insert);
-NTH_VARIANT(4, insert_keys_user_ids);
-NTH_VARIANT(5, insert_big);
-NTH_VARIANT(6, remove);
-NTH_VARIANT(7, remove_big_repeats);
-NTH_VARIANT(8, key_insert);
-NTH_VARIANT(9, key_remove);
-NTH_VARIANT(10, set_user_id);
-NTH_VARIANT(11, set_key_user_id);
-NTH_VARIANT(12, ep_open);
-NTH_VARIANT(13, ep_enable);
-NTH_VARIANT(14, mmap);
-NTH_VARIANT(15, fault_user);
-NTH_VARIANT(16, fault_kernel);
-NTH_VARIANT(17, domain_set_key);
-NTH_VARIANT(18, nl_grant_add);
-NTH_VARIANT(19, nl_grant_del);
-NTH_VARIANT(20, nl_grant_get);
-NTH_VARIANT(21, nl_domain_get);
-NTH_VARIANT(22, nl_av_get);
-NTH_VARIANT(23, nl_entry_get);
-NTH_VARIANT(24, nl_stats_get);
-/* The job-table cases, last in cases[]. */
-NTH_VARIANT(ARRAY_SIZE(cases) - 2, av_create_job);
-NTH_VARIANT(ARRAY_SIZE(cases) - 1, insert_job);
+NTH_CASES(NTH_VARIANT)
+
+/* As many variants as cases, each at its own index: none shifted, none left. */
+enum { NR_NTH_VARIANTS = 0 NTH_CASES(NTH_ONE) };
+_Static_assert(NR_NTH_VARIANTS == ARRAY_SIZE(cases) &&
+	       NR_NTH_CASES == ARRAY_SIZE(cases),
+	       "one variant per case of cases[]");
 
 /*
  * A page fault of our own while fail-nth is armed would take the injected
