@@ -71,7 +71,7 @@ static int kav_ins_init(struct kav_ins *ins, struct kav_av *av,
 	if ((flags & FI_AV_USER_ID) && av->job) {
 		kav_refuse("insert: FI_AV_USER_ID: a job AV's entries are "
 			   "shared and carry no user ids");
-		return -FI_ENOSYS;
+		return -FI_EOPNOTSUPP;
 	}
 	if (flags & FI_AV_USER_ID) {
 		/* fi_av(3): invalid on such AVs; use fi_av_set_user_id(). */

@@ -454,7 +454,7 @@ static int kav_job_insert_auth_key(struct fid_av *av_fid, const void *key,
 	kav_err_clear();
 	kav_refuse("fi_av_insert_auth_key: a job AV holds the domain's key "
 		   "only");
-	return -FI_ENOSYS;
+	return -FI_EOPNOTSUPP;
 }
 
 static int kav_job_set_user_id(struct fid_av *av_fid, fi_addr_t fi_addr,
@@ -467,7 +467,7 @@ static int kav_job_set_user_id(struct fid_av *av_fid, fi_addr_t fi_addr,
 	kav_err_clear();
 	kav_refuse("fi_av_set_user_id: a job AV's entries are shared: no "
 		   "user ids");
-	return -FI_ENOSYS;
+	return -FI_EOPNOTSUPP;
 }
 
 static int kav_job_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,

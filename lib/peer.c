@@ -116,7 +116,7 @@ KAV_API int kav_av_peer_open(struct fid_av *av_fid, struct fid_peer_av **out)
 		kav_err_clear();
 		kav_refuse("kav_av_peer_open: not on a job AV "
 			   "(kav_av_open_job)");
-		return -FI_ENOSYS;
+		return -FI_EOPNOTSUPP;
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
