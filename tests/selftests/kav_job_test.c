@@ -24,6 +24,7 @@
 #include "kselftest_harness.h"
 #include "kav_attack_util.h"
 #include "kav_nl_util.h"
+#include "kav_test_grants.h"
 #include "kav_test_seccomp.h"
 
 #define OTHER_UID	1000
@@ -31,35 +32,6 @@
 #define VNI_BASE	27000
 
 /* --------------------------------------------------------------- setup */
-
-/* A grant of @vni to @uid (limit @limit_entries, 0: none); its id. */
-static uint32_t grant(uint32_t vni, uint32_t uid, uint64_t limit_entries)
-{
-	struct kav_grant_spec s = { .vni = vni, .sel_type = KAV_SEL_UID,
-				    .sel_id = uid,
-				    .limit_entries = limit_entries };
-	struct kav_nl_grant g = { 0 };
-	struct kav_nl nl;
-
-	if (kav_nl_open(&nl))
-		return 0;
-	if (kav_nl_grant_add(&nl, &s, &g))
-		g.id = 0;
-	kav_nl_close(&nl);
-	return g.id;
-}
-
-static int revoke_grant(uint32_t id)
-{
-	struct kav_nl nl;
-	int ret;
-
-	if (kav_nl_open(&nl))
-		return -ENOSYS;
-	ret = kav_nl_grant_del(&nl, id);
-	kav_nl_close(&nl);
-	return ret;
-}
 
 static int grant_info(uint32_t id, struct kav_nl_grant *g)
 {
@@ -192,7 +164,7 @@ static int join_and_report(void *p)
 
 TEST(one_job_one_table)
 {
-	uint32_t vni = VNI_BASE + 1, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 1, id = kav_test_grant_one(vni, 0, 0);
 	struct kav_av_create c1, c2;
 	struct kav_nl_grant g;
 	int d1, d2, a1, a2;
@@ -220,12 +192,12 @@ TEST(one_job_one_table)
 	close(a2);
 	close(d1);
 	close(d2);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 TEST(header_and_index_in_the_mapping)
 {
-	uint32_t vni = VNI_BASE + 2, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 2, id = kav_test_grant_one(vni, 0, 0);
 	struct kav_nl_av_info ai = { 0 };
 	struct kav_av_create c, p;
 	struct kav_map m = { 0 };
@@ -281,12 +253,12 @@ TEST(header_and_index_in_the_mapping)
 	kav_unmap_av(&m);
 	close(priv);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 TEST(an_address_has_one_entry)
 {
-	uint32_t vni = VNI_BASE + 3, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 3, id = kav_test_grant_one(vni, 0, 0);
 	struct sockaddr_in s[6];
 	uint64_t fi[6];
 	struct kav_av_create c;
@@ -357,7 +329,7 @@ TEST(an_address_has_one_entry)
 	kav_unmap_av(&m);
 	close(av);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 /* ------------------------------------------- found with no system call */
@@ -390,7 +362,7 @@ static int lookup_all(void *p)
 
 TEST(another_process_finds_entries_with_no_system_call)
 {
-	uint32_t vni = VNI_BASE + 4, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 4, id = kav_test_grant_one(vni, 0, 0);
 	struct sockaddr_in *s = calloc(MANY, sizeof(*s));
 	struct lookup *l = calloc(1, sizeof(*l));
 	struct kav_av_create c;
@@ -427,7 +399,7 @@ TEST(another_process_finds_entries_with_no_system_call)
 	close(dom);
 	free(s);
 	free(l);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 /* ------------------------------------------------------------ refusals */
@@ -443,7 +415,7 @@ TEST(keyless_domain)
 
 TEST(flags_and_fields_that_do_not_go_with_it)
 {
-	uint32_t vni = VNI_BASE + 5, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 5, id = kav_test_grant_one(vni, 0, 0);
 	static const uint32_t bad_flags[] = {
 		KAV_AV_NAMED, KAV_AV_EXCL, KAV_AV_RDONLY, KAV_AV_OWNER,
 		KAV_AV_NAMED | KAV_AV_EXCL, KAV_AV_NAMED | KAV_AV_RDONLY,
@@ -486,12 +458,12 @@ TEST(flags_and_fields_that_do_not_go_with_it)
 	c.addr_format = 99;
 	EXPECT_EQ(-EINVAL, create(dom, &c));
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 TEST(no_remove_no_user_ids_no_other_keys)
 {
-	uint32_t vni = VNI_BASE + 6, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 6, id = kav_test_grant_one(vni, 0, 0);
 	struct sockaddr_in s = addr(1);
 	struct kav_av_user_id u = { .size = sizeof(u) };
 	uint64_t fi, key = 0, uid = 5;
@@ -537,12 +509,12 @@ TEST(no_remove_no_user_ids_no_other_keys)
 	kav_unmap_av(&m);
 	close(av);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 TEST(a_full_table_refuses_only_new_addresses)
 {
-	uint32_t vni = VNI_BASE + 7, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 7, id = kav_test_grant_one(vni, 0, 0);
 	uint64_t old = kav_param_max_entries(), fi[3];
 	struct sockaddr_in s[3];
 	struct kav_av_create c;
@@ -570,12 +542,12 @@ TEST(a_full_table_refuses_only_new_addresses)
 	EXPECT_EQ(1, fi[1]);
 	close(av);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 TEST(the_grant_pays_only_for_new_entries)
 {
-	uint32_t vni = VNI_BASE + 8, id = grant(vni, 0, 3);
+	uint32_t vni = VNI_BASE + 8, id = kav_test_grant_one(vni, 0, 3);
 	struct sockaddr_in s[4];
 	struct kav_av_create c;
 	struct kav_nl_grant g;
@@ -600,12 +572,12 @@ TEST(the_grant_pays_only_for_new_entries)
 	EXPECT_EQ(3, g.nr_entries);
 	close(av);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 TEST(a_revoked_grant)
 {
-	uint32_t vni = VNI_BASE + 9, id = grant(vni, 0, 0), id2;
+	uint32_t vni = VNI_BASE + 9, id = kav_test_grant_one(vni, 0, 0), id2;
 	struct sockaddr_in s[2] = { addr(1), addr(2) };
 	struct kav_av_create c, c2;
 	struct kav_map m = { 0 };
@@ -619,7 +591,7 @@ TEST(a_revoked_grant)
 	ASSERT_LE(0, av);
 	ASSERT_EQ(0, kav_map_av(av, c.map_size, &m));
 	ASSERT_EQ(0, insert(av, s, 1, fi));
-	ASSERT_EQ(0, revoke_grant(id));
+	ASSERT_EQ(0, kav_test_grant_del(id));
 	/* Readers see the key revoked; the entry stays. */
 	EXPECT_TRUE(kav_slot(m.h, 0)->flags & KAV_KEY_REVOKED);
 	EXPECT_EQ(1, m.h->nr_valid);
@@ -630,7 +602,7 @@ TEST(a_revoked_grant)
 	/* A domain holding the revoked key cannot join again. */
 	EXPECT_EQ(-EKEYREVOKED, job(dom, 0, NULL));
 	/* A new grant for the same key is another job: another table. */
-	id2 = grant(vni, 0, 0);
+	id2 = kav_test_grant_one(vni, 0, 0);
 	ASSERT_NE(0, id2);
 	dom2 = domain(vni);
 	ASSERT_LE(0, dom2);
@@ -643,7 +615,7 @@ TEST(a_revoked_grant)
 	kav_unmap_av(&m);
 	close(av);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id2));
+	EXPECT_EQ(0, kav_test_grant_del(id2));
 }
 
 /* ------------------------------------------------------------ isolation */
@@ -667,8 +639,8 @@ static int other_uid_job(void *p)
 
 TEST(another_uid_with_the_same_key_gets_another_table)
 {
-	uint32_t vni = VNI_BASE + 10, id = grant(vni, 0, 0);
-	uint32_t id2 = grant(vni, OTHER_UID, 0), arg[2];
+	uint32_t vni = VNI_BASE + 10, id = kav_test_grant_one(vni, 0, 0);
+	uint32_t id2 = kav_test_grant_one(vni, OTHER_UID, 0), arg[2];
 	struct kav_av_create c;
 	int dom, av;
 
@@ -683,15 +655,15 @@ TEST(another_uid_with_the_same_key_gets_another_table)
 	EXPECT_EQ(0, kav_run_as(OTHER_UID, other_uid_job, arg));
 	close(av);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
-	EXPECT_EQ(0, revoke_grant(id2));
+	EXPECT_EQ(0, kav_test_grant_del(id));
+	EXPECT_EQ(0, kav_test_grant_del(id2));
 }
 
 /* The same uid under another grant (another key): another job. */
 TEST(another_grant_or_key_gets_another_table)
 {
-	uint32_t vni = VNI_BASE + 11, id = grant(vni, 0, 0);
-	uint32_t id2 = grant(vni + 100, 0, 0);
+	uint32_t vni = VNI_BASE + 11, id = kav_test_grant_one(vni, 0, 0);
+	uint32_t id2 = kav_test_grant_one(vni + 100, 0, 0);
 	struct kav_av_create c, c2;
 	int dom, av, dom2, av2;
 
@@ -720,8 +692,8 @@ TEST(another_grant_or_key_gets_another_table)
 	close(av2);
 	close(av);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
-	EXPECT_EQ(0, revoke_grant(id2));
+	EXPECT_EQ(0, kav_test_grant_del(id));
+	EXPECT_EQ(0, kav_test_grant_del(id2));
 }
 
 struct ns_arg {
@@ -760,7 +732,7 @@ static int other_namespace_job(void *p)
 
 TEST(other_ipc_or_user_namespaces_get_other_tables)
 {
-	uint32_t vni = VNI_BASE + 12, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 12, id = kav_test_grant_one(vni, 0, 0);
 	struct kav_av_create c;
 	struct ns_arg a;
 	int dom, av;
@@ -778,7 +750,7 @@ TEST(other_ipc_or_user_namespaces_get_other_tables)
 	EXPECT_EQ(0, kav_reap(kav_spawn(other_namespace_job, &a)));
 	close(av);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 /* Name bytes @name of @len: what a named open of them gives. */
@@ -795,7 +767,7 @@ static int named_bytes(int dom, const void *name, uint32_t len,
 
 TEST(named_opens_never_reach_a_job_table)
 {
-	uint32_t vni = VNI_BASE + 13, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 13, id = kav_test_grant_one(vni, 0, 0);
 	struct { uint8_t nul, pad[3]; uint32_t g, ns, fmt, max; } raw = {
 		.g = id, .fmt = KAV_ADDR_SOCKADDR_IN, .max = 16 };
 	struct kav_av_create c, n;
@@ -825,7 +797,7 @@ TEST(named_opens_never_reach_a_job_table)
 	close(fd);
 	close(av);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 /* ------------------------------------------------------------- listings */
@@ -855,7 +827,7 @@ static int row_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
 
 TEST(listed_as_the_job_of_its_grant)
 {
-	uint32_t vni = VNI_BASE + 14, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 14, id = kav_test_grant_one(vni, 0, 0);
 	struct kav_av_create c;
 	struct row r = { 0 };
 	char want[32];
@@ -877,7 +849,7 @@ TEST(listed_as_the_job_of_its_grant)
 	EXPECT_EQ(0600, r.mode);
 	close(av);
 	close(dom);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 /* ------------------------------------------------------------------ race */
@@ -955,7 +927,7 @@ static int race_proc(void *p)
 
 TEST(racing_inserts_of_the_same_addresses_make_one_entry_each)
 {
-	uint32_t vni = VNI_BASE + 15, id = grant(vni, 0, 0);
+	uint32_t vni = VNI_BASE + 15, id = kav_test_grant_one(vni, 0, 0);
 	size_t per = 1 + (size_t)RACE_THREADS * RACE_ADDRS;
 	struct sockaddr_in s[RACE_ADDRS];
 	uint64_t *sh, fi[RACE_ADDRS];
@@ -1006,7 +978,7 @@ TEST(racing_inserts_of_the_same_addresses_make_one_entry_each)
 	close(av);
 	close(dom);
 	munmap(sh, RACE_PROCS * per * sizeof(uint64_t));
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 TEST_HARNESS_MAIN

@@ -12,46 +12,17 @@
  * its AV and exits leaves the other working. A forked child's view is a
  * copy: what it removes or inserts is its own.
  */
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <kav/kav.h>
 
 #include "kselftest_harness.h"
 #include "kav_attack_util.h"
 #include "kav_nl_util.h"
+#include "kav_test_grants.h"
+#include "kav_test_seccomp.h"
 
 #define OTHER_UID	1000
 /* Each test its own keys, so that it never meets another test's table. */
 #define VNI_BASE	27700
-
-/* Grant @vni to @uid; the grant's id, 0 on failure. */
-static uint32_t grant(uint32_t vni, uint32_t uid)
-{
-	struct kav_nl nl;
-	uint32_t id = 0;
-
-	if (kav_nl_open(&nl))
-		return 0;
-	if (kav_nl_grant_uid(&nl, vni, uid, &id))
-		id = 0;
-	kav_nl_close(&nl);
-	return id;
-}
-
-static int revoke_grant(uint32_t id)
-{
-	struct kav_nl nl;
-	int ret;
-
-	if (kav_nl_open(&nl))
-		return -ENOSYS;
-	ret = kav_nl_grant_del(&nl, id);
-	kav_nl_close(&nl);
-	return ret;
-}
 
 static int open_domain(uint32_t vni, struct fid_domain **dom)
 {
@@ -92,31 +63,6 @@ static struct sockaddr_in addr(uint32_t n)
 
 	s.sin_addr.s_addr = htonl(0x0a000000 | n);
 	return s;
-}
-
-/* Kill this process on KAV_IOC_AV_INSERT; every other call is allowed. */
-static int forbid_insert_ioctl(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, args[1])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KAV_IOC_AV_INSERT, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]),
-				   .filter = f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
 /* Does @av's @fa name @want? */
@@ -166,7 +112,7 @@ static int second_process(void *p)
 	CK(invalid(av, a->type == FI_AV_MAP ? a->first[0] : 0));
 	/* Warm the view's arrays up, so only the inserts below count. */
 	CK_EQ(fi_av_insert(av, &extra, 1, NULL, 0, NULL), 1);
-	CK_EQ(forbid_insert_ioctl(), 0);
+	CK_EQ(forbid_ioctl(KAV_IOC_AV_INSERT), 0);
 	/* One at a time, as Open MPI does, and all in one call. */
 	for (i = 0; i < NR / 2; i++)
 		CK_EQ(fi_av_insert(av, &in[i], 1, &fa[i], 0, NULL), 1);
@@ -193,7 +139,7 @@ static void share(struct __test_metadata *_metadata, uint32_t vni,
 	struct sockaddr_in in[NR];
 	struct fid_domain *dom;
 	struct fid_av *av;
-	uint32_t id = grant(vni, 0);
+	uint32_t id = kav_test_grant_one(vni, 0, 0);
 	int i;
 
 	ASSERT_NE(0, id);
@@ -203,7 +149,7 @@ static void share(struct __test_metadata *_metadata, uint32_t vni,
 	ASSERT_EQ(NR, fi_av_insert(av, in, NR, a.first, 0, NULL));
 	EXPECT_EQ(0, kav_reap(kav_spawn(second_process, &a)));
 	close_job(dom, av);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 TEST(a_second_process_inserts_with_no_system_call_map)
@@ -239,8 +185,9 @@ static int outsider(void *p)
 TEST(another_uid_or_key_shares_nothing)
 {
 	uint32_t vni = VNI_BASE + 3, other = VNI_BASE + 4;
-	uint32_t id = grant(vni, 0), id2 = grant(vni, OTHER_UID);
-	uint32_t id3 = grant(other, 0);
+	uint32_t id = kav_test_grant_one(vni, 0, 0);
+	uint32_t id2 = kav_test_grant_one(vni, OTHER_UID, 0);
+	uint32_t id3 = kav_test_grant_one(other, 0, 0);
 	struct sockaddr_in in = addr(1);
 	struct fid_domain *dom;
 	struct fid_av *av;
@@ -255,16 +202,16 @@ TEST(another_uid_or_key_shares_nothing)
 	/* The same uid, another key: another job. */
 	EXPECT_EQ(0, kav_reap(kav_spawn(outsider, &other)));
 	close_job(dom, av);
-	EXPECT_EQ(0, revoke_grant(id));
-	EXPECT_EQ(0, revoke_grant(id2));
-	EXPECT_EQ(0, revoke_grant(id3));
+	EXPECT_EQ(0, kav_test_grant_del(id));
+	EXPECT_EQ(0, kav_test_grant_del(id2));
+	EXPECT_EQ(0, kav_test_grant_del(id3));
 }
 
 /* ----------------------------------------------------------- refusals */
 
 TEST(a_revoked_key_refuses_inserts)
 {
-	uint32_t vni = VNI_BASE + 5, id = grant(vni, 0);
+	uint32_t vni = VNI_BASE + 5, id = kav_test_grant_one(vni, 0, 0);
 	struct sockaddr_in a = addr(1), b = addr(2);
 	struct fid_domain *dom, *dom2;
 	struct fid_av *av, *av2;
@@ -276,7 +223,7 @@ TEST(a_revoked_key_refuses_inserts)
 	ASSERT_EQ(0, open_job(vni, FI_AV_MAP, &dom, &av));
 	ASSERT_EQ(0, open_job(vni, FI_AV_TABLE, &dom2, &av2));
 	ASSERT_EQ(1, fi_av_insert(av, &a, 1, &fa, 0, NULL));
-	ASSERT_EQ(0, revoke_grant(id));
+	ASSERT_EQ(0, kav_test_grant_del(id));
 	/* Found on the node: refused all the same. */
 	EXPECT_EQ(0, fi_av_insert(av2, &a, 1, &fb, FI_SYNC_ERR, &err));
 	EXPECT_EQ(FI_EKEYREJECTED, err);
@@ -321,7 +268,7 @@ static int read_param(char *buf, size_t len)
 
 TEST(a_full_table_refuses_new_addresses_only)
 {
-	uint32_t vni = VNI_BASE + 6, id = grant(vni, 0);
+	uint32_t vni = VNI_BASE + 6, id = kav_test_grant_one(vni, 0, 0);
 	struct sockaddr_in in[3] = { addr(1), addr(2), addr(3) };
 	struct fid_domain *dom, *dom2;
 	struct fid_av *av, *av2;
@@ -342,7 +289,7 @@ TEST(a_full_table_refuses_new_addresses_only)
 	EXPECT_EQ(0, fa);
 	close_job(dom2, av2);
 	close_job(dom, av);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 /* ---------------------------------------------------- exit and fork */
@@ -373,7 +320,7 @@ TEST(a_rank_exits_the_other_keeps_working)
 {
 	struct exit_arg a = { .vni = VNI_BASE + 7 };
 	struct sockaddr_in in[3] = { addr(1), addr(2), addr(3) };
-	uint32_t id = grant(a.vni, 0);
+	uint32_t id = kav_test_grant_one(a.vni, 0, 0);
 	struct kav_av_job_stats st;
 	struct fid_domain *dom;
 	struct fid_av *av;
@@ -399,7 +346,7 @@ TEST(a_rank_exits_the_other_keeps_working)
 	EXPECT_EQ(2, st.found);
 	EXPECT_EQ(1, st.sent);
 	close_job(dom, av);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 struct fork_arg {
@@ -427,7 +374,7 @@ static int forked_child(void *p)
 
 TEST(fork_copies_the_view)
 {
-	uint32_t vni = VNI_BASE + 8, id = grant(vni, 0);
+	uint32_t vni = VNI_BASE + 8, id = kav_test_grant_one(vni, 0, 0);
 	struct fork_arg a = { .in = addr(1), .other = addr(2) };
 	struct kav_av_job_stats st;
 	struct fid_domain *dom;
@@ -449,7 +396,7 @@ TEST(fork_copies_the_view)
 	EXPECT_EQ(0, kav_av_job_stats(a.av, &st));
 	EXPECT_EQ(1, st.found);
 	close_job(dom, a.av);
-	EXPECT_EQ(0, revoke_grant(id));
+	EXPECT_EQ(0, kav_test_grant_del(id));
 }
 
 TEST_HARNESS_MAIN

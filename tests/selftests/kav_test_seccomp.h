@@ -14,26 +14,53 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+/* Install filter @f (@n instructions) for this process, for good. */
+static inline int kav_seccomp_install(struct sock_filter *f, unsigned short n)
+{
+	struct sock_fprog prog = { .len = n, .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/* Not x86-64's system call table: kill. */
+#define KAV_SECCOMP_ARCH_X86_64						\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS,				\
+		 offsetof(struct seccomp_data, arch)),			\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),	\
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),		\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS,				\
+		 offsetof(struct seccomp_data, nr))
+
 /* Allow only exit and exit_group; any other system call kills. */
 static inline int forbid_syscalls(void)
 {
 	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
+		KAV_SECCOMP_ARCH_X86_64,
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 2, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	return kav_seccomp_install(f, sizeof(f) / sizeof(f[0]));
+}
+
+/* Kill on ioctl(@cmd) (any fd); every other call is allowed. */
+static inline int forbid_ioctl(unsigned int cmd)
+{
+	struct sock_filter f[] = {
+		KAV_SECCOMP_ARCH_X86_64,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, cmd, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+
+	return kav_seccomp_install(f, sizeof(f) / sizeof(f[0]));
 }
 
 #endif /* KAV_TEST_SECCOMP_H */
