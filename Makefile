@@ -14,7 +14,7 @@ SLURMDIR ?= $(PREFIX)/lib/kav/slurm
 DKMSDIR  ?= $(PREFIX)/src/kav-$(KAV_VERSION)
 DESTDIR  ?=
 # Newest kernel build tree on the machine (the running kernel may have none).
-KDIR     ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+KDIR     ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | grep -v -- -rt- | sort -V | tail -n 1)
 BUILD    ?= $(CURDIR)/build
 # The Debian kernels make vmtest boots besides the debug kernels: the
 # host's 6.1 and 6.12, and trixie's 6.12 and trixie-backports' 7.3 from

@@ -32,6 +32,7 @@ PACKAGES=(
 	curl			# tests/hook/sources.sh: Debian's MPICH orig tarball
 	debootstrap		# tests/trixie/root.sh: the trixie root
 	autoconf automake libtool	# tests/hook/build-fabtests.sh: autoreconf
+	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64	# Debian 6.12 PREEMPT_RT (VM_KERNELS 6.12-rt)
 )
 SERIES=(6.1 6.12)
 

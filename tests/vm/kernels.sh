@@ -7,7 +7,9 @@
 # the newest Debian amd64 release that has both /boot/vmlinuz-$kver and a
 # build tree /lib/modules/$kver/build (6.1.0-NN-amd64, 6.12.NN+deb12-amd64,
 # 6.12.NN+deb13-amd64, 7.3.N+bpo-amd64). An entry may also be an exact
-# release (e.g. 6.12.117+deb12-amd64).
+# release (e.g. 6.12.117+deb12-amd64). "SERIES-rt" (e.g. "6.12-rt") is
+# the series' PREEMPT_RT flavour (6.12.NN+deb12-rt-amd64,
+# linux-image-6.12-rt-amd64).
 #
 # "trixie:SERIES" takes the kernel from the trixie root instead of the host
 # (tests/trixie/root.sh builds it if this machine has none; its /boot and
@@ -35,10 +37,13 @@ usable() {
 
 # Newest usable release of a series such as "6.1" or "6.12". The regex
 # keeps the generic amd64 flavour (no -cloud-, -rt-) and keeps "6.1" from
-# matching "6.12".
+# matching "6.12"; "6.12-rt" keeps the PREEMPT_RT flavour only.
 newest_of_series() {
-	local series=$1 img kver re
-	re="^${series//./\\.}\\.[0-9]+(-[0-9]+)?(\\+(deb[0-9]+|bpo))?-amd64\$"
+	local series=$1 flavour=amd64 img kver re
+	if [[ $series == *-rt ]]; then
+		series=${series%-rt} flavour=rt-amd64
+	fi
+	re="^${series//./\\.}\\.[0-9]+(-[0-9]+)?(\\+(deb[0-9]+|bpo))?-$flavour\$"
 	for img in "$BOOT"/vmlinuz-"$series".*; do
 		kver=${img#"$BOOT"/vmlinuz-}
 		if [[ $kver =~ $re ]] && usable "$kver"; then
