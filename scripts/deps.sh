@@ -33,6 +33,7 @@ PACKAGES=(
 	debootstrap		# tests/trixie/root.sh: the trixie root
 	autoconf automake libtool	# tests/hook/build-fabtests.sh: autoreconf
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64	# Debian 6.12 PREEMPT_RT (VM_KERNELS 6.12-rt)
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross	# make lint: tests/litmus/aarch64-codegen.sh
 )
 SERIES=(6.1 6.12)
 
