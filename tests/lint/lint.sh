@@ -24,6 +24,10 @@
 #                         ignored) names a package archive's host or URL:
 #                         archives come from the machine's apt
 #                         configuration (scripts/debian-archive.sh)
+#   litmus, codegen       tests/litmus/check.sh: herd7's verdicts on the
+#                         read protocol's litmus tests (LKMM, RC11);
+#                         tests/litmus/aarch64-codegen.sh: every reader's
+#                         seq re-read after a dmb ishld on aarch64
 #
 # Each finding is printed; the last line is "lint: clean" or
 # "lint: N tool(s) with findings", and the exit status says the same.
@@ -275,6 +279,26 @@ run_archive_hosts() {
 	report "archive hosts (use scripts/debian-archive.sh)" "$out"
 }
 
+# The read protocol (Documentation/memory-model.rst): herd7's verdict on
+# every litmus test of tests/litmus (herd7 in the cached sid root of
+# tests/litmus/herd-root.sh), the aarch64 codegen check of every reader,
+# and ShellCheck on those scripts.
+run_litmus() {
+	local out sc
+	if ! out=$(BUILD=$BUILD "$REPO/tests/litmus/check.sh" 2>&1); then
+		report "litmus (herd7)" "$out"
+	else
+		report "litmus (herd7, $(tail -n 1 <<<"$out" | sed 's/^litmus: //'))" ""
+	fi
+	if ! out=$(BUILD=$BUILD "$REPO/tests/litmus/aarch64-codegen.sh" 2>&1); then
+		report "codegen (aarch64 readers)" "$out"
+	else
+		report "codegen (aarch64 readers, $(tail -n 1 <<<"$out" | sed 's/^codegen: //'))" ""
+	fi
+	sc=$(cd "$REPO" && shellcheck -x --severity=warning tests/litmus/*.sh 2>&1 || true)
+	report "shellcheck tests/litmus" "$sc"
+}
+
 main() {
 	mkdir -p "$OUT"
 	run_checkpatch
@@ -286,6 +310,7 @@ main() {
 	run_examples
 	run_ynl
 	run_archive_hosts
+	run_litmus
 	if [[ $FAILED -gt 0 ]]; then
 		echo "lint: $FAILED tool(s) with findings"
 		return 1
