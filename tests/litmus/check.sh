@@ -73,6 +73,7 @@ main() {
 	root=${KAV_HERD_ROOT:-$("$HERE/herd-root.sh")}
 	memory_model
 	# One chroot for all: herd7 per file, each answer tagged with its file.
+	# shellcheck disable=SC2016 # the inner script's own variables
 	out=$("$REPO/tests/trixie/run.sh" --root "$root" --bind "$REPO" \
 		--bind "$BUILD" -- /bin/sh -c '
 		mm=$1
