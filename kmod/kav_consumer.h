@@ -5,6 +5,15 @@
  * same authorisation userspace is held to. A driver receives the AV as a
  * file descriptor from the process it serves (for example in its own
  * "bind AV" command) and keeps a reference for as long as it sends.
+ *
+ * Contexts, return codes, the revocation callback's guarantees, lifetimes
+ * and the unload order are in Documentation/consumer-api.rst.
+ *
+ *   kav_consumer_get(), kav_consumer_get_notify(), kav_consumer_put():
+ *	process context (they may sleep).
+ *   kav_consumer_resolve(): any context (process, softirq, hardirq, NMI
+ *	excepted), never sleeps, takes no lock: bounded retries, -EAGAIN.
+ *   struct kav_consumer_ops.revoke: process context, may sleep.
  */
 #ifndef KAV_CONSUMER_H
 #define KAV_CONSUMER_H
@@ -16,44 +25,52 @@ struct kav_consumer;
 
 /**
  * struct kav_resolution - what one fi_addr_t resolves to
- * @addr: the address, @addr_len bytes (format: the AV's addr_format)
+ * @addr: the address, @addr_len bytes (format: the AV's addr_format),
+ *	zero after them
  * @addr_len: bytes of @addr in use
  * @addr_format: enum kav_addr_format
- * @vni: the auth key to tag traffic with
- * @keyed: false only for a keyless entry (module parameter allow_keyless)
+ * @vni: the auth key to tag traffic with (0 when !@keyed)
+ * @keyed: 0 only for a keyless entry (module parameter allow_keyless)
+ * @__pad: 0
  * @user_id: the entry's user id, or KAV_NONE
+ *
+ * Every byte is written by kav_consumer_resolve(), padding included (on
+ * failure the whole structure is zeroed), so a driver may copy it to
+ * userspace or to a device as it is.
  */
 struct kav_resolution {
 	u8 addr[KAV_ADDR_MAX_LEN];
 	u32 addr_len;
 	u32 addr_format;
 	u32 vni;
-	bool keyed;
+	u8 keyed;
+	u8 __pad[3];
 	u64 user_id;
 };
 
-/*
- * kav_consumer_get() - take a reference on the AV behind @fd (in the
- * calling task's fd table). Returns ERR_PTR(-EBADF) if @fd is not open,
- * ERR_PTR(-EINVAL) if it is not a kav AV. The AV, and so the module,
- * stay alive until kav_consumer_put().
+/**
+ * struct kav_consumer_ops - what a consumer wants to be told
+ * @revoke: an administrator revoked a grant for key @vni (GRANT_DEL), and
+ *	the consumer's AV holds @vni in a key slot. Called before GRANT_DEL
+ *	returns, in process context (it may sleep), with the generic netlink
+ *	mutex and kav's consumer list mutex held, no other kav lock; it must
+ *	not call kav_consumer_get*() or kav_consumer_put(). When it is
+ *	called, no kav_consumer_resolve() of this consumer that returns
+ *	after the call began returns an entry under the revoked grant
+ *	(-EKEYREVOKED or -EACCES instead): the callback tears down what the
+ *	driver built from earlier resolutions with @vni (hardware queues,
+ *	cached descriptors). @vni may still resolve under another live
+ *	grant of the AV file's opener; resolve again to find out.
  */
-struct kav_consumer *kav_consumer_get(int fd);
-void kav_consumer_put(struct kav_consumer *c);
+struct kav_consumer_ops {
+	void (*revoke)(struct kav_consumer *c, void *priv, u32 vni);
+};
 
-/*
- * kav_consumer_resolve() - resolve @fi_addr (a table index; bits 32-63,
- * the caller's group and rx bits, are ignored) into @res.
- * Returns 0, or:
- *   -EINVAL       not a valid entry
- *   -EKEYREVOKED  the entry's key (or its domain's key) was revoked
- *   -EACCES       the opener of the AV file the consumer was given holds
- *                 no live grant for the entry's key (whoever created the
- *                 AV or wrote the entry), or the entry has no key and
- *                 keyless mode is off
- *   -EINTR        a fatal signal arrived while waiting for the table
- * Never sleeps on user memory; may be called from process context only.
- */
+struct kav_consumer *kav_consumer_get(int fd);
+struct kav_consumer *kav_consumer_get_notify(int fd,
+					     const struct kav_consumer_ops *ops,
+					     void *priv);
+void kav_consumer_put(struct kav_consumer *c);
 int kav_consumer_resolve(struct kav_consumer *c, u64 fi_addr,
 			 struct kav_resolution *res);
 

@@ -188,6 +188,8 @@ void kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
 		      struct kav_key_counts *kc);
 int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id);
 const struct kav_entry *kav_table_entry_ro(struct kav_table *t, u64 idx);
+const struct kav_entry *kav_table_entry_lockless(struct kav_table *t,
+						 u64 idx);
 
 /* Called for each valid entry (with its key slot, or NULL). */
 struct kav_entry_visitor {

@@ -19,6 +19,7 @@
 #include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/lockdep.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/rwsem.h>
@@ -98,9 +99,11 @@ static void kav_grant_free(struct kref *ref)
 {
 	struct kav_grant *g = container_of(ref, struct kav_grant, ref);
 
+	/* cgroups are freed after a grace period too (css_free_rwork). */
 	if (g->cgroup)
 		cgroup_put(g->cgroup);
-	kfree(g);
+	/* kav_grant_authorize_rcu() may still be looking at it. */
+	kfree_rcu(g, rcu);
 }
 
 void kav_grant_get(struct kav_grant *g)
@@ -202,7 +205,7 @@ struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated)
 	atomic_set(&new->nr_avs, 0);
 	new->revoked = false;
 	new->id = kav_grant_next_id++;
-	list_add_tail(&new->node, &kav_grants);
+	list_add_tail_rcu(&new->node, &kav_grants);
 	kav_grants_changed();
 	kav_grant_get(new);		/* the caller's, for its reply */
 	mutex_unlock(&kav_grants_lock);
@@ -268,7 +271,7 @@ struct kav_grant *kav_grant_revoke(u32 id, void (*revoke_users)(struct kav_grant
 	list_for_each_entry(g, &kav_grants, node) {
 		if (g->id == id) {
 			found = g;
-			list_del(&g->node);
+			list_del_rcu(&g->node);
 			WRITE_ONCE(g->revoked, true);
 			kav_grants_changed();
 			break;
@@ -278,6 +281,8 @@ struct kav_grant *kav_grant_revoke(u32 id, void (*revoke_users)(struct kav_grant
 	if (found)
 		revoke_users(found);
 	up_write(&kav_revoke_sem);
+	if (found)
+		kav_consumers_revoke(found);
 	return found;
 }
 
@@ -336,6 +341,24 @@ struct kav_grant *kav_grant_authorize(const struct kav_identity *id,
 	return found;
 }
 
+/*
+ * May @id use key @vni? The same answer as kav_grant_authorize() without
+ * a lock or a reference, in any context (kernel consumers): the caller is
+ * in an RCU read-side critical section. A grant deleted (list_del_rcu())
+ * before the section began is not seen; one deleted during it may be, and
+ * kav_consumers_revoke() waits for such readers before telling consumers.
+ */
+bool kav_grant_authorize_rcu(const struct kav_identity *id, u32 vni)
+{
+	struct kav_grant *g;
+
+	list_for_each_entry_rcu(g, &kav_grants, node)
+		if (g->vni == vni && !kav_grant_revoked(g) &&
+		    kav_grant_matches(g, id))
+			return true;
+	return false;
+}
+
 /* Count @entries and @avs against the grant's limits: all or nothing. */
 int kav_grant_charge(struct kav_grant *g, u64 entries, u32 avs,
 		     const struct kav_identity *id, const char *op)
@@ -391,7 +414,7 @@ void kav_grants_exit(void)
 	struct kav_grant *g, *tmp;
 
 	list_for_each_entry_safe(g, tmp, &kav_grants, node) {
-		list_del(&g->node);
+		list_del_rcu(&g->node);
 		kav_grant_put(g);
 	}
 }

@@ -17,6 +17,7 @@
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/kav.h>
@@ -40,6 +41,7 @@ struct kav_identity {
 struct kav_grant {
 	struct kref ref;		/* the grant list + each user */
 	struct list_head node;		/* in the grant list until revoked */
+	struct rcu_head rcu;		/* kernel consumers walk the list */
 	u32 id;
 	u32 vni;
 	u32 sel_type;			/* enum kav_grant_selector */
@@ -89,6 +91,7 @@ int kav_grants_walk(int (*fn)(const struct kav_grant *g, void *arg),
 u64 kav_grants_count(void);
 struct kav_grant *kav_grant_authorize(const struct kav_identity *id,
 				      u32 vni, const char *op);
+bool kav_grant_authorize_rcu(const struct kav_identity *id, u32 vni);
 void kav_grant_get(struct kav_grant *g);
 void kav_grant_put(struct kav_grant *g);
 bool kav_grant_revoked(const struct kav_grant *g);
@@ -104,6 +107,9 @@ u64 kav_deny_count(enum kav_deny why);
 void kav_revoke_read_lock(void);
 void kav_revoke_read_unlock(void);
 void kav_grants_exit(void);
+
+/* kav_consumer.c: revocation callbacks (no kav lock held) */
+void kav_consumers_revoke(const struct kav_grant *g);
 
 /* kav_rule.c: the rule */
 int kav_may_bind(const struct kav_identity *id, const struct kav_grant *hint,

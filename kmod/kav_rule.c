@@ -60,11 +60,16 @@ int kav_may_bind_keyless(const struct kav_identity *id, const char *op)
 /*
  * May a kernel consumer acting for @id send to an entry bound to key @vni
  * (@keyed) or to no key? Refuses what @id could not insert itself now.
+ * Any context, no lock: the caller is in an RCU read-side critical section
+ * (kav_consumer_resolve()) and holds a reference on @hint.
  */
 int kav_may_resolve(const struct kav_identity *id,
 		    const struct kav_grant *hint, bool keyed, u32 vni)
 {
 	if (!keyed)
 		return READ_ONCE(kav_allow_keyless) ? 0 : -EACCES;
-	return kav_may_bind(id, hint, vni, "resolve");
+	if (kav_grant_covers(hint, id, vni) || kav_grant_authorize_rcu(id, vni))
+		return 0;
+	kav_deny(KAV_DENY_NO_GRANT, id, vni, "resolve");
+	return -EACCES;
 }

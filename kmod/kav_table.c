@@ -561,3 +561,25 @@ int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id)
 	kav_batch_end(t);
 	return 0;
 }
+
+/*
+ * Entry @idx for a lock-free kernel reader (kav_consumer.c), or NULL when
+ * the slot has no page yet: bounded by the published nr_slots, as
+ * userspace readers are. Any context; the caller holds a reference on
+ * the table (pages are freed only with it) and reads the entry by the
+ * sequence protocol.
+ */
+const struct kav_entry *kav_table_entry_lockless(struct kav_table *t,
+						 u64 idx)
+{
+	struct page *page;
+
+	/* Pairs with kav_table_grow(): the page exists below nr_slots. */
+	if (idx >= smp_load_acquire(&t->hdr->nr_slots))
+		return NULL;
+	/* xa_load() is RCU-safe: the xarray frees its nodes after a grace. */
+	page = xa_load(&t->pages, idx / t->entries_per_page);
+	if (WARN_ON_ONCE(!page))
+		return NULL;
+	return page_address(page) + (idx % t->entries_per_page) * t->entry_size;
+}

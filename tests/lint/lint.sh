@@ -24,6 +24,10 @@
 #                         ignored) names a package archive's host or URL:
 #                         archives come from the machine's apt
 #                         configuration (scripts/debian-archive.sh)
+#   kernel-doc -Wall      kmod/*.[ch], uapi/linux/kav.h, tests/nic/*.h
+#                         (scripts/kernel-doc from linux-source-6.12), and
+#                         every EXPORT_SYMBOL*() of kmod/ has a kernel-doc
+#                         comment ("/**" then " * name() - ...")
 #   litmus, codegen       tests/litmus/check.sh: herd7's verdicts on the
 #                         read protocol's litmus tests (LKMM, RC11);
 #                         tests/litmus/aarch64-codegen.sh: every reader's
@@ -279,6 +283,36 @@ run_archive_hosts() {
 	report "archive hosts (use scripts/debian-archive.sh)" "$out"
 }
 
+# kernel-doc: the comments parse, and every exported symbol has one.
+run_kernel_doc() {
+	local kd=$BUILD/kernel-doc/kernel-doc tarball=/usr/src/linux-source-6.12.tar.xz
+	local out f sym tmp
+	if [[ ! -s $kd ]]; then
+		tmp=$(mktemp -d) || return
+		if ! tar -xJf "$tarball" -C "$tmp" --wildcards '*/scripts/kernel-doc' ||
+		   ! mkdir -p "${kd%/*}" ||
+		   ! cp "$tmp"/*/scripts/kernel-doc "$kd.tmp" ||
+		   ! mv "$kd.tmp" "$kd"; then
+			rm -rf "$tmp"
+			report kernel-doc "cannot extract scripts/kernel-doc from $tarball"
+			return
+		fi
+		rm -rf "$tmp"
+	fi
+	local -a files
+	for f in "$REPO"/kmod/*.c "$REPO"/kmod/*.h "$REPO"/uapi/linux/kav.h \
+		 "$REPO"/tests/nic/*.h; do
+		[[ $f == *.mod.c ]] || files+=("${f#"$REPO"/}")
+	done
+	out=$(cd "$REPO" && perl "$kd" -none -Wall "${files[@]}" 2>&1)
+	for sym in $(cd "$REPO" && sed -n -E \
+		's/^EXPORT_SYMBOL(_GPL)?\(([a-z0-9_]+)\);$/\2/p' kmod/*.c); do
+		grep -q -E "^ \* $sym\(\) - " "$REPO"/kmod/*.c "$REPO"/kmod/*.h ||
+			out+=${out:+$'\n'}"$sym: exported without a kernel-doc comment"
+	done
+	report "kernel-doc -Wall" "$out"
+}
+
 # The read protocol (Documentation/memory-model.rst): herd7's verdict on
 # every litmus test of tests/litmus (herd7 in the cached sid root of
 # tests/litmus/herd-root.sh), the aarch64 codegen check of every reader,
@@ -311,6 +345,7 @@ main() {
 	run_ynl
 	run_archive_hosts
 	run_litmus
+	run_kernel_doc
 	if [[ $FAILED -gt 0 ]]; then
 		echo "lint: $FAILED tool(s) with findings"
 		return 1

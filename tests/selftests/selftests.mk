@@ -7,6 +7,7 @@ KSFT_HDR_DIR  := $(BUILD)/kselftest
 # kav_chaos_test (which does too) right before it. kav_netlink_test,
 # kav_attack_test and kav_trust_test load the test NIC module (tests/nic)
 # and unload it before they end, so that kav can be unloaded after them.
+# kav_consumer_test (late) unloads kav_nic and kav.ko, and reloads kav.ko.
 # kav_slurm_test runs tools/slurm/* with tools/kavctl/kavctl, which
 # tests/vm/check.sh installs in the guest's /tests next to it (make tools);
 # kav_av_fill_test runs tools/instant/kav-av-fill there.
@@ -19,13 +20,14 @@ SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_whoami_test kav_
 		  kav_instant_on_test kav_layout_test kav_job_test \
 		  kav_concurrency_test kav_race_test kav_view_test \
 		  kav_scale_test kav_memory_test kav_hook_test kav_share_test
-SELFTEST_LATE  := kav_fail_nth_test kav_fuzz_test kav_chaos_test \
+SELFTEST_LATE  := kav_fail_nth_test kav_fuzz_test kav_consumer_test kav_chaos_test \
 		  kav_module_test
 SELFTEST_NAMES := $(SELFTEST_EARLY) $(SELFTEST_LATE)
 # The race-sensitive programs: the only ones run on the KCSAN kernel
 # (tests/vm/check.sh --race-tests; kernel "kcsan").
 SELFTEST_RACE := kav_concurrency_test kav_race_test kav_attack_test kav_trust_test \
-		 kav_uffd_test kav_fuzz_test kav_view_test kav_job_test
+		 kav_uffd_test kav_fuzz_test kav_view_test kav_job_test \
+		 kav_consumer_test
 SELFTEST_EARLY_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_EARLY))
 SELFTEST_LATE_BINS  := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_LATE))
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))
