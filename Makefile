@@ -19,7 +19,7 @@ BUILD    ?= $(CURDIR)/build
 # The Debian kernels make vmtest boots besides the debug kernels: the
 # host's 6.1 and 6.12, and trixie's 6.12 and trixie-backports' 7.3 from
 # the trixie root (tests/vm/kernels.sh, tests/trixie/root.sh).
-VM_KERNELS ?= 6.1 6.12 trixie:6.12 trixie:7.3
+VM_KERNELS ?= 6.1 6.12 6.12-rt trixie:6.12 trixie:7.3
 # The release: libkav's pkg-config file, kavctl -V, kav.ko's modinfo, DKMS.
 KAV_VERSION := $(shell cat $(CURDIR)/VERSION)
 

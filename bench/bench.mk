@@ -18,6 +18,12 @@
 #
 # make check runs kav_bench without arguments, its smoke run, among the
 # selftests (tests/vm/check.sh).
+#
+#   make bench-latency  kav_latency (bench/latency): a SCHED_FIFO reader's
+#                       longest stall while a tenant hammers 16384-entry
+#                       batches, in the 6.12 and 6.12-rt guests (the
+#                       "Latency" table of Documentation/benchmarks.rst);
+#                       never judged, not part of make check or make bench
 
 BENCH_DIR  := $(BUILD)/bench
 BENCH_BIN  := $(BENCH_DIR)/kav_bench
@@ -49,7 +55,21 @@ MPI_INIT_FILES  = $(MPI_INIT_BIN) $(CURDIR)/bench/ompi/mpi-init-guest.sh \
 		  $(TRIXIE_SRC)/prov/libkav-fi.so $(TRIXIE_SRC)/lib/libkav.so.0 \
 		  $(TRIXIE_SRC)/tools/kavctl/kavctl
 
-.PHONY: bench bench-clean bench-native bench-native-smoke bench-ompi \
+# kav_latency: raw uAPI (the selftests' helpers), no library.
+LATENCY_BIN := $(BENCH_DIR)/kav_latency
+
+$(LATENCY_BIN): bench/latency/kav_latency.c tests/selftests/kav_test_util.h \
+		uapi/linux/kav.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KAV_CFLAGS) -I$(CURDIR)/tests/selftests $< -o $@
+
+# One guest per kernel, one at a time; KAV_VM_APPEND=preempt=full for the
+# full-preemption row of 6.12.
+bench-latency: $(LATENCY_BIN)
+	KAV_VM_JOBS=1 KAV_TRIXIE=0 KAV_DEBUG_KERNEL=0 tests/vm/check.sh \
+		--kernels "$${KAV_KERNELS:-6.12 6.12-rt}" --selftests "$(LATENCY_BIN)"
+
+.PHONY: bench bench-clean bench-latency bench-native bench-native-smoke bench-ompi \
 	bench-ompi-deps
 
 $(BENCH_BIN): $(BENCH_SRCS) $(BENCH_DEPS)

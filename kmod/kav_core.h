@@ -54,6 +54,15 @@ struct kav_table {
 	unsigned long next_key;		/* t->pages key of next page 0 */
 };
 
+/*
+ * A batch of up to KAV_BATCH_MAX entries is published in windows of at
+ * most this many, each its own generation bracket (+2): the longest
+ * preempt-off stretch a tenant can cause is this many entries' stores
+ * (64 * 512 bytes at the largest entry size), with a chance to reschedule
+ * between windows. Documentation/table-layout.rst, "Writer".
+ */
+#define KAV_BATCH_WINDOW	64
+
 /* Allocation flags for memory a tenant causes: charged, never OOM-kills. */
 #define KAV_TENANT_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN)
 
@@ -72,7 +81,9 @@ static inline void kav_table_unlock(struct kav_table *t)
  * Sequence counters in the shared pages: odd while the protected data is
  * being written. The odd window runs with preemption off, so a reader
  * spinning on the same CPU (even SCHED_FIFO) waits for a few stores, not
- * for the writer to be scheduled again.
+ * for the writer to be scheduled again. Every window must therefore be
+ * short and bounded whatever a tenant asks: a batch publishes in windows
+ * of at most KAV_BATCH_WINDOW entries (kav_table.c).
  */
 static inline void kav_seq_begin(struct kav_table *t, __u64 *seq)
 {

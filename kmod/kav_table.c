@@ -7,7 +7,9 @@
  * moved nor freed before the table is destroyed, so a reader's mapping
  * never goes stale. Every change
  * to an entry is bracketed by its sequence counter (odd while writing), and
- * every batch by the header's generation counter (uapi/linux/kav.h). The
+ * every window of at most KAV_BATCH_WINDOW entries of a batch by the
+ * header's generation counter (uapi/linux/kav.h), so that no tenant can
+ * keep preemption off for longer than one window's stores. The
  * fi_addr array holds each valid entry's index, stored only once the entry
  * is complete, for readers that want an fi_addr_t array (map_addr). A job
  * table never removes, so its fi_addr[i] would be i for every slot: it
@@ -22,6 +24,7 @@
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -91,12 +94,21 @@ static bool kav_slot_valid(struct kav_table *t, u64 idx)
 	       (kav_entry(t, idx)->flags & KAV_ENTRY_VALID);
 }
 
-/* Changes with every batch (odd while one is in progress). */
+/* Changes with every change (odd while a window is being published). */
 u64 kav_table_generation(const struct kav_table *t)
 {
 	return READ_ONCE(t->hdr->generation);
 }
 
+/*
+ * A batch is published in windows: each one is bracketed by the
+ * generation (odd while it is applied, +2 when done) and holds at most
+ * KAV_BATCH_WINDOW entries, so preemption is off for one window's stores
+ * at a time, never for a whole batch. A reader that snapshots the table
+ * under the generation sees a batch applied up to a window boundary, with
+ * nr_valid matching; each entry is consistent by its own seq. A change
+ * of nothing (a batch whose addresses all exist) is still one window.
+ */
 static void kav_batch_begin(struct kav_table *t)
 {
 	kav_seq_begin(t, &t->hdr->generation);
@@ -106,6 +118,20 @@ static void kav_batch_end(struct kav_table *t)
 {
 	WRITE_ONCE(t->hdr->nr_valid, t->nr_valid);
 	kav_seq_end(t, &t->hdr->generation);
+}
+
+/*
+ * Before the batch's entry number @n (from 0): close a full window and
+ * open the next, with a chance to reschedule in between (the table mutex
+ * may be held across it; readers never wait for it).
+ */
+static void kav_batch_step(struct kav_table *t, u32 n)
+{
+	if (!n || n % KAV_BATCH_WINDOW)
+		return;
+	kav_batch_end(t);
+	cond_resched();
+	kav_batch_begin(t);
 }
 
 /* Entries that were never used read like cleared ones (kav_entry_clear()). */
@@ -389,7 +415,8 @@ bool kav_table_has_room(struct kav_table *t, u32 count)
  * returned in @b->idx; @kc counts its entries per key, whose slots the
  * caller checked (valid, not revoked, authorised) under this lock hold.
  * All or nothing: the only failure, backing new pages, happens before the
- * batch starts, so readers only ever see a whole batch applied.
+ * batch starts, so once it starts it is applied whole (window by window:
+ * a generation snapshot may see a prefix of it, never a failed batch).
  * In a job table only the @b->nr_new addresses kav_index_resolve() found
  * nowhere become entries, each linked into the index once complete.
  */
@@ -398,8 +425,8 @@ int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b,
 {
 	struct kav_batch_cursor c = {};
 	u64 idx, used = kc->used;
+	u32 i, k, n = 0;
 	int ret;
-	u32 i, k;
 
 	lockdep_assert_held(&t->lock);
 	ret = kav_table_reserve(t, b->nr_new);
@@ -412,6 +439,7 @@ int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b,
 	for (i = 0; i < b->count; i++) {
 		if (kav_table_indexed(t) && b->idx[i] != KAV_INDEX_NEW)
 			continue;
+		kav_batch_step(t, n++);
 		idx = kav_table_find_free(t, &c);
 		kav_entry_store(t, &c, idx, b, i, kav_batch_key(b, i));
 		b->idx[i] = idx;
@@ -438,7 +466,12 @@ static int kav_find_repeat(const u64 *idx, u32 count, u32 *err_index)
 	bool found = false;
 	u32 i, seen = 0;
 
-	sorted = kvmalloc_array(count, sizeof(*sorted), GFP_KERNEL_ACCOUNT);
+	/*
+	 * Taken under the table lock (a shared AV's): at the memcg limit it
+	 * fails (ENOMEM) rather than OOM-kill while other writers and
+	 * GRANT_DEL wait for the lock (__GFP_NORETRY).
+	 */
+	sorted = kvmalloc_array(count, sizeof(*sorted), KAV_TENANT_GFP);
 	if (!sorted)
 		return -ENOMEM;
 	memcpy(sorted, idx, count * sizeof(*sorted));
@@ -483,7 +516,8 @@ int kav_table_check_remove(struct kav_table *t, const u64 *idx, u32 count,
 
 /*
  * Remove the entries at @idx, checked by kav_table_check_remove() under
- * this lock hold, in one batch; @kc gets their count per key.
+ * this lock hold, in one batch (published window by window, as an
+ * insert); @kc gets their count per key.
  */
 void kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
 		      struct kav_key_counts *kc)
@@ -495,8 +529,11 @@ void kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
 	lockdep_assert_held(&t->lock);
 	memset(kc, 0, sizeof(*kc));
 	kav_batch_begin(t);
-	for (i = 0; i < count; i++)
+	for (i = 0; i < count; i++) {
+		kav_batch_step(t, i);
 		kav_key_count(kc, kav_entry_clear(t, &c, idx[i]));
+	}
+	/* A key counts its entries until the last of them is gone. */
 	used = kc->used;
 	while (kav_key_next(&used, &k))
 		kav_key_unbind_entries(t, k, kc->n[k]);

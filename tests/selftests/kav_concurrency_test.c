@@ -16,11 +16,14 @@
  * 2. readers_never_block_writers: readers are stopped (SIGSTOP), two of
  *    them inside a read section (between their two loads of seq, and of
  *    generation); writers still complete a fixed number of batches (each
- *    bounded by alarm()), the generation advances by exactly 2 per batch;
+ *    bounded by alarm()), the generation advances by exactly 2 per window
+ *    of a batch (BATCH_WINDOW entries: a batch is published in bounded
+ *    windows, so that preemption is never off for a whole batch);
  *    resumed readers discard what they read across the change and finish.
  * 3. sigkill_mid_batch: a writer inserting and removing batches of
  *    KAV_BATCH_MAX addresses is SIGKILLed at random moments (seeded). Each
- *    time: generation even, nr_valid a multiple of the batch, equal to the
+ *    time: generation even, nr_valid a multiple of the batch (a batch
+ *    once started is applied whole, window by window), equal to the
  *    valid entries in [0, nr_slots), every batch complete, fi_addr[i] == i
  *    iff entry i is valid; the table holds exactly the batches the writer
  *    had completed, plus the one in flight if (and only if) the kernel
@@ -85,6 +88,8 @@
 #define NR_WRITERS		3
 #define NR_READERS		3
 #define MAX_BATCH		256	/* cases 1 and 2: batches of 1..256 */
+/* kmod/kav_core.h's KAV_BATCH_WINDOW: entries per generation bracket. */
+#define BATCH_WINDOW		64
 #define LIVE_CAP		1024	/* entries one writer holds at most */
 #define PREFILL			512	/* case 2: entries before the writers */
 #define FIXED_OPS		30	/* case 2: batches per writer */
@@ -122,6 +127,12 @@ static uint64_t rnd(void)
 static uint64_t below(uint64_t n)
 {
 	return n ? rnd() % n : 0;
+}
+
+/* Generation brackets (+2 each) of a batch of @n: at least one. */
+static uint64_t windows(uint64_t n)
+{
+	return n ? (n + BATCH_WINDOW - 1) / BATCH_WINDOW : 1;
 }
 
 /*
@@ -337,7 +348,7 @@ static int snapshot(const volatile struct kav_table_header *h,
 /* --- shared state and processes ------------------------------------------ */
 
 struct wstat {
-	unsigned long batches, inserted, removed, verified;
+	unsigned long batches, windows, inserted, removed, verified;
 	uint32_t live, created, av_id, done;
 };
 
@@ -699,6 +710,7 @@ static int w_insert(struct writer *w, uint32_t n)
 		return -1;
 	}
 	b->w[w->id].batches++;
+	b->w[w->id].windows += windows(n);
 	b->w[w->id].inserted += n;
 	for (k = 0; k < n; k++) {
 		uint64_t idx = w->fi[k];
@@ -759,6 +771,7 @@ static int remove_checked(struct board *b, struct av *a, uint32_t me,
 		return -1;
 	}
 	b->w[me].batches++;
+	b->w[me].windows += windows(n);
 	b->w[me].removed += n;
 	for (k = 0; k < n; k++) {
 		struct sockaddr_in6 old = w_addr(b->nonce, who[k], ctr[k]);
@@ -1577,7 +1590,7 @@ TEST_F_TIMEOUT(conc, readers_never_block_writers, CASE_TIMEOUT)
 	struct board *b = self->b;
 	pid_t readers[NR_READERS], writers[NR_WRITERS];
 	int rst[NR_READERS], wst[NR_WRITERS], gate[2], wgate[2], i;
-	uint64_t gen0, gen1, ops = 0, live = 0, fi[256];
+	uint64_t gen0, gen1, ops = 0, nwin = 0, live = 0, fi[256];
 	struct sockaddr_in6 s[256];
 	struct av mine;
 	unsigned long passes, at_cont[NR_READERS];
@@ -1647,6 +1660,7 @@ TEST_F_TIMEOUT(conc, readers_never_block_writers, CASE_TIMEOUT)
 		ASSERT_EQ(FIXED_OPS, b->w[i].batches);
 		ASSERT_EQ(0, b->w[i].created);
 		ops += b->w[i].batches;
+		nwin += b->w[i].windows;
 		live += b->w[i].live;
 	}
 	/* The readers stayed stopped the whole time. */
@@ -1654,9 +1668,15 @@ TEST_F_TIMEOUT(conc, readers_never_block_writers, CASE_TIMEOUT)
 		ASSERT_EQ('T', proc_state(readers[i]))
 			TH_LOG("reader %d is no longer stopped", i);
 	ASSERT_EQ(passes, b->r[2].passes);
-	/* Every batch counted once, nothing else changed the table. */
+	/*
+	 * Every window of every batch counted once, nothing else changed
+	 * the table: a batch of more than BATCH_WINDOW entries is published
+	 * in several brackets, never with preemption off throughout.
+	 */
 	gen1 = mine.h->generation;
-	ASSERT_EQ(gen0 + 2 * ops, gen1);
+	ASSERT_EQ(gen0 + 2 * nwin, gen1)
+		TH_LOG("%llu batches in %llu windows of %d", (unsigned long long)ops,
+		       (unsigned long long)nwin, BATCH_WINDOW);
 	ASSERT_EQ(PREFILL - 1 + live, mine.h->nr_valid);
 
 	for (i = 0; i < NR_READERS; i++) {
@@ -1839,10 +1859,10 @@ TEST_F_TIMEOUT(conc, sigkill_mid_batch, CASE_TIMEOUT)
 		memcpy(k->lists[0].ids, s.ids, sizeof(s.ids));
 		__atomic_store_n(&k->word, PH_IDLE, __ATOMIC_SEQ_CST);
 	}
-	printf("# sigkill: %llu writers killed: %lu inside an insert call (%lu applied), %lu inside a remove call (%lu applied), %lu after a call returned, %lu between calls; generation %llu (%llu batches), nr_valid %llu (%u batches of %d)\n",
+	printf("# sigkill: %llu writers killed: %lu inside an insert call (%lu applied), %lu inside a remove call (%lu applied), %lu after a call returned, %lu between calls; generation %llu, nr_valid %llu (%u batches of %d)\n",
 	       (unsigned long long)rounds, in_insert, ins_applied, in_remove,
 	       rm_applied, done_phase, idle, (unsigned long long)s.gen,
-	       (unsigned long long)s.gen / 2, (unsigned long long)s.nr_valid,
+	       (unsigned long long)s.nr_valid,
 	       s.nb, KAV_BATCH_MAX);
 	fflush(stdout);
 
@@ -1858,7 +1878,8 @@ TEST_F_TIMEOUT(conc, sigkill_mid_batch, CASE_TIMEOUT)
 	check_kill_scan(_metadata, &s2, -1);
 	ASSERT_EQ(s.nr_valid + KAV_BATCH_MAX, s2.nr_valid);
 	ASSERT_EQ(0, kav_remove(mine.fd, fi, KAV_BATCH_MAX, NULL));
-	ASSERT_EQ(gen + 4, mine.h->generation);
+	/* Two batches of KAV_BATCH_MAX, each in bounded windows. */
+	ASSERT_EQ(gen + 2 * 2 * windows(KAV_BATCH_MAX), mine.h->generation);
 	ASSERT_EQ(s.nr_valid, mine.h->nr_valid);
 	free(addrs);
 	free(fi);

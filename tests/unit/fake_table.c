@@ -195,7 +195,10 @@ void fake_ktable_init(struct fake_ktable *t, void *mem, uint32_t format,
 			 max_entries, fi_addrs);
 }
 
-/* kav_batch_begin() / kav_batch_end(): generation odd during a batch. */
+/*
+ * kav_batch_begin() / kav_batch_end(): generation odd while a window of
+ * a batch (at most FAKE_BATCH_WINDOW entries) is applied.
+ */
 static void fake_batch_begin(struct fake_ktable *t)
 {
 	fake_seq_begin(&fake_hdr(t->mem)->generation);
@@ -207,6 +210,15 @@ static void fake_batch_end(struct fake_ktable *t)
 
 	__atomic_store_n(&h->nr_valid, t->nr_valid, __ATOMIC_RELAXED);
 	fake_seq_end(&h->generation);
+}
+
+/* kav_batch_step(): before entry @n of a batch, close a full window. */
+static void fake_batch_step(struct fake_ktable *t, uint64_t n)
+{
+	if (!n || n % FAKE_BATCH_WINDOW)
+		return;
+	fake_batch_end(t);
+	fake_batch_begin(t);
 }
 
 bool fake_ktable_valid(const struct fake_ktable *t, uint64_t idx)
@@ -299,6 +311,7 @@ void fake_ktable_insert(struct fake_ktable *t, const void *addrs,
 		if (kc.n[k])
 			fake_table_key_count(t->mem, k)->nr_entries += kc.n[k];
 	for (i = 0; i < count; i++) {
+		fake_batch_step(t, i);
 		idx[i] = fake_ktable_find_free(t);
 		fake_entry_store(t, idx[i],
 				 (const uint8_t *)addrs + i * stride, lens[i],
@@ -318,6 +331,7 @@ void fake_ktable_remove(struct fake_ktable *t, const uint64_t *idx,
 
 	fake_batch_begin(t);
 	for (i = 0; i < count; i++) {
+		fake_batch_step(t, i);
 		key = fake_entry_clear(t, idx[i]);
 		if (key != KAV_NONE)
 			kc.n[key]++;

@@ -26,6 +26,8 @@
 
 /* The kernel's PAGE_SIZE on x86-64, the header_size of every table. */
 #define FAKE_PAGE		4096u
+/* kmod/kav_core.h's KAV_BATCH_WINDOW: entries per generation window. */
+#define FAKE_BATCH_WINDOW	64u
 /* Where kav_keys.c puts the key slots and their counts in the header page. */
 #define FAKE_KEYS_OFFSET	1024u
 #define FAKE_KEY_COUNTS_OFFSET	(FAKE_KEYS_OFFSET + \

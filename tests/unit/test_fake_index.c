@@ -139,7 +139,10 @@ static void test_find_or_insert(void **state)
 	/* 2000 addresses, 1000 of them twice in the same batch. */
 	for (i = 0; i < 3000; i++)
 		s[i] = addr(i % 2000);
+	gen = h->generation;
 	assert_int_equal(insert(a.fd, s, 3000, fi), 0);
+	/* Published in windows of the new entries: 2000 is 32 of 64. */
+	assert_int_equal(h->generation, gen + 2 * 32);
 	for (i = 0; i < 3000; i++)
 		assert_int_equal(fi[i], i % 2000);
 	assert_int_equal(h->nr_valid, 2000);
@@ -215,6 +218,62 @@ static void test_refusals(void **state)
 	close(a.fd);
 }
 
+/*
+ * kav_table_insert() and kav_table_remove() publish a batch in windows of
+ * at most FAKE_BATCH_WINDOW entries, each one generation bracket (+2):
+ * kav_layout_test checks that the kernel's generation is the fake's.
+ */
+static void test_windows(void **state)
+{
+	const uint32_t max = 1000, w = FAKE_BATCH_WINDOW;
+	struct kav_table_header *h;
+	struct sockaddr_in *s = calloc(max, sizeof(*s));
+	uint64_t *idx = calloc(max, sizeof(*idx)), gen;
+	uint32_t *lens = calloc(max, sizeof(*lens)), i;
+	struct fake_ktable t;
+	void *mem;
+
+	(void)state;
+	assert_true(w >= 2 && 3 * w + 5 <= max);
+	mem = aligned_alloc(FAKE_PAGE, fake_table_size(32, max));
+	assert_non_null(mem);
+	fake_ktable_init(&t, mem, KAV_ADDR_SOCKADDR_IN, 16, max, true);
+	h = mem;
+	for (i = 0; i < max; i++) {
+		s[i] = addr(i);
+		lens[i] = sizeof(s[i]);
+	}
+	/* One entry, a full window, one more than a window. */
+	fake_ktable_insert(&t, s, sizeof(*s), lens, 1, NULL, KAV_NONE, NULL,
+			   idx);
+	assert_int_equal(h->generation, 2);
+	fake_ktable_insert(&t, s, sizeof(*s), lens, w, NULL, KAV_NONE, NULL,
+			   idx);
+	assert_int_equal(h->generation, 4);
+	fake_ktable_insert(&t, s, sizeof(*s), lens, w + 1, NULL, KAV_NONE,
+			   NULL, idx);
+	assert_int_equal(h->generation, 8);
+	assert_int_equal(h->nr_valid, 2 * w + 2);
+	/* Three windows and a bit: four brackets; nr_valid is exact. */
+	gen = h->generation;
+	fake_ktable_insert(&t, s, sizeof(*s), lens, 3 * w + 3, NULL, KAV_NONE,
+			   NULL, idx);
+	assert_int_equal(h->generation, gen + 8);
+	assert_int_equal(h->nr_valid, 5 * w + 5);
+	/* A remove of 2 * w: two. */
+	for (i = 0; i < 2 * w; i++)
+		idx[i] = i;
+	gen = h->generation;
+	fake_ktable_remove(&t, idx, 2 * w);
+	assert_int_equal(h->generation, gen + 4);
+	assert_int_equal(h->nr_valid, 3 * w + 5);
+	assert_int_equal(h->generation % 2, 0);
+	free(mem);
+	free(s);
+	free(idx);
+	free(lens);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +285,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup,
 						teardown),
+		cmocka_unit_test(test_windows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
