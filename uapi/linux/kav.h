@@ -528,8 +528,11 @@ struct kav_whoami {
  *	under the entry's seq, by addr_len, address bytes and auth_key.
  *	Finding nothing proves nothing: insert, and the kernel decides.
  * @__reserved: 0; keeps what follows off the cache lines above
- * @generation: table sequence; odd while a batch is being applied, even
- *	otherwise, advanced by 2 for every completed batch
+ * @generation: table sequence; odd while a window of a batch is being
+ *	applied, even otherwise, advanced by 2 for every window: a batch is
+ *	published in windows of a bounded number of entries (64), so a
+ *	snapshot between two even, equal reads may see a batch in part, up
+ *	to a window boundary (each entry whole, @nr_valid exact)
  * @nr_valid: number of entries currently valid
  *
  * The first 76 bytes change rarely (@nr_slots when a page is added,
