@@ -55,6 +55,7 @@ include Documentation/examples/examples.mk
 include tests/trixie/trixie.mk
 include tests/pkg/pkg.mk
 include tests/cluster/cluster.mk
+include tests/litmus/litmus.mk
 
 deps:
 	scripts/deps.sh
