@@ -52,16 +52,21 @@ static int kavh_mirror(struct kavh_av *av, uint64_t index,
 		return -FI_EAGAIN;	/* rewritten meanwhile: look again */
 	if (av->dom->addr_format == FI_ADDR_STR)
 		addr = &str;
-	/* The entry replaced one already mirrored: drop the old mirror. */
+	/*
+	 * The entry replaced one already mirrored (another process rewrote
+	 * it). A data-path reader that checked the stamp before the change
+	 * may still load s->core: it must find an address the core AV holds,
+	 * so the old mirror is neither removed nor blanked here. It stays in
+	 * the core AV until the AV closes (one entry per such rewrite);
+	 * sources no longer map back to it.
+	 */
 	if (s->core != FI_ADDR_NOTAVAIL) {
 		back = kavh_vec_get(&av->kav_of, s->core);
 		if (back)
 			__atomic_store_n(back, FI_ADDR_NOTAVAIL,
 					 __ATOMIC_RELAXED);
-		fi_av_remove(av->core, &s->core, 1, 0);
 	}
 	__atomic_store_n(&s->stamp, KAVH_STALE, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->core, FI_ADDR_NOTAVAIL, __ATOMIC_RELAXED);
 	ret = fi_av_insert(av->core, addr, 1, &core, 0, NULL);
 	if (ret != 1) {
 		kavh_count(&av->stats.core_refused, 1);

@@ -39,6 +39,10 @@ static struct {
 	fi_addr_t cq_src[4];		/* what the core's readfrom reports */
 	size_t cq_n;
 	fi_addr_t err_src;		/* the core's fi_cq_err_entry.src_addr */
+	uint64_t removed;		/* bit n: core fi_addr n was removed */
+	/* A data-path reader's next load, looked at inside a core insert. */
+	const struct kavh_slot *watch;
+	int watched;			/* core inserts that looked at it */
 } core;
 
 static int mock_close(struct fid *fid)
@@ -67,6 +71,19 @@ static int mock_av_insert(struct fid_av *av, const void *addr, size_t count,
 	(void)av; (void)addr; (void)flags; (void)context;
 	if (core.refuse)
 		return core.refuse;
+	/*
+	 * A reader that checked the slot's stamp before the entry changed
+	 * loads the core fi_addr now: it must still name an address in the
+	 * core AV (the old or the new one), never a removed one or none.
+	 */
+	if (core.watch) {
+		fi_addr_t seen = __atomic_load_n(&core.watch->core,
+						 __ATOMIC_RELAXED);
+
+		core.watched++;
+		assert_true(seen != FI_ADDR_NOTAVAIL);
+		assert_true(seen < 64 && !(core.removed & (1ULL << seen)));
+	}
 	for (i = 0; i < count; i++)
 		fi_addr[i] = core.next_core++;
 	return (int)count;
@@ -75,7 +92,12 @@ static int mock_av_insert(struct fid_av *av, const void *addr, size_t count,
 static int mock_av_remove(struct fid_av *av, fi_addr_t *fi_addr,
 			  size_t count, uint64_t flags)
 {
-	(void)av; (void)fi_addr; (void)count; (void)flags;
+	size_t i;
+
+	(void)av; (void)flags;
+	for (i = 0; i < count; i++)
+		if (fi_addr[i] < 64)
+			core.removed |= 1ULL << fi_addr[i];
 	return 0;
 }
 
@@ -640,6 +662,41 @@ static void test_no_source_stays_lazy(void **state)
 	hook_close(h);
 }
 
+/*
+ * Another process rewrites an entry this one has mirrored (here: libkav
+ * under the hook, which the hook's own remove never sees). While the hook
+ * mirrors the new address, a reader that passed the stamp check before
+ * the change still finds a core fi_addr that is in the core AV; the old
+ * mirror stays there (it names the old address, which that reader was
+ * entitled to) until the AV closes, and no source maps back to it.
+ */
+static void test_rewrite_keeps_old_mirror(void **state)
+{
+	struct hook_fixture *h = hook_open(FI_VERSION(2, 1), 0, 0);
+	struct kavh_av *hav = kavh_av_of(&h->av->fid);
+	struct sockaddr_in other = test_sin("10.0.0.9", 9);
+	fi_addr_t fa = h->fa, again, out;
+
+	(void)state;
+	assert_int_equal(kavh_xlate(hav, fa, &out), 0);
+	assert_int_equal(out, MOCK_CORE_BASE);
+	/* The rewrite: the same index, a new address and seq. */
+	assert_int_equal(fi_av_remove(hav->kav, &fa, 1, 0), 0);
+	assert_int_equal(fi_av_insert(hav->kav, &other, 1, &again, 0, NULL),
+			 1);
+	assert_int_equal(again, fa);
+	core.watch = kavh_vec_get(&hav->slots, fa);
+	assert_non_null(core.watch);
+	assert_int_equal(kavh_xlate(hav, fa, &out), 0);
+	core.watch = NULL;
+	assert_int_equal(core.watched, 1);
+	assert_int_equal(out, MOCK_CORE_BASE + 1);
+	assert_int_equal(core.removed, 0);
+	assert_true(kavh_src(hav, MOCK_CORE_BASE) == FI_ADDR_NOTAVAIL);
+	assert_int_equal(kavh_src(hav, MOCK_CORE_BASE + 1), fa);
+	hook_close(h);
+}
+
 /* FI_AV_USER_ID asks what a job table cannot give: private. */
 static void test_user_id_av_not_shared(void **state)
 {
@@ -669,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_shared_and_lazy),
 		cmocka_unit_test(test_share_opt_out),
 		cmocka_unit_test(test_user_id_av_not_shared),
+		cmocka_unit_test(test_rewrite_keeps_old_mirror),
 		cmocka_unit_test(test_source_mirrors_from_first_read),
 		cmocka_unit_test(test_no_source_stays_lazy),
 	};
