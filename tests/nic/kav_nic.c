@@ -11,7 +11,8 @@
  * See kav_nic.h for the commands.
  *
  * Locking: qp->mutex serialises the ioctls (one request at a time) and
- * BIND; qp->lock (irq-safe) guards the request, the stream, the ring and
+ * BIND; qp->lock (a raw spinlock: the irq_work takes it in hard interrupt
+ * context, on PREEMPT_RT too) guards the request, the stream, the ring and
  * the counters, and is held across each resolve, so that a resolve and
  * the revocation callback are ordered: a resolve under the lock after
  * the callback took it must not return the revoked key (nr_stale).
@@ -44,7 +45,7 @@ enum kav_nic_req { KAV_NIC_REQ_NONE, KAV_NIC_REQ_SEND, KAV_NIC_REQ_SCAN };
 
 struct kav_nic_qp {
 	struct mutex mutex;		/* ioctls, BIND */
-	spinlock_t lock;		/* everything below */
+	raw_spinlock_t lock;		/* everything below; hardirq-safe */
 	struct kav_consumer *av;	/* NULL until bound */
 	struct timer_list timer;
 	struct irq_work irq_work;
@@ -83,7 +84,7 @@ static void kav_nic_revoke(struct kav_consumer *c, void *priv, u32 vni)
 	unsigned long flags;
 	u32 i;
 
-	spin_lock_irqsave(&qp->lock, flags);
+	raw_spin_lock_irqsave(&qp->lock, flags);
 	qp->stats.nr_callbacks++;
 	if (!in_task())
 		qp->stats.nr_callbacks_atomic++;
@@ -97,7 +98,7 @@ static void kav_nic_revoke(struct kav_consumer *c, void *priv, u32 vni)
 			qp->stats.nr_torn_down++;
 		}
 	}
-	spin_unlock_irqrestore(&qp->lock, flags);
+	raw_spin_unlock_irqrestore(&qp->lock, flags);
 }
 
 static const struct kav_consumer_ops kav_nic_ops = {
@@ -230,12 +231,12 @@ static void kav_nic_irq_work(struct irq_work *w)
 	struct kav_nic_qp *qp = container_of(w, struct kav_nic_qp, irq_work);
 	unsigned long flags;
 
-	spin_lock_irqsave(&qp->lock, flags);
+	raw_spin_lock_irqsave(&qp->lock, flags);
 	if (qp->streaming && qp->hardirq) {
 		kav_nic_count_run(qp);
 		kav_nic_run_stream(qp);
 	}
-	spin_unlock_irqrestore(&qp->lock, flags);
+	raw_spin_unlock_irqrestore(&qp->lock, flags);
 }
 
 /* The timer (softirq): requests, streams; re-armed while there is work. */
@@ -244,7 +245,7 @@ static void kav_nic_timer(struct timer_list *t)
 	struct kav_nic_qp *qp = container_of(t, struct kav_nic_qp, timer);
 	unsigned long flags;
 
-	spin_lock_irqsave(&qp->lock, flags);
+	raw_spin_lock_irqsave(&qp->lock, flags);
 	if (qp->req != KAV_NIC_REQ_NONE || (qp->streaming && !qp->hardirq))
 		kav_nic_count_run(qp);
 	if (qp->req != KAV_NIC_REQ_NONE && kav_nic_run_req(qp)) {
@@ -260,7 +261,7 @@ static void kav_nic_timer(struct timer_list *t)
 	/* Under the lock: kav_nic_quiesce() sees it re-armed or not at all. */
 	if (qp->req != KAV_NIC_REQ_NONE || qp->streaming)
 		mod_timer(&qp->timer, jiffies + 1);
-	spin_unlock_irqrestore(&qp->lock, flags);
+	raw_spin_unlock_irqrestore(&qp->lock, flags);
 }
 
 /* A hardirq stream resolves in hard interrupt context, even on RT. */
@@ -279,7 +280,7 @@ static int kav_nic_open(struct inode *inode, struct file *file)
 	if (!qp)
 		return -ENOMEM;
 	mutex_init(&qp->mutex);
-	spin_lock_init(&qp->lock);
+	raw_spin_lock_init(&qp->lock);
 	timer_setup(&qp->timer, kav_nic_timer, 0);
 	kav_nic_irq_work_init(&qp->irq_work);
 	init_completion(&qp->done);
@@ -290,9 +291,9 @@ static int kav_nic_open(struct inode *inode, struct file *file)
 /* Stop the stream and wait until no timer or irq_work runs. */
 static void kav_nic_quiesce(struct kav_nic_qp *qp)
 {
-	spin_lock_irq(&qp->lock);
+	raw_spin_lock_irq(&qp->lock);
 	qp->streaming = false;
-	spin_unlock_irq(&qp->lock);
+	raw_spin_unlock_irq(&qp->lock);
 	/* Not re-armed now: no request (the ioctl waits) and no stream. */
 	timer_delete_sync(&qp->timer);
 	irq_work_sync(&qp->irq_work);
@@ -327,9 +328,9 @@ static long kav_nic_bind(struct kav_nic_qp *qp, unsigned long arg)
 		ret = PTR_ERR(c);
 		goto out;
 	}
-	spin_lock_irq(&qp->lock);
+	raw_spin_lock_irq(&qp->lock);
 	qp->av = c;
-	spin_unlock_irq(&qp->lock);
+	raw_spin_unlock_irq(&qp->lock);
 out:
 	mutex_unlock(&qp->mutex);
 	return ret;
@@ -344,15 +345,15 @@ static int kav_nic_wait(struct kav_nic_qp *qp, enum kav_nic_req req)
 	int ret;
 
 	reinit_completion(&qp->done);
-	spin_lock_irq(&qp->lock);
+	raw_spin_lock_irq(&qp->lock);
 	qp->req = req;
-	spin_unlock_irq(&qp->lock);
+	raw_spin_unlock_irq(&qp->lock);
 	mod_timer(&qp->timer, jiffies);
 	ret = wait_for_completion_killable(&qp->done);
 	if (ret) {
-		spin_lock_irq(&qp->lock);
+		raw_spin_lock_irq(&qp->lock);
 		qp->req = KAV_NIC_REQ_NONE;
-		spin_unlock_irq(&qp->lock);
+		raw_spin_unlock_irq(&qp->lock);
 		return -EINTR;
 	}
 	return 0;
@@ -428,7 +429,7 @@ static long kav_nic_stream_start(struct kav_nic_qp *qp, void __user *uarg)
 	    (st.flags & ~KAV_NIC_STREAM_HARDIRQ))
 		return -EINVAL;
 	mutex_lock(&qp->mutex);
-	spin_lock_irq(&qp->lock);
+	raw_spin_lock_irq(&qp->lock);
 	if (!qp->av)
 		ret = -ENOTCONN;
 	else if (qp->streaming)
@@ -440,7 +441,7 @@ static long kav_nic_stream_start(struct kav_nic_qp *qp, void __user *uarg)
 		qp->hardirq = st.flags & KAV_NIC_STREAM_HARDIRQ;
 		qp->streaming = true;
 	}
-	spin_unlock_irq(&qp->lock);
+	raw_spin_unlock_irq(&qp->lock);
 	if (!ret)
 		mod_timer(&qp->timer, jiffies);
 	mutex_unlock(&qp->mutex);
@@ -460,14 +461,14 @@ static long kav_nic_stats(struct kav_nic_qp *qp, void __user *uarg)
 	struct kav_nic_stats st;
 	u32 i;
 
-	spin_lock_irq(&qp->lock);
+	raw_spin_lock_irq(&qp->lock);
 	st = qp->stats;
 	st.nr_ring_revoked = 0;
 	for (i = 0; i < KAV_NIC_RING; i++)
 		if (qp->ring[i].valid &&
 		    kav_nic_vni_revoked(qp, qp->ring[i].vni))
 			st.nr_ring_revoked++;
-	spin_unlock_irq(&qp->lock);
+	raw_spin_unlock_irq(&qp->lock);
 	return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
@@ -482,9 +483,9 @@ static long kav_nic_last_res(struct kav_nic_qp *qp, void __user *uarg)
 		return -ENOMEM;
 	raw->size = sizeof(qp->res);
 	mutex_lock(&qp->mutex);
-	spin_lock_irq(&qp->lock);
+	raw_spin_lock_irq(&qp->lock);
 	memcpy(raw->res, &qp->res, sizeof(qp->res));
-	spin_unlock_irq(&qp->lock);
+	raw_spin_unlock_irq(&qp->lock);
 	mutex_unlock(&qp->mutex);
 	if (copy_to_user(uarg, raw, sizeof(*raw)))
 		ret = -EFAULT;
