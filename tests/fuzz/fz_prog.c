@@ -30,6 +30,7 @@ const char *const fz_op_names[NR_OPS] = {
 	[OP_PIN] = "pin",		[OP_UNPIN] = "unpin",
 	[OP_GRANT_ADD] = "grant_add",	[OP_GRANT_DEL] = "grant_del",
 	[OP_NL_DUMP] = "nl_dump",	[OP_RAW] = "raw",
+	[OP_WHOAMI] = "whoami",		[OP_GRANT_SET] = "grant_set",
 };
 
 uint64_t fz_rnd(struct fz_rng *r)
@@ -114,6 +115,18 @@ static uint64_t gen_corrupt(struct fz_rng *r)
 	return fz_chance(r, 85) ? 0 : 1 + fz_below(r, NR_CORRUPT - 1);
 }
 
+/*
+ * A tag (kav_fuzzer.c's tags[]): 0 the programs' shared one, 1 one of
+ * the program's own, mostly; else the boundaries (control and NUL bytes,
+ * 63 and 64 bytes, none).
+ */
+static uint64_t gen_tag(struct fz_rng *r)
+{
+	if (fz_chance(r, 80))
+		return fz_below(r, 2);
+	return fz_below(r, NR_TAGS);
+}
+
 /* Calls cheap enough to hammer for a whole program. */
 static bool cheap_op(uint8_t op)
 {
@@ -121,7 +134,7 @@ static bool cheap_op(uint8_t op)
 	case OP_INSERT: case OP_REMOVE: case OP_KEY_INSERT:
 	case OP_KEY_REMOVE: case OP_USER_ID: case OP_EP_ENABLE:
 	case OP_DUP: case OP_MAP: case OP_MPROTECT: case OP_MUNMAP:
-	case OP_NL_DUMP: case OP_RAW:
+	case OP_NL_DUMP: case OP_RAW: case OP_WHOAMI:
 		return true;
 	default:
 		return false;
@@ -169,28 +182,45 @@ static void gen_args(struct fz_rng *r, struct fz_call *c)
 	case OP_AV_CREATE:
 		a[0] = gen_slot(r, S_DOM);
 		a[1] = gen_slot(r, S_AV);
-		/* format: mostly sockaddr_in; 0 and 5 are invalid */
-		a[2] = fz_chance(r, 70) ? 2 : fz_below(r, 6);
-		/* flags (NAMED 1, EXCL 2, RDONLY 4, OWNER 8, bad 16), name,
-		 * mode, count hint */
+		/* format: mostly sockaddr_in; 0 and 5 are invalid; addr_max */
+		a[2] = (fz_chance(r, 70) ? 2 : fz_below(r, 6)) |
+		       (fz_chance(r, 85) ? 0 : fz_below(r, 8)) << 8;
+		if (fz_chance(r, 20)) {
+			/* a job's table: JOB alone, mostly; small indices */
+			a[3] = FZ_CREATE_JOB |
+			       (fz_chance(r, 90) ? 0 : fz_below(r, 16)) |
+			       (fz_chance(r, 90) ? fz_below(r, 3) :
+				fz_below(r, 6)) << 16 |
+			       (fz_chance(r, 95) ? 0 : fz_below(r, 8)) << 12;
+			a[4] = gen_corrupt(r);
+			break;
+		}
+		/* flags (NAMED 1, EXCL 2, RDONLY 4, OWNER 8, bad 16), name
+		 * (4-7: bad ones), mode (6-7: bad), count hint, owner */
 		a[3] = (fz_chance(r, 50) ? 1 : 0) |
 		       (fz_chance(r, 15) ? 2 : 0) |
 		       (fz_chance(r, 25) ? 4 : 0) |
 		       (fz_chance(r, 10) ? 8 : 0) |
 		       (fz_chance(r, 3) ? 16 : 0) |
-		       fz_below(r, 4) << 8 | fz_below(r, 6) << 12 |
-		       fz_below(r, 5) << 16;
+		       (fz_chance(r, 85) ? fz_below(r, 4) : fz_below(r, 8)) << 8 |
+		       (fz_chance(r, 90) ? fz_below(r, 6) : fz_below(r, 8)) << 12 |
+		       fz_below(r, 6) << 16 | fz_below(r, 4) << 20;
 		a[4] = gen_corrupt(r);
 		break;
 	case OP_INSERT:
 		a[0] = gen_slot(r, S_AV);
 		a[1] = gen_count(r);
-		/* fi_addrs: buffers 0-2, 3 none, 4 bad, 5 read-only, 6 tail */
-		a[2] = fz_chance(r, 80) ? gen_buf(r) : fz_below(r, 7);
-		/* flags, key handle, address offset */
+		/* fi_addrs: buffers 0-2, 3 none, 4 bad, 5 read-only, 6 tail,
+		 * 7 the thread's own (FZ_OUT_CHECKED) */
+		a[2] = fz_chance(r, 75) ? gen_buf(r) : fz_below(r, 8);
+		/* flags, key handle, address offset, address choice */
 		a[3] = (fz_chance(r, 20) ? 1 + fz_below(r, 3) : 0) |
 		       (fz_chance(r, 90) ? fz_below(r, 4) : fz_below(r, 256))
-		       << 8 | fz_below(r, 2048) << 16;
+		       << 8 | fz_below(r, 2048) << 16 |
+		       (fz_chance(r, 4) ? FZ_ADDR_WRONG : 0) |
+		       (fz_chance(r, 50) ? FZ_ADDR_IN6 : 0) |
+		       (fz_chance(r, 5) ? FZ_ADDR_BAD : 0) |
+		       (fz_chance(r, 20) ? FZ_ADDR_REPEAT : 0);
 		a[4] = gen_corrupt(r);
 		break;
 	case OP_REMOVE:
@@ -206,11 +236,13 @@ static void gen_args(struct fz_rng *r, struct fz_call *c)
 		a[0] = gen_slot(r, S_AV);
 		a[1] = gen_vni(r);
 		a[2] = gen_corrupt(r);
+		a[3] = fz_chance(r, 5);		/* key.__reserved */
 		break;
 	case OP_KEY_REMOVE:
 		a[0] = gen_slot(r, S_AV);
 		a[1] = fz_chance(r, 90) ? fz_below(r, 4) : gen_index(r);
 		a[2] = gen_corrupt(r);
+		a[3] = fz_chance(r, 5);
 		break;
 	case OP_USER_ID:
 		a[0] = gen_slot(r, S_AV);
@@ -257,20 +289,46 @@ static void gen_args(struct fz_rng *r, struct fz_call *c)
 	case OP_UNPIN:
 		a[0] = gen_slot(r, S_AV);
 		a[1] = fz_chance(r, 90) ? 0 : fz_rnd(r) & 0xffff;
+		/* the pin's tag: none (0) mostly */
+		a[2] = fz_chance(r, 60) ? 0 : gen_tag(r);
 		break;
 	case OP_GRANT_ADD:
 		a[0] = gen_vni(r);
-		a[1] = fz_below(r, 7);		/* selector */
+		/* selector: 0-5, 7-8 valid; 6, 9-13 malformed */
+		a[1] = fz_chance(r, 85) ? fz_below(r, 6) :
+		       fz_chance(r, 40) ? 7 + fz_below(r, 2) : fz_below(r, 14);
 		a[2] = fz_chance(r, 70) ? 0 : fz_below(r, 2000);
 		a[3] = fz_below(r, NR_PGRANTS);
+		/* tag; limit_avs (0: none, mostly) */
+		a[4] = gen_tag(r) | (fz_chance(r, 80) ? 0 : fz_below(r, 4)) << 8;
+		break;
+	case OP_GRANT_SET:
+		a[0] = fz_below(r, NR_PGRANTS);
+		/* what to set: limit_entries 1, limit_avs 2, tag 4 */
+		a[1] = fz_chance(r, 95) ? 1 + fz_below(r, 7) : 0;
+		a[2] = fz_below(r, 6);		/* limit value */
+		a[3] = gen_tag(r);
+		/* 0: the program's grant; 1: no id; else an id */
+		a[4] = fz_chance(r, 90) ? 0 : fz_chance(r, 50) ? 1 :
+		       fz_rnd(r) & 0xffff;
+		break;
+	case OP_WHOAMI:
+		a[0] = gen_slot(r, S_DOM);
+		a[1] = fz_chance(r, 80) ? fz_below(r, 4) : fz_below(r, 6);
+		a[2] = fz_chance(r, 80) ? fz_below(r, 3) : fz_below(r, 7);
+		a[3] = fz_chance(r, 90) ? 0 : fz_below(r, 4);
+		a[4] = gen_corrupt(r);
 		break;
 	case OP_GRANT_DEL:
 		a[0] = fz_below(r, NR_PGRANTS);
 		a[1] = fz_chance(r, 90) ? 0 : fz_rnd(r) & 0xffff;
 		break;
 	case OP_NL_DUMP:
-		a[0] = fz_below(r, 8);
+		/* 0-7 the dumps; 8-15 one grant, filters, bad requests */
+		a[0] = fz_below(r, 16);
 		a[1] = gen_slot(r, S_AV);
+		a[2] = gen_vni(r);
+		a[3] = gen_tag(r);
 		break;
 	case OP_RAW:
 		a[0] = gen_slot(r, S_ANY);
@@ -289,8 +347,8 @@ static const uint8_t op_weight[NR_OPS] = {
 	[OP_EP_ENABLE] = 4,	[OP_CLOSE] = 4,		[OP_DUP] = 3,
 	[OP_MAP] = 5,		[OP_MPROTECT] = 9,	[OP_MUNMAP] = 4,
 	[OP_FORK] = 2,		[OP_PIN] = 2,		[OP_UNPIN] = 2,
-	[OP_GRANT_ADD] = 3,	[OP_GRANT_DEL] = 3,	[OP_NL_DUMP] = 3,
-	[OP_RAW] = 3,
+	[OP_GRANT_ADD] = 3,	[OP_GRANT_DEL] = 3,	[OP_NL_DUMP] = 4,
+	[OP_RAW] = 3,		[OP_WHOAMI] = 3,	[OP_GRANT_SET] = 2,
 };
 
 static bool cheap_op(uint8_t op);
@@ -445,14 +503,29 @@ static void add_thread(struct fz_rng *r, struct fz_prog *p)
 static void gen_setup(struct fz_rng *r, struct fz_prog *p)
 {
 	unsigned int i, nr_avs = 1 + fz_below(r, 2);
+	bool job = fz_chance(r, 20), limited = fz_chance(r, 15);
 	struct fz_call *c;
 
+	if (limited) {
+		/* A grant of the program's own, with limits, for the key. */
+		add_call(r, p, SETUP_THREAD, OP_GRANT_ADD);
+		c = &p->c[p->nr_calls - 1];
+		c->a[0] = 30 + fz_below(r, 2);
+		c->a[1] = 0;
+		c->a[2] = (uint64_t[]){ 1, 8, 64, 1024 }[fz_below(r, 4)];
+		c->a[4] = 1 | (fz_chance(r, 50) ? 0 : 1 + fz_below(r, 2)) << 8;
+	}
 	add_call(r, p, SETUP_THREAD, OP_DOM_OPEN);
 	p->c[p->nr_calls - 1].a[0] = 0;
-	if (fz_chance(r, 30)) {
+	if (job || limited || fz_chance(r, 30)) {
 		add_call(r, p, SETUP_THREAD, OP_SET_KEY);
-		p->c[p->nr_calls - 1].a[0] = 0;
-		p->c[p->nr_calls - 1].a[2] = 0;
+		c = &p->c[p->nr_calls - 1];
+		c->a[0] = 0;
+		c->a[2] = 0;
+		if (limited)
+			c->a[1] = p->c[0].a[0];
+		else if (job)
+			c->a[1] = 10 + fz_below(r, 4);
 	}
 	if (fz_chance(r, 40)) {
 		add_call(r, p, SETUP_THREAD, OP_DOM_OPEN);
@@ -463,10 +536,16 @@ static void gen_setup(struct fz_rng *r, struct fz_prog *p)
 		c = &p->c[p->nr_calls - 1];
 		c->a[0] = (i == 0 || fz_chance(r, 70)) ? 0 : 1;
 		c->a[1] = 2 + i;
-		if (i == 0 || fz_chance(r, 60)) {
+		if (job && (i == 0 || fz_chance(r, 50))) {
+			/* the job's table (a second one: the same, mostly) */
+			c->a[0] = 0;
+			c->a[2] = fz_chance(r, 80) ? 2 : 1 + fz_below(r, 4);
+			c->a[3] = FZ_CREATE_JOB | fz_below(r, 3) << 16;
+			c->a[4] = 0;
+		} else if (i == 0 || fz_chance(r, 60)) {
 			/* a valid create: sockaddr_in, maybe named */
 			c->a[2] = 2;
-			c->a[3] &= ~0x1fULL;
+			c->a[3] &= ~0x3fULL;
 			if (fz_chance(r, 40))
 				c->a[3] |= 1;
 			c->a[4] = 0;

@@ -86,6 +86,7 @@
 #define VIOL_LEN	1024
 #define NR_BASE_GRANTS	6
 #define MAX_ADDED	4096	/* grants one program may add */
+#define NR_SKIP		64
 /* Outcomes: (op, errno) pairs, errno clipped; hit counts in log2 buckets. */
 #define NR_ERRS		64
 #define NR_BUCKETS	24
@@ -106,6 +107,14 @@ struct shared {
 	atomic_ullong touts[MAX_THREADS][NR_OPS];
 	/* kav's .text PCs reached, one bit per byte offset */
 	atomic_uchar cover[TEXT_MAX / 8];
+	/*
+	 * Grants whose limits the program may have lowered below what they
+	 * count (GRANT_SET, an idempotent GRANT_ADD): marked before the
+	 * call, so a reader that sees the change also sees the mark. The
+	 * others must never count more than their limits.
+	 */
+	atomic_uint skip_id[NR_SKIP], nr_skip_id;
+	atomic_uint skip_vni[NR_SKIP], nr_skip_vni;
 };
 
 static struct shared *SH;
@@ -124,6 +133,7 @@ struct slot {
 	atomic_int kind;
 	_Atomic uint64_t map_size;
 	atomic_uint av_id;
+	atomic_uint fmt;	/* the AV's address format, if known */
 };
 
 /* Per process (fork copies them with the fds). */
@@ -265,71 +275,173 @@ static int do_ioctl(int fd, unsigned long cmd, void *arg, size_t size,
 	return outcome(ioctl(fd, cmd, p) ? -errno : 0);
 }
 
-/* Addresses for an AV of @fmt: stride and a base pointer. */
-static const uint8_t *addrs_for(uint32_t fmt, uint32_t *stride)
+/*
+ * Addresses for an AV of @fmt: stride and a base pointer (KAV_ADDR_SOCKADDR
+ * takes IPv4 or, with @in6, IPv6 ones).
+ */
+static const uint8_t *addrs_for(uint32_t fmt, bool in6, uint32_t *stride)
 {
 	switch (fmt) {
+	case KAV_ADDR_SOCKADDR:
+		if (!in6)
+			break;
+		/* fall through */
 	case KAV_ADDR_SOCKADDR_IN6:
 		*stride = sizeof(struct sockaddr_in6);
 		return addrs_in6;
 	case KAV_ADDR_STR:
 		*stride = 32;
 		return addrs_str;
-	case KAV_ADDR_SOCKADDR:
-	case KAV_ADDR_SOCKADDR_IN:
-	default:
-		*stride = sizeof(struct sockaddr_in);
-		return addrs_in;
 	}
+	*stride = sizeof(struct sockaddr_in);
+	return addrs_in;
 }
 
-static const char *const names[] = { "fz0", "fz1", "FI_NAMED_AV_0", "fz3" };
-static const uint32_t modes[] = { 0, 0600, 0666, 0644, 0640, 0604 };
-static const uint64_t hints[] = { 0, 1, 1024, 1ULL << 20, ~0ULL };
+/* Bytes of the (valid) address at @addr that an entry stores. */
+static uint32_t addr_len_of(uint32_t fmt, const uint8_t *addr, uint32_t stride)
+{
+	sa_family_t family;
+
+	if (fmt == KAV_ADDR_STR)
+		return (uint32_t)strnlen((const char *)addr, stride) + 1;
+	memcpy(&family, addr, sizeof(family));
+	return family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+	       sizeof(struct sockaddr_in);
+}
+
+/*
+ * Names: 0-3 valid; 4 a NUL inside, 5 one byte too long, 6 an unmapped
+ * pointer, 7 KAV_NAME_MAX bytes.
+ */
+static char long_name[KAV_NAME_MAX + 2];
+static const struct { const char *p; uint32_t len; } names[] = {
+	{ "fz0", 3 }, { "fz1", 3 }, { "FI_NAMED_AV_0", 13 }, { "fz3", 3 },
+	{ "fz\0x", 4 }, { long_name, KAV_NAME_MAX + 1 },
+	{ (const char *)0x10, 3 }, { long_name, KAV_NAME_MAX },
+};
+/* 6 and 7 are refused: execute and set-user-id bits. */
+static const uint32_t modes[] = { 0, 0600, 0666, 0644, 0640, 0604, 0777, 04600 };
+static const uint64_t hints[] = { 0, 1, 1024, 1ULL << 20, ~0ULL, 0xffffffffULL };
+/* 1000: a user with no names; -1: no uid at all. */
+static const uint32_t owners[] = { 0, UID_TENANT, 1000, 0xffffffffU };
+/* addr_max: 0 is the format's default; 1, 481 and often 16 are refused. */
+static const uint32_t addr_maxes[] = { 0, 16, 28, 32, 100, 480, 481, 1 };
 
 static void op_av_create(const uint64_t *a)
 {
 	struct kav_av_create c = {
 		.size = sizeof(c),
-		.addr_format = (uint32_t)a[2],
+		.addr_format = (uint32_t)(a[2] & 0xff),
+		.addr_max = addr_maxes[(a[2] >> 8) & 7],
 	};
 	uint32_t fl = a[3] & 0x1f;
-	const char *name = names[(a[3] >> 8) & 3];
-	int dom = slot_fd(a[0]);
+	int dom = slot_fd(a[0]), n = (int)((a[3] >> 8) & 7);
 
 	if (fl & 16)
 		fl |= 1U << (a[3] >> 24 & 31);
 	c.flags = fl & ~16U;
+	if (a[3] & FZ_CREATE_JOB)
+		c.flags |= KAV_AV_JOB;
 	if (c.flags & KAV_AV_NAMED) {
-		c.name = (uintptr_t)name;
-		c.name_len = (uint32_t)strlen(name);
+		c.name = (uintptr_t)names[n].p;
+		c.name_len = names[n].len;
 	}
-	c.mode = modes[((a[3] >> 12) & 0xf) % 6];
-	c.count = hints[((a[3] >> 16) & 0xf) % 5];
+	c.mode = modes[((a[3] >> 12) & 0xf) % 8];
+	c.count = hints[((a[3] >> 16) & 0xf) % 6];
 	if (c.flags & KAV_AV_OWNER)
-		c.owner_uid = (a[3] >> 20 & 1) ? UID_TENANT : 0;
+		c.owner_uid = owners[(a[3] >> 20) & 3];
 	if (do_ioctl(dom, KAV_IOC_AV_CREATE, &c, sizeof(c), a[4]) == 0 &&
-	    !a[4])
+	    !a[4]) {
+		atomic_store(&slots[a[1] % NR_SLOTS].fmt, c.addr_format);
 		slot_set(a[1], c.fd, K_AV, c.map_size, c.av_id);
-	else if (a[4] && c.fd > 2 && c.fd < SLOT_FD0)
+	} else if (a[4] && c.fd > 2 && c.fd < SLOT_FD0) {
 		close(c.fd);	/* a corrupted call may still succeed */
+	}
+}
+
+/*
+ * A job table's insert succeeded through @fd: entry out[i] must hold
+ * address i of @addrs, whether it was new or already there
+ * (find-or-insert). Job tables never remove or change an entry, so this
+ * holds whatever other threads do meanwhile.
+ */
+static void check_job_insert(int fd, uint64_t map_size, uint32_t fmt,
+			     const uint8_t *addrs, uint32_t stride,
+			     uint32_t count, const uint64_t *out)
+{
+	const volatile struct kav_table_header *h;
+	const volatile struct kav_entry *e;
+	const uint8_t *addr;
+	uint32_t i, len;
+	void *p;
+
+	if (!map_size)
+		return;
+	p = mmap(NULL, map_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return;
+	h = p;
+	if (h->magic != KAV_TABLE_MAGIC || !h->index_buckets ||
+	    h->map_size != map_size)
+		goto out;		/* not the table the slot said */
+	for (i = 0; i < count; i++) {
+		addr = addrs + (size_t)i * stride;
+		len = addr_len_of(fmt, addr, stride);
+		if (out[i] >= h->nr_slots) {
+			violation("job table: insert gave %" PRIu64 " for "
+				  "address %u, beyond nr_slots %" PRIu64,
+				  out[i], i, (uint64_t)h->nr_slots);
+			break;
+		}
+		e = (const volatile void *)((const volatile char *)h +
+			h->header_size + out[i] * h->entry_size);
+		if (!(e->flags & KAV_ENTRY_VALID) || e->seq % 2 ||
+		    e->addr_len != len ||
+		    memcmp((const void *)e->addr, addr, len)) {
+			violation("job table: insert gave entry %" PRIu64
+				  " for address %u of %u, which holds another "
+				  "(flags 0x%x, addr_len %u, %u expected)",
+				  out[i], i, count, e->flags, e->addr_len, len);
+			break;
+		}
+	}
+out:
+	munmap(p, map_size);
 }
 
 static void op_insert(const uint64_t *a)
 {
+	static __thread uint8_t local[64 * 32];
+	static __thread uint64_t own_out[BUF_WORDS];
 	struct slot *sl = &slots[a[0] % NR_SLOTS];
-	uint32_t fmt = 0, stride, count = (uint32_t)a[1];
-	uint64_t off = (a[3] >> 16) % 2048;
+	uint32_t fmt = KAV_ADDR_SOCKADDR_IN, stride, count = (uint32_t)a[1];
+	uint64_t off = (a[3] >> 16) % 2048, map_size = 0;
 	const uint8_t *base;
 	uint64_t handles[64], *hp = NULL, *fi = NULL;
 	uint32_t flags = a[3] & 3, i;
 	struct kav_av_insert in;
+	int fd = slot_fd(a[0]), own_fd = -1;
 
-	if (atomic_load(&sl->kind) == K_AV)
-		fmt = KAV_ADDR_SOCKADDR_IN;	/* the setup's usual format */
-	base = addrs_for(fmt, &stride);
+	/* The AV's own format, mostly (the setup's usual one: IPv4). */
+	if (atomic_load(&sl->kind) == K_AV && !(a[3] & FZ_ADDR_WRONG) &&
+	    atomic_load(&sl->fmt))
+		fmt = atomic_load(&sl->fmt);
+	base = addrs_for(fmt, a[3] & FZ_ADDR_IN6, &stride);
 	if ((uint64_t)count + off > ADDRS_MAX)
 		off = 0;
+	base += off * stride;
+	/* Repeats (find-or-insert in one batch), or a bad last address. */
+	if ((a[3] & (FZ_ADDR_REPEAT | FZ_ADDR_BAD)) && count &&
+	    count <= 64) {
+		for (i = 0; i < count; i++)
+			memcpy(local + i * stride, base + (size_t)
+			       ((a[3] & FZ_ADDR_REPEAT) ? i % 3 : i) * stride,
+			       stride);
+		if (a[3] & FZ_ADDR_BAD)
+			/* a family of none, or a space in a string */
+			local[(count - 1) * stride + 1] = ' ';
+		base = local;
+	}
 	switch (a[2]) {
 	case 0: case 1: case 2:
 		fi = bufs[a[2]];
@@ -345,6 +457,15 @@ static void op_insert(const uint64_t *a)
 	case 6:			/* the output runs into a guard page */
 		fi = (uint64_t *)(tail_page + PAGE - 8);
 		break;
+	case FZ_OUT_CHECKED:	/* checked below, through an fd of its own */
+		if (count > BUF_WORDS)
+			break;
+		fi = own_out;
+		map_size = atomic_load(&sl->map_size);
+		own_fd = dup(fd);
+		if (own_fd >= 0)
+			fd = own_fd;
+		break;
 	}
 	if (flags & KAV_INSERT_AUTH_KEY) {
 		for (i = 0; i < 64; i++)
@@ -356,14 +477,19 @@ static void op_insert(const uint64_t *a)
 		.flags = flags,
 		.count = count,
 		.addr_stride = stride,
-		.addrs = (uintptr_t)(base + off * stride),
+		.addrs = (uintptr_t)base,
 		.fi_addrs = (uintptr_t)fi,
 		.err_index = KAV_NO_INDEX,
 		.auth_keys = (uintptr_t)hp,
 		.user_ids = (flags & KAV_INSERT_USER_ID) ?
 			    (uintptr_t)addrs_in : 0,
 	};
-	do_ioctl(slot_fd(a[0]), KAV_IOC_AV_INSERT, &in, sizeof(in), a[4]);
+	if (do_ioctl(fd, KAV_IOC_AV_INSERT, &in, sizeof(in), a[4]) == 0 &&
+	    own_fd >= 0 && !a[4] && !(a[3] & FZ_ADDR_BAD))
+		check_job_insert(own_fd, map_size, fmt, base, stride, count,
+				 own_out);
+	if (own_fd >= 0)
+		close(own_fd);
 }
 
 static void op_remove(const uint64_t *a)
@@ -402,6 +528,7 @@ static void op_key(const uint64_t *a, bool insert)
 	struct kav_av_key k = {
 		.size = sizeof(k),
 		.key.vni = (uint32_t)a[1],
+		.key.__reserved = (uint32_t)a[3],
 		.handle = a[1],
 	};
 
@@ -487,82 +614,241 @@ static void op_fork(const uint64_t *a)
 		waitpid(pid, NULL, 0);
 }
 
+/* --- limits: a grant never counts more than it allows ------------------------ */
+
+static void mark(atomic_uint *set, atomic_uint *nr, uint32_t v)
+{
+	unsigned int n = atomic_fetch_add(nr, 1);
+
+	if (n < NR_SKIP)
+		atomic_store(&set[n], v);
+}
+
+static bool marked(atomic_uint *set, atomic_uint *nr, uint32_t v)
+{
+	unsigned int i, n = atomic_load(nr);
+
+	if (n >= NR_SKIP)
+		return true;	/* too many to tell: all are */
+	for (i = 0; i < n; i++)
+		if (atomic_load(&set[i]) == v)
+			return true;
+	return false;
+}
+
+/*
+ * Grant @id (key @vni) counts @nr_e entries and @nr_a AVs, as a reader
+ * saw them: never above its limits, unless the program may have lowered
+ * them (a limit below what is in use refuses more and takes nothing
+ * away). A refused charge must not show, even for a moment.
+ */
+static void check_limits(const char *who, uint32_t id, uint32_t vni,
+			 uint64_t nr_e, uint64_t lim_e, uint32_t nr_a,
+			 uint32_t lim_a)
+{
+	if (!(lim_e && nr_e > lim_e) && !(lim_a && nr_a > lim_a))
+		return;
+	if (marked(SH->skip_id, &SH->nr_skip_id, id) ||
+	    marked(SH->skip_vni, &SH->nr_skip_vni, vni))
+		return;
+	violation("%s: grant %u (vni %u) counts %" PRIu64 " entries (limit %"
+		  PRIu64 "), %u AVs (limit %u): above its limit", who, id,
+		  vni, nr_e, lim_e, nr_a, lim_a);
+}
+
+/* --- admin calls ------------------------------------------------------------- */
+
+/*
+ * Tags: 0 the programs' shared one, 1 the program's own (one per add:
+ * such an add never updates a grant), then a control byte, a NUL inside,
+ * 64 bytes (one too many), none, 63 bytes, a DEL byte.
+ */
+static char tag63[KAV_TAG_MAX + 1], tag64[KAV_TAG_MAX + 2];
+static const struct { const char *p; size_t len; } tags[NR_TAGS] = {
+	{ "kav-fuzz-prog", 14 }, { NULL, 0 }, { "kav-fuzz\x01", 10 },
+	{ "kav-fuzz\0x", 11 }, { tag64, sizeof(tag64) }, { "", 1 },
+	{ tag63, sizeof(tag63) }, { "kav-fuzz\x7f", 10 },
+};
+
+/*
+ * Put tag @t as KAV_A_TAG; the program's own is "kav-fuzz-<kind><n>"
+ * (adds: 'u' and their number; GRANT_SET: 's' and the grant's id, so
+ * that no add ever finds, and updates, a grant a GRANT_SET renamed).
+ */
+static void put_tag(struct kav_nl_msg *m, uint64_t t, char kind,
+		    unsigned int n)
+{
+	char own[32];
+
+	t %= NR_TAGS;
+	if (!tags[t].p) {
+		snprintf(own, sizeof(own), "kav-fuzz-%c%u", kind, n);
+		kav_nl_put_str(m, KAV_A_TAG, own);
+		return;
+	}
+	kav_nl_put(m, KAV_A_TAG, tags[t].p, tags[t].len);
+}
+
 /* Admin calls share the process's netlink socket (and its buffers). */
+static int nl_send(struct kav_nl_msg *m, kav_nl_cb cb, void *arg)
+{
+	int ret;
+
+	atomic_fetch_add(&SH->calls, 1);
+	if (proc_nl.fd <= 0)
+		return outcome(-ENOTCONN);
+	ret = kav_nl_talk(&proc_nl, m, cb, arg);
+	return outcome(ret > 0 ? 0 : ret);
+}
+
 static int nl_simple(uint8_t cmd, uint32_t attr, uint32_t val)
 {
 	static struct kav_nl_msg m;
 	int ret;
 
 	pthread_mutex_lock(&nl_lock);
-	atomic_fetch_add(&SH->calls, 1);
-	if (proc_nl.fd <= 0) {
-		pthread_mutex_unlock(&nl_lock);
-		return -ENOTCONN;
-	}
 	kav_nl_req(&proc_nl, &m, cmd, 0);
 	kav_nl_put_u32(&m, (uint16_t)attr, val);
-	ret = kav_nl_talk(&proc_nl, &m, NULL, NULL);
+	ret = nl_send(&m, NULL, NULL);
 	pthread_mutex_unlock(&nl_lock);
 	return ret;
+}
+
+static bool is_base_grant(uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_BASE_GRANTS; i++)
+		if (id == baseline_grant[i])
+			return true;
+	return false;
 }
 
 static void op_pin(const uint64_t *a, bool pin)
 {
 	uint32_t id = a[1] ? (uint32_t)a[1] :
 		      atomic_load(&slots[a[0] % NR_SLOTS].av_id);
+	static struct kav_nl_msg m;
 
-	nl_simple(pin ? KAV_GENL_CMD_AV_PIN : KAV_GENL_CMD_AV_UNPIN,
-		  KAV_A_AV_ID, id);
+	pthread_mutex_lock(&nl_lock);
+	kav_nl_req(&proc_nl, &m, pin ? KAV_GENL_CMD_AV_PIN :
+		   KAV_GENL_CMD_AV_UNPIN, 0);
+	kav_nl_put_u32(&m, KAV_A_AV_ID, id);
+	if (a[2])
+		put_tag(&m, a[2], 'p', 0);
+	nl_send(&m, NULL, NULL);
+	pthread_mutex_unlock(&nl_lock);
 }
+
+/* The cgroup ids of / and of FUZZ_CGROUP (inode numbers on cgroup2). */
+static uint64_t root_cg_id, fuzz_cg_id;
 
 static void op_grant_add(const uint64_t *a)
 {
-	/*
-	 * A tag of the programs' own: GRANT_ADD is idempotent per key,
-	 * selector and tag, and an untagged add could otherwise update
-	 * (and the cleanup then revoke) one of the campaign's grants.
-	 */
-	struct kav_grant_spec s = {
-		.vni = (uint32_t)a[0],
-		.limit_entries = a[2],
-		.tag = "kav-fuzz-prog",
-	};
-	struct kav_nl_grant g;
+	static struct kav_nl_msg m;
+	uint64_t t = (a[4] & 0xff) % NR_TAGS;
+	uint32_t vni = (uint32_t)a[0];
+	struct kav_nl_grant g = { 0 };
 	unsigned int n;
-	int ret;
+	int ret, nsfd = -1;
 
 	/* Every grant is recorded for the cleanup; none beyond the record. */
 	n = atomic_fetch_add(&SH->nr_added, 1);
 	if (n >= MAX_ADDED)
 		return;
-	switch (a[1]) {
-	case 0: s.sel_type = KAV_SEL_UID; s.sel_id = 0; break;
-	case 1: s.sel_type = KAV_SEL_UID; s.sel_id = UID_TENANT; break;
-	case 2: s.sel_type = KAV_SEL_GID; s.sel_id = 0; break;
-	case 3: s.sel_type = KAV_SEL_CGROUP; s.cgroup_path = "/"; break;
-	case 4: s.sel_type = KAV_SEL_GID; s.sel_id = GID_EXTRA; break;
-	case 5: s.sel_type = KAV_SEL_CGROUP; s.cgroup_path = "/kav-fuzz"; break;
-	default: s.sel_type = 77; break;
-	}
+	/*
+	 * Never without a tag: an untagged add would update (and the
+	 * cleanup then revoke) one of the campaign's grants. Any tag but
+	 * the program's own may update a grant of this key: its limits may
+	 * drop below what it counts.
+	 */
+	if (t == 5)
+		t = 0;
+	if (t != 1)
+		mark(SH->skip_vni, &SH->nr_skip_vni, vni);
 	pthread_mutex_lock(&nl_lock);
-	atomic_fetch_add(&SH->calls, 1);
-	ret = proc_nl.fd > 0 ? kav_nl_grant_add(&proc_nl, &s, &g) : -1;
+	kav_nl_req(&proc_nl, &m, KAV_GENL_CMD_GRANT_ADD, 0);
+	if (a[1] != 13)
+		kav_nl_put_u32(&m, KAV_A_VNI, vni);
+	switch (a[1]) {
+	case 0: case 1: case 2: case 4: case 9: case 10:
+		kav_nl_put_u32(&m, KAV_A_SEL_TYPE, a[1] == 2 || a[1] == 4 ?
+			       KAV_SEL_GID : KAV_SEL_UID);
+		kav_nl_put_u32(&m, KAV_A_SEL_ID, (uint32_t[]){
+			0, UID_TENANT, 0, 0, GID_EXTRA, 0, 0, 0, 0,
+			0xffffffffU, 0 }[a[1]]);
+		if (a[1] == 10)		/* and a second selector value */
+			kav_nl_put_str(&m, KAV_A_SEL_CGROUP_PATH, "/");
+		break;
+	case 3: case 5: case 11:
+		kav_nl_put_u32(&m, KAV_A_SEL_TYPE, KAV_SEL_CGROUP);
+		kav_nl_put_str(&m, KAV_A_SEL_CGROUP_PATH, a[1] == 3 ? "/" :
+			       a[1] == 5 ? "/kav-fuzz" : "/kav-fuzz-none");
+		break;
+	case 7: case 12:
+		nsfd = a[1] == 7 ? open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC) : 0;
+		kav_nl_put_u32(&m, KAV_A_SEL_TYPE, KAV_SEL_NETNS);
+		kav_nl_put_u32(&m, KAV_A_SEL_NETNS_FD, (uint32_t)nsfd);
+		break;
+	case 8:
+		kav_nl_put_u32(&m, KAV_A_SEL_TYPE, KAV_SEL_CGROUP);
+		kav_nl_put_u64(&m, KAV_A_SEL_CGROUP_ID, fuzz_cg_id);
+		break;
+	default:		/* 6, 13: no such selector type, no key */
+		kav_nl_put_u32(&m, KAV_A_SEL_TYPE, 77);
+		kav_nl_put_u32(&m, KAV_A_SEL_ID, 0);
+		break;
+	}
+	if (a[2])
+		kav_nl_put_u64(&m, KAV_A_LIMIT_ENTRIES, a[2]);
+	if (a[4] >> 8 & 3)
+		kav_nl_put_u32(&m, KAV_A_LIMIT_AVS, (uint32_t)(a[4] >> 8 & 3));
+	put_tag(&m, t, 'u', n);
+	ret = nl_send(&m, kav_nl_grant_reply_cb, &g);
 	pthread_mutex_unlock(&nl_lock);
-	if (ret)
+	if (nsfd > 0)
+		close(nsfd);
+	if (ret || !g.id)
 		return;
 	atomic_store(&SH->added[n], g.id);
 	atomic_store(&SH->pgrant[a[3] % NR_PGRANTS], g.id);
+}
+
+/* GRANT_SET of one of the program's grants (never the campaign's). */
+static void op_grant_set(const uint64_t *a)
+{
+	static const uint64_t limits[] = { 0, 1, 2, 8, 1024, ~0ULL };
+	static struct kav_nl_msg m;
+	uint32_t id = a[4] > 1 ? (uint32_t)a[4] :
+		      atomic_load(&SH->pgrant[a[0] % NR_PGRANTS]);
+	uint64_t lim = limits[a[2] % 6];
+
+	if (is_base_grant(id) || (!id && a[4] != 1))
+		return;
+	/* Its limits may drop below what it counts: not checked from now. */
+	if (a[1] & 3)
+		mark(SH->skip_id, &SH->nr_skip_id, id);
+	pthread_mutex_lock(&nl_lock);
+	kav_nl_req(&proc_nl, &m, KAV_GENL_CMD_GRANT_SET, 0);
+	if (a[4] != 1)
+		kav_nl_put_u32(&m, KAV_A_GRANT_ID, id);
+	if (a[1] & 1)
+		kav_nl_put_u64(&m, KAV_A_LIMIT_ENTRIES, lim);
+	if (a[1] & 2)
+		kav_nl_put_u32(&m, KAV_A_LIMIT_AVS, (uint32_t)lim);
+	if (a[1] & 4)
+		put_tag(&m, a[3], 's', id);
+	nl_send(&m, NULL, NULL);
+	pthread_mutex_unlock(&nl_lock);
 }
 
 static void op_grant_del(const uint64_t *a)
 {
 	uint32_t id = a[1] ? (uint32_t)a[1] :
 		      atomic_exchange(&SH->pgrant[a[0] % NR_PGRANTS], 0);
-	unsigned int i;
 
-	for (i = 0; i < NR_BASE_GRANTS; i++)
-		if (id == baseline_grant[i])
-			return;		/* the campaign's own */
+	if (is_base_grant(id))
+		return;		/* the campaign's own */
 	if (id)
 		nl_simple(KAV_GENL_CMD_GRANT_DEL, KAV_A_GRANT_ID, id);
 }
@@ -575,6 +861,25 @@ static int nl_ignore_cb(const struct nlmsghdr *nlh,
 	return 0;
 }
 
+/* A grant in a GRANT_GET reply or dump, while the program runs. */
+static int nl_grant_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
+		       const struct kav_nl_attrs *at, void *arg)
+{
+	struct kav_nl_grant g;
+
+	(void)nlh; (void)gh; (void)arg;
+	kav_nl_grant_from(&g, at);
+	check_limits("GRANT_GET", g.id, g.vni, g.nr_entries, g.limit_entries,
+		     g.nr_avs, g.limit_avs);
+	return 0;
+}
+
+/*
+ * 0-7: the dumps as first written (GRANT_GET, DOMAIN_GET, AV_GET,
+ * ENTRY_GET twice, STATS_GET, a notification's command, none); then
+ * GRANT_GET of one grant, of none, filtered by key, by tag and by both,
+ * ENTRY_GET with no AV and with a made-up one, GRANT_GET of a made-up id.
+ */
 static void op_nl_dump(const uint64_t *a)
 {
 	static const uint8_t cmds[] = {
@@ -582,21 +887,105 @@ static void op_nl_dump(const uint64_t *a)
 		KAV_GENL_CMD_AV_GET, KAV_GENL_CMD_ENTRY_GET,
 		KAV_GENL_CMD_ENTRY_GET, KAV_GENL_CMD_STATS_GET,
 		KAV_GENL_CMD_AV_NEW, 0,
+		KAV_GENL_CMD_GRANT_GET, KAV_GENL_CMD_GRANT_GET,
+		KAV_GENL_CMD_GRANT_GET, KAV_GENL_CMD_GRANT_GET,
+		KAV_GENL_CMD_GRANT_GET, KAV_GENL_CMD_ENTRY_GET,
+		KAV_GENL_CMD_ENTRY_GET, KAV_GENL_CMD_GRANT_GET,
 	};
-	uint8_t cmd = cmds[a[0] % 8];
+	unsigned int k = (unsigned int)(a[0] % 16);
+	uint8_t cmd = cmds[k];
+	bool doit = cmd == KAV_GENL_CMD_STATS_GET || k == 8 || k == 9 ||
+		    k == 15;
 	static struct kav_nl_msg m;
 
 	pthread_mutex_lock(&nl_lock);
-	atomic_fetch_add(&SH->calls, 1);
-	if (proc_nl.fd > 0) {
-		kav_nl_req(&proc_nl, &m, cmd,
-			   cmd == KAV_GENL_CMD_STATS_GET ? 0 : NLM_F_DUMP);
-		if (cmd == KAV_GENL_CMD_ENTRY_GET)
-			kav_nl_put_u32(&m, KAV_A_AV_ID,
-				       atomic_load(&slots[a[1] % NR_SLOTS].av_id));
-		kav_nl_talk(&proc_nl, &m, nl_ignore_cb, NULL);
-	}
+	kav_nl_req(&proc_nl, &m, cmd, doit ? 0 : NLM_F_DUMP);
+	if (k == 3 || k == 4)
+		kav_nl_put_u32(&m, KAV_A_AV_ID,
+			       atomic_load(&slots[a[1] % NR_SLOTS].av_id));
+	if (k == 8)
+		kav_nl_put_u32(&m, KAV_A_GRANT_ID, a[1] % 2 ?
+			       atomic_load(&SH->pgrant[a[1] / 2 % NR_PGRANTS]) :
+			       (uint32_t)baseline_grant[a[1] / 2 % NR_BASE_GRANTS]);
+	if (k == 14 || k == 15)
+		kav_nl_put_u32(&m, k == 14 ? KAV_A_AV_ID : KAV_A_GRANT_ID,
+			       (uint32_t)a[2]);
+	if (k == 10 || k == 12)
+		kav_nl_put_u32(&m, KAV_A_VNI, (uint32_t)a[2]);
+	if (k == 11 || k == 12)
+		put_tag(&m, a[3], 'u', 0);
+	nl_send(&m, cmd == KAV_GENL_CMD_GRANT_GET ? nl_grant_cb : nl_ignore_cb,
+		NULL);
 	pthread_mutex_unlock(&nl_lock);
+}
+
+/*
+ * KAV_IOC_DOMAIN_WHOAMI, while the program runs: the grants it reports
+ * are within their limits, and what it writes beyond the first struct
+ * kav_grant_info of each element is zero.
+ */
+static void op_whoami(const uint64_t *a)
+{
+	static const uint32_t maxes[] = { 0, 1, 4, 64, 256, 0xffffffffU };
+	static const uint32_t gsizes[] = {
+		sizeof(struct kav_grant_info), 120, 4096, 111, 4097, 0, 128,
+	};
+	static __thread uint8_t out[65536];
+	struct kav_whoami w = {
+		.size = sizeof(w),
+		.max_grants = maxes[a[1] % 6],
+		.grant_size = gsizes[a[2] % 7],
+	};
+	uint8_t *dst = out;
+	uint32_t i, n, room;
+	size_t gs;
+
+	switch (a[3] % 4) {
+	case 1: dst = NULL; break;
+	case 2: dst = ro_page; break;
+	case 3: dst = tail_page + PAGE - 64; break;	/* into the guard */
+	}
+	gs = w.grant_size;
+	room = gs ? (uint32_t)(sizeof(out) / gs) : 0;
+	/* Our buffer holds what we ask for; others are the kernel's EFAULT. */
+	if (dst == out && w.max_grants > room)
+		w.max_grants = room;
+	w.grants = (uintptr_t)dst;
+	if (dst == out)
+		memset(out, 0xa5, sizeof(out));
+	if (do_ioctl(slot_fd(a[0]), KAV_IOC_DOMAIN_WHOAMI, &w, sizeof(w), a[4]) ||
+	    a[4] || dst != out)
+		return;
+	if ((w.status & KAV_WHOAMI_KEY_REVOKED) && !(w.status & KAV_WHOAMI_KEYED))
+		violation("WHOAMI: status 0x%x: a revoked key but no key", w.status);
+	n = w.nr_grants < w.max_grants ? w.nr_grants : w.max_grants;
+	for (i = 0; i < n; i++) {
+		const uint8_t *el = out + i * gs;
+		struct kav_grant_info gi;
+		size_t j;
+
+		memcpy(&gi, el, sizeof(gi));
+		for (j = sizeof(gi); j < gs; j++)
+			if (el[j])
+				break;
+		if (j < gs) {
+			violation("WHOAMI: grant %u of %u (nr_grants %u, "
+				  "max_grants %u): %s", i, n, w.nr_grants,
+				  w.max_grants, el[0] == 0xa5 && el[1] == 0xa5 &&
+				  el[2] == 0xa5 && el[3] == 0xa5 ?
+				  "not written" : "not zeroed past the struct");
+			return;
+		}
+		if (!memchr(gi.tag, 0, sizeof(gi.tag)) || gi.sel_type < KAV_SEL_UID ||
+		    gi.sel_type > KAV_SEL_NETNS || !gi.id) {
+			violation("WHOAMI: grant %u of %u: id %u, selector %u, "
+				  "tag not terminated or bad", i, n, gi.id,
+				  gi.sel_type);
+			return;
+		}
+		check_limits("WHOAMI", gi.id, gi.vni, gi.nr_entries,
+			     gi.limit_entries, gi.nr_avs, gi.limit_avs);
+	}
 }
 
 static void op_raw(const uint64_t *a)
@@ -683,6 +1072,7 @@ static void exec_call(const struct fz_call *c)
 
 		atomic_fetch_add(&SH->calls, 1);
 		fd = dup(slot_fd(a[0]));
+		atomic_store(&slots[a[1] % NR_SLOTS].fmt, atomic_load(&s->fmt));
 		slot_set(a[1], fd, atomic_load(&s->kind),
 			 atomic_load(&s->map_size), atomic_load(&s->av_id));
 		break;
@@ -714,6 +1104,12 @@ static void exec_call(const struct fz_call *c)
 		break;
 	case OP_RAW:
 		op_raw(a);
+		break;
+	case OP_WHOAMI:
+		op_whoami(a);
+		break;
+	case OP_GRANT_SET:
+		op_grant_set(a);
 		break;
 	}
 }
@@ -858,6 +1254,9 @@ static int grant_list_cb(const struct nlmsghdr *nlh,
 	(void)gh;
 	gc->n++;
 	kav_nl_grant_from(&g, at);
+	if (!after)
+		check_limits("after the threads", g.id, g.vni, g.nr_entries,
+			     g.limit_entries, g.nr_avs, g.limit_avs);
 	if (g.nr_entries >= 1ULL << 40 || g.nr_avs >= 1U << 30)
 		violation("grant %u (vni %u): nr_entries %" PRIu64
 			  ", nr_avs %u (negative)", g.id, g.vni,
@@ -879,6 +1278,103 @@ static long check_grants(struct kav_nl *nl, bool after)
 	kav_nl_req(nl, &m, KAV_GENL_CMD_GRANT_GET, NLM_F_DUMP);
 	ret = kav_nl_talk(nl, &m, grant_list_cb, &gc);
 	return ret ? ret : (long)gc.n;
+}
+
+/*
+ * A job table's address index (uapi kav.h, struct kav_table_header),
+ * quiescent: every bucket's chain holds valid entries of that bucket,
+ * once each, with no cycle; every valid entry is on its bucket's chain;
+ * no address is held twice under one key (one address, one entry); the
+ * valid entries are [0, nr_valid) (nothing is ever removed).
+ */
+static void check_index(const volatile struct kav_table_header *h,
+			uint64_t ms, unsigned int s)
+{
+	static uint8_t seen_e[CHECK_ENTRIES / 8];
+	static uint64_t chain[64];
+	uint64_t nb = h->index_buckets, n = h->nr_slots, b, i, idx, steps;
+	const volatile uint32_t *bucket, *next;
+	const volatile struct kav_entry *e, *f;
+	unsigned int len, j;
+	uint32_t link;
+
+#define ENTRY(x) ((const volatile struct kav_entry *)((const volatile char *)h + \
+		  h->header_size + (x) * h->entry_size))
+	if (!nb || (nb & (nb - 1)) || h->fi_addrs_offset ||
+	    h->index_offset + nb * 4 > ms ||
+	    h->index_next_offset + n * 4 > ms) {
+		violation("slot %u: job table: index of %" PRIu64 " buckets at %"
+			  PRIu64 ", chains at %" PRIu64 ", fi_addrs at %" PRIu64
+			  ", map %" PRIu64, s, nb, (uint64_t)h->index_offset,
+			  (uint64_t)h->index_next_offset,
+			  (uint64_t)h->fi_addrs_offset, ms);
+		return;
+	}
+	if (n > CHECK_ENTRIES)
+		return;
+	bucket = (const volatile void *)((const volatile char *)h + h->index_offset);
+	next = (const volatile void *)((const volatile char *)h + h->index_next_offset);
+	memset(seen_e, 0, (n + 7) / 8);
+	for (b = 0; b < nb; b++) {
+		len = 0;
+		steps = 0;
+		for (link = bucket[b]; link; link = next[idx]) {
+			idx = link - 1;
+			if (++steps > n || idx >= n) {
+				violation("slot %u: job table: bucket %" PRIu64
+					  ": link to %" PRIu64 " after %" PRIu64
+					  " steps, %" PRIu64 " slots", s, b, idx,
+					  steps, n);
+				return;
+			}
+			e = ENTRY(idx);
+			if (!(e->flags & KAV_ENTRY_VALID) ||
+			    (seen_e[idx / 8] & (1U << (idx % 8))) ||
+			    (kav_index_hash((const void *)e->addr, e->addr_len,
+					    e->auth_key == KAV_ENTRY_NO_KEY ?
+					    KAV_NONE : e->auth_key) &
+			     (nb - 1)) != b) {
+				violation("slot %u: job table: bucket %" PRIu64
+					  " links entry %" PRIu64 " (flags 0x%x): "
+					  "not valid, linked twice or of another "
+					  "bucket", s, b, idx, e->flags);
+				return;
+			}
+			seen_e[idx / 8] |= (uint8_t)(1U << (idx % 8));
+			/* The same address twice would be in one chain. */
+			for (j = 0; j < len; j++) {
+				f = ENTRY(chain[j]);
+				if (f->addr_len == e->addr_len &&
+				    f->auth_key == e->auth_key &&
+				    !memcmp((const void *)f->addr,
+					    (const void *)e->addr, e->addr_len)) {
+					violation("slot %u: job table: entries %"
+						  PRIu64 " and %" PRIu64 " hold "
+						  "one address", s, chain[j], idx);
+					return;
+				}
+			}
+			if (len < 64)
+				chain[len++] = idx;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		bool valid = ENTRY(i)->flags & KAV_ENTRY_VALID;
+
+		if (valid && !(seen_e[i / 8] & (1U << (i % 8)))) {
+			violation("slot %u: job table: valid entry %" PRIu64
+				  " is on no chain", s, i);
+			return;
+		}
+		if (valid != (i < h->nr_valid)) {
+			violation("slot %u: job table: entry %" PRIu64 " %s, "
+				  "nr_valid %" PRIu64 " (entries are never "
+				  "removed)", s, i, valid ? "valid" : "not valid",
+				  (uint64_t)h->nr_valid);
+			return;
+		}
+	}
+#undef ENTRY
 }
 
 /* The whole table of the AV in slot @s, quiescent. */
@@ -924,7 +1420,10 @@ static void check_table(unsigned int s)
 		const volatile struct kav_entry *e = (const volatile void *)
 			((const volatile char *)h + h->header_size +
 			 i * h->entry_size);
-		uint64_t fi = ((const volatile uint64_t *)
+		/* A job table has no fi_addr array: fi_addr i is i. */
+		uint64_t fi = !h->fi_addrs_offset ?
+			      (e->flags & KAV_ENTRY_VALID ? i : KAV_NONE) :
+			      ((const volatile uint64_t *)
 			       ((const volatile char *)h + h->fi_addrs_offset))[i];
 
 		if (e->seq % 2) {
@@ -986,8 +1485,133 @@ static void check_table(unsigned int s)
 	if (first_bad)
 		violation("slot %u: entry %" PRIu64 ": %s", s, bad_idx,
 			  first_bad);
+	else if (h->index_buckets || !h->fi_addrs_offset)
+		check_index(h, ms, s);
 out:
 	munmap(p, ms);
+}
+
+static bool get_keyless(void);
+
+/* Did setgroups() give this process GID_EXTRA (proc_init())? */
+static bool have_extra_gid;
+
+/*
+ * Does grant @g match the identity WHOAMI reported in @w? The programs'
+ * identities are known: root with groups 0 and GID_EXTRA, or uid and gid
+ * 65534 with none; in FUZZ_CGROUP (or /) and the initial netns. -1: an
+ * identity this cannot tell about.
+ */
+static int grant_matches(const struct kav_nl_grant *g, const struct kav_whoami *w)
+{
+	switch (g->sel_type) {
+	case KAV_SEL_UID:
+		return g->sel_id == w->uid;
+	case KAV_SEL_GID:
+		if (w->uid == 0 && w->gid == 0)
+			return g->sel_id == 0 ||
+			       (have_extra_gid && g->sel_id == GID_EXTRA);
+		if (w->uid == UID_TENANT && w->gid == UID_TENANT)
+			return g->sel_id == UID_TENANT;
+		return -1;
+	case KAV_SEL_CGROUP:
+		if (w->cgroup_id != fuzz_cg_id && w->cgroup_id != root_cg_id)
+			return -1;
+		return g->cgroup_id == w->cgroup_id || g->cgroup_id == root_cg_id;
+	case KAV_SEL_NETNS:
+		return g->netns_cookie == w->netns_cookie;
+	}
+	return -1;
+}
+
+#define MAX_GRANTS	(MAX_ADDED + 64)
+
+/*
+ * Quiescent: each domain's WHOAMI reports exactly the grants that
+ * GRANT_GET lists and that match its identity, each as GRANT_GET has
+ * it, and allow_keyless as it is; a live domain key is among them.
+ */
+static void check_whoami(void)
+{
+	static struct kav_nl_grant all[MAX_GRANTS];
+	static struct kav_grant_info gi[256];
+	size_t nr_all = 0, i, j, want;
+	struct kav_whoami w;
+	unsigned int s;
+	bool key_seen;
+	int m;
+
+	pthread_mutex_lock(&nl_lock);
+	m = proc_nl.fd > 0 ? kav_nl_grants(&proc_nl, all, MAX_GRANTS, &nr_all) : -1;
+	pthread_mutex_unlock(&nl_lock);
+	if (m)
+		return;		/* not an administrator (uid 65534) */
+	for (s = 0; s < NR_SLOTS; s++) {
+		if (atomic_load(&slots[s].kind) != K_DOM)
+			continue;
+		w = (struct kav_whoami){
+			.size = sizeof(w), .max_grants = 256,
+			.grant_size = sizeof(gi[0]), .grants = (uintptr_t)gi,
+		};
+		if (ioctl(slot_fd(s), KAV_IOC_DOMAIN_WHOAMI, &w))
+			continue;	/* e.g. the slot now holds an AV */
+		if (!(w.status & KAV_WHOAMI_KEYLESS_OK) != !get_keyless()) {
+			violation("slot %u: WHOAMI: status 0x%x, allow_keyless %d",
+				  s, w.status, get_keyless());
+			return;
+		}
+		for (want = 0, i = 0; i < nr_all; i++) {
+			m = grant_matches(&all[i], &w);
+			if (m < 0)
+				break;
+			want += (size_t)m;
+		}
+		if (i < nr_all)
+			continue;
+		if (w.nr_grants != want) {
+			violation("slot %u: WHOAMI (uid %u gid %u cgroup %" PRIu64
+				  ") reports %u grants, GRANT_GET lists %zu that "
+				  "match", s, w.uid, w.gid, (uint64_t)w.cgroup_id,
+				  w.nr_grants, want);
+			return;
+		}
+		key_seen = false;
+		for (j = 0, i = 0; i < nr_all && j < w.nr_grants && j < 256; i++) {
+			const struct kav_nl_grant *g = &all[i];
+			const struct kav_grant_info *r = &gi[j];
+
+			if (grant_matches(g, &w) != 1)
+				continue;
+			j++;
+			key_seen |= g->vni == w.key_vni;
+			if (r->id != g->id || r->vni != g->vni ||
+			    r->sel_type != g->sel_type ||
+			    r->limit_entries != g->limit_entries ||
+			    r->limit_avs != g->limit_avs ||
+			    r->nr_entries != g->nr_entries ||
+			    r->nr_avs != g->nr_avs ||
+			    strncmp(r->tag, g->tag, sizeof(r->tag)) ||
+			    (g->sel_type <= KAV_SEL_GID ? r->sel_id != g->sel_id :
+			     r->sel_cookie != (g->sel_type == KAV_SEL_CGROUP ?
+					       g->cgroup_id : g->netns_cookie))) {
+				violation("slot %u: WHOAMI's grant %zu is %u (vni %u, "
+					  "%" PRIu64 " entries, %u AVs, tag '%.64s'), "
+					  "GRANT_GET's %u (vni %u, %" PRIu64
+					  " entries, %u AVs, tag '%s')", s, j - 1,
+					  r->id, r->vni, (uint64_t)r->nr_entries,
+					  r->nr_avs, r->tag, g->id, g->vni,
+					  g->nr_entries, g->nr_avs, g->tag);
+				return;
+			}
+		}
+		if ((w.status & KAV_WHOAMI_KEYED) &&
+		    !(w.status & KAV_WHOAMI_KEY_REVOKED) && w.nr_grants <= 256 &&
+		    !key_seen) {
+			violation("slot %u: WHOAMI: key %u not revoked, but no "
+				  "grant of it matches", s, w.key_vni);
+			return;
+		}
+	}
 }
 
 static void check_process(void)
@@ -1000,6 +1624,7 @@ static void check_process(void)
 	if (proc_nl.fd > 0)
 		check_grants(&proc_nl, false);
 	pthread_mutex_unlock(&nl_lock);
+	check_whoami();
 }
 
 /* --- one program ----------------------------------------------------------------- */
@@ -1051,7 +1676,10 @@ static void proc_init(void)
 	if (kav_nl_open(&proc_listen) || kav_nl_join_admin(&proc_listen))
 		proc_listen.fd = -1;
 	/* Grants by a supplementary group (kav_identity_in_group()). */
-	(void)!setgroups(2, (gid_t[]){ 0, GID_EXTRA });
+	have_extra_gid = !setgroups(2, (gid_t[]){ 0, GID_EXTRA });
+	memset(long_name, 'n', sizeof(long_name) - 1);
+	memset(tag63, 't', sizeof(tag63) - 1);
+	memset(tag64, 't', sizeof(tag64) - 1);
 }
 
 /* The second process of a program: threads [split, nr_threads). */
@@ -1079,6 +1707,7 @@ static void run_first(const struct fz_prog *p)
 	int to_first[2], from_first[2];
 	unsigned int hi = p->nr_threads;
 	pid_t second = -1;
+	struct kcov k;
 	uint32_t i;
 	char c;
 
@@ -1091,9 +1720,16 @@ static void run_first(const struct fz_prog *p)
 	 */
 	kav_write_path(FUZZ_CGROUP "/cgroup.procs", "0");
 	proc_init();
-	for (i = 0; i < p->nr_calls; i++)
-		if (p->c[i].thread == SETUP_THREAD)
-			exec_call(&p->c[i]);
+	/* The setup's calls count for coverage too. */
+	kcov_start(&k);
+	for (i = 0; i < p->nr_calls; i++) {
+		if (p->c[i].thread != SETUP_THREAD)
+			continue;
+		kcov_reset(&k);
+		exec_call(&p->c[i]);
+		kcov_collect(&k);
+	}
+	kcov_stop(&k);
 	if (p->split && pipe(to_first) == 0 && pipe(from_first) == 0) {
 		second = fork();
 		if (second == 0) {
@@ -1302,6 +1938,8 @@ static enum verdict run_prog_once(const struct fz_prog *p)
 	memset((void *)SH->outcome, 0, sizeof(SH->outcome));
 	memset((void *)SH->touts, 0, sizeof(SH->touts));
 	memset((void *)SH->cover, 0, text_size / 8 + 1);
+	atomic_store(&SH->nr_skip_id, 0);
+	atomic_store(&SH->nr_skip_vni, 0);
 	set_keyless(p->keyless);
 	deadline_ns = now_ns() + (p->ms ? p->ms : prog_ms) * 1000000ULL;
 	limit = deadline_ns + 30ULL * 1000000000ULL;
@@ -1559,6 +2197,59 @@ static const char *const seeds[] = {
 	"0 close r1 0x2 0x0 0x0 0x0 0x0\n"
 	"1 av_create r10 0x0 0x3 0x2 0x3 0x0\n"
 	"1 unpin r1 0x3 0x0 0x0 0x0 0x0\n",
+	/* kav_job_test: two processes of a job share its table, inserting
+	 * known and new addresses, repeats among them (find-or-insert), and
+	 * check what each insert gave */
+	"kav-fuzz-prog 1 threads 3 split 2 drop 0 keyless 0\n"
+	"S dom_open r1 0x0 0x0 0x0 0x0 0x0\n"
+	"S set_key r1 0x0 0xa 0x0 0x0 0x0\n"
+	"S av_create r1 0x0 0x2 0x2 0x20 0x0\n"
+	"0 insert r200 0x2 0x40 0x7 0x80000000 0x0\n"
+	"1 insert r200 0x2 0x8 0x7 0x100000 0x0\n"
+	"2 dom_open r1 0x1 0x0 0x0 0x0 0x0\n"
+	"2 set_key r1 0x1 0xa 0x0 0x0 0x0\n"
+	"2 av_create r1 0x1 0x3 0x2 0x20 0x0\n"
+	"2 insert r200 0x3 0x40 0x7 0x0 0x0\n",
+	/* kav_netlink_test's limits: a grant of 8 entries and 1 AV for the
+	 * domain's key, inserts against it while WHOAMI and GRANT_GET
+	 * read its counts, the limits changed and the tag renamed */
+	"kav-fuzz-prog 1 threads 3 split 0 drop 0 keyless 0\n"
+	"S grant_add r1 0x1e 0x0 0x8 0x0 0x101\n"
+	"S dom_open r1 0x0 0x0 0x0 0x0 0x0\n"
+	"S set_key r1 0x0 0x1e 0x0 0x0 0x0\n"
+	"S av_create r1 0x0 0x2 0x2 0x0 0x0\n"
+	"0 insert r65535 0x2 0x3 0x3 0x0 0x0\n"
+	"1 whoami r65535 0x0 0x3 0x1 0x0 0x0\n"
+	"2 nl_dump r500 0xa 0x2 0x1e 0x0 0x0\n"
+	"2 remove r500 0x2 0x3 0x3 0x0 0x0\n"
+	"2 grant_set r5 0x0 0x5 0x3 0x1 0x0\n",
+	/* kavctl's listings and a tenant's endpoints and user ids around
+	 * a named AV, which uid 65534 may not open (mode 0600) */
+	"kav-fuzz-prog 1 threads 3 split 2 drop 1 keyless 0\n"
+	"S dom_open r1 0x0 0x0 0x0 0x0 0x0\n"
+	"S set_key r1 0x0 0xa 0x0 0x0 0x0\n"
+	"S av_create r1 0x0 0x2 0x2 0x1 0x0\n"
+	"S insert r1 0x2 0x8 0x3 0x0 0x0\n"
+	"S ep_open r1 0x2 0x4 0x0 0x0 0x0\n"
+	"0 nl_dump r1 0x1 0x2 0x0 0x0 0x0\n"
+	"0 nl_dump r1 0x2 0x2 0x0 0x0 0x0\n"
+	"0 nl_dump r1 0x3 0x2 0x0 0x0 0x0\n"
+	"0 nl_dump r1 0x5 0x2 0x0 0x0 0x0\n"
+	"0 nl_dump r1 0x8 0x0 0x0 0x0 0x0\n"
+	"0 nl_dump r1 0x9 0x0 0x0 0x0 0x0\n"
+	"0 nl_dump r1 0xc 0x2 0xa 0x0 0x0\n"
+	"0 nl_dump r1 0xd 0x2 0x0 0x0 0x0\n"
+	"0 nl_dump r1 0xe 0x2 0x7fff 0x0 0x0\n"
+	"0 pin r1 0x2 0x0 0x1 0x0 0x0\n"
+	"0 unpin r1 0x2 0x0 0x0 0x0 0x0\n"
+	"1 user_id r1 0x2 0x0 0x1 0x5 0x0\n"
+	"1 user_id r1 0x2 0x0 0x0 0x6 0x0\n"
+	"1 ep_enable r1 0x4 0x0 0x0 0x0 0x0\n"
+	"1 close r1 0x4 0x0 0x0 0x0 0x0\n"
+	"1 key_insert r1 0x2 0xb 0x0 0x0 0x0\n"
+	"1 key_remove r1 0x2 0x1 0x0 0x0 0x0\n"
+	"2 dom_open r1 0x1 0x0 0x0 0x0 0x0\n"
+	"2 av_create r1 0x1 0x3 0x2 0xd 0x0\n",
 };
 
 /*
@@ -1676,10 +2367,15 @@ static bool keyless_before;
 
 static int campaign_init(void)
 {
+	struct stat st;
 	unsigned int i;
 
 	keyless_before = get_keyless();
 	mkdir(FUZZ_CGROUP, 0755);
+	if (!stat("/sys/fs/cgroup", &st))
+		root_cg_id = st.st_ino;
+	if (!stat(FUZZ_CGROUP, &st))
+		fuzz_cg_id = st.st_ino;
 	SH = mmap(NULL, sizeof(*SH), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (SH == MAP_FAILED)

@@ -26,6 +26,18 @@
 /* Grants a program may add (the parent revokes them afterwards). */
 #define NR_PGRANTS	8
 
+/* OP_AV_CREATE a[3]: KAV_AV_JOB (flags bits 0-3 are the uAPI's). */
+#define FZ_CREATE_JOB	0x20ULL
+/* OP_INSERT a[3]: how the addresses are chosen. */
+#define FZ_ADDR_WRONG	(1ULL << 28)	/* IPv4, whatever the AV's format */
+#define FZ_ADDR_IN6	(1ULL << 29)	/* KAV_ADDR_SOCKADDR: IPv6 ones */
+#define FZ_ADDR_BAD	(1ULL << 30)	/* the last one invalid */
+#define FZ_ADDR_REPEAT	(1ULL << 31)	/* a batch repeating 3 addresses */
+/* OP_INSERT a[2]: a thread's own fi_addrs, checked on a job table. */
+#define FZ_OUT_CHECKED	7
+/* Tags (grant add and set, pins, dump filters): see kav_fuzzer.c. */
+#define NR_TAGS		8
+
 enum fz_op {
 	OP_DOM_OPEN,
 	OP_SET_KEY,
@@ -49,6 +61,8 @@ enum fz_op {
 	OP_GRANT_DEL,
 	OP_NL_DUMP,
 	OP_RAW,
+	OP_WHOAMI,
+	OP_GRANT_SET,
 	NR_OPS,
 };
 
