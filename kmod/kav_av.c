@@ -36,6 +36,9 @@ static void kav_av_free(struct kref *ref)
 	struct kav_av *av = container_of(ref, struct kav_av, ref);
 	struct kav_domain *domain = av->domain;
 
+	/* Never under it: kav_names_del() takes it (kav_av_create()). */
+	lockdep_assert_not_held(&kav_names_lock);
+
 	/* Out of the registry (and announced gone) before it is freed. */
 	if (av->reg_id)
 		kav_hooks->av_removed(av);
@@ -203,9 +206,15 @@ static int kav_av_add_domain_key(struct kav_av *av)
 	return ret;
 }
 
-/* A new AV of @domain for @cmd, in the registry; revocation held off. */
+/*
+ * A new AV of @domain for @cmd, in the registry; revocation held off, and
+ * for a named AV kav_names_lock held. On a failure after the AV took its
+ * first reference, that reference is left in *@dead for the caller to
+ * drop once it holds neither lock (kav_av_free() may take them).
+ */
 static struct kav_av *kav_av_new(struct kav_domain *domain,
-				 const struct kav_av_create *cmd)
+				 const struct kav_av_create *cmd,
+				 struct kav_av **dead)
 {
 	/* A key counts its entries in 32 bits (uapi kav_key_count). */
 	u64 max_entries = clamp(READ_ONCE(kav_max_entries), 1UL,
@@ -242,7 +251,7 @@ static struct kav_av *kav_av_new(struct kav_domain *domain,
 	if (!ret)
 		ret = kav_hooks->av_added(av);
 	if (ret) {
-		kav_av_put(av);
+		*dead = av;
 		return ERR_PTR(ret);
 	}
 	return av;
@@ -318,8 +327,10 @@ static int kav_av_check_open(struct kav_av *av, struct kav_domain *domain,
 
 /*
  * Refused by @av's mode bits: say so, with the mode and the owner (what
- * ls -l shows of a file; the caller already knows the AV exists). The
- * EACCES stands whether or not this reaches the caller.
+ * ls -l shows of a file; the caller already knows the AV exists), the
+ * owner in the caller's user namespace as KAV_AV_OWNER takes it (an owner
+ * with no mapping there reads as the overflow uid, as stat() shows it).
+ * The EACCES stands whether or not this reaches the caller.
  */
 static void kav_av_report_mode(const struct kav_av *av, struct kav_ucmd *ucmd)
 {
@@ -339,6 +350,9 @@ static bool kav_av_create_valid(const struct kav_av_create *cmd)
 
 	if (flags & ~(KAV_AV_NAMED | KAV_AV_NAMED_FLAGS | KAV_AV_JOB))
 		return false;
+	/* More entries than any table can hold (max_entries < 2^32). */
+	if (cmd->count > U32_MAX)
+		return false;
 	/* A job's table is found by who asks, never by a name. */
 	if (flags & KAV_AV_JOB)
 		return flags == KAV_AV_JOB && !cmd->name && !cmd->name_len &&
@@ -356,13 +370,22 @@ static bool kav_av_create_valid(const struct kav_av_create *cmd)
  * its own names, so none can take a name another user's job will open.
  * A job's table (KAV_AV_JOB) is a named AV whose name the kernel makes
  * from the job (kav_named_job()) and no user name can equal.
+ *
+ * Lock order: kav_revoke_sem (read) > kav_names_lock > domain->lock,
+ * av->table.lock > kav_grants_lock and the registry's xarray lock. No AV
+ * reference is dropped here under kav_revoke_sem or kav_names_lock: the
+ * drop may be the last, and kav_av_free() takes kav_names_lock (for a
+ * named AV's name; it asserts the lock is not held) and runs the
+ * registry's and the grants' teardown. A reference found or made under
+ * them (an existing AV, a new AV that failed half-way) is put after both
+ * are released.
  */
 int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 {
 	struct kav_av_create *cmd = ucmd->cmd;
 	bool rdonly = cmd->flags & KAV_AV_RDONLY;
+	struct kav_av *av = NULL, *dead = NULL;
 	struct kav_named *named;
-	struct kav_av *av = NULL;
 	bool created = false;
 	int ret;
 
@@ -398,7 +421,7 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 		/* Nobody creates in another user's names. */
 		ret = -ENOENT;
 	} else {
-		av = kav_av_new(domain, cmd);
+		av = kav_av_new(domain, cmd, &dead);
 		ret = PTR_ERR_OR_ZERO(av);
 		if (ret)
 			av = NULL;
@@ -412,6 +435,8 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 		mutex_unlock(&kav_names_lock);
 	kav_revoke_read_unlock();
 	kfree(named);		/* unless the new AV took it */
+	if (dead)		/* never under the locks: it may free the AV */
+		kav_av_put(dead);
 
 	if (!ret && !created) {
 		ret = kav_av_check_open(av, domain, cmd);

@@ -389,7 +389,8 @@ int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd)
 	struct kav_table *t = &av->table;
 	int ret;
 
-	if (cmd->flags)
+	/* The key's vni is not looked at; its reserved bits are (uAPI). */
+	if (cmd->flags || cmd->key.__reserved)
 		return -EINVAL;
 	ret = kav_table_lock(t);
 	if (ret)

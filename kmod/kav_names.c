@@ -16,8 +16,10 @@
  * taken again at once.
  *
  * Locking: kav_names_lock nests inside kav_revoke_sem (AV creation takes
- * both, in that order) and outside nothing else of kav's. Nobody may drop
- * an AV reference while holding it: the drop may be the last one.
+ * both, in that order; the whole order is at kav_av_create()). Nobody may
+ * drop an AV reference while holding it: the drop may be the last one,
+ * and kav_av_free() takes it (and asserts, under lockdep, that it is not
+ * held). AV creation puts a half-made AV only after releasing both.
  */
 #include <linux/hashtable.h>
 #include <linux/ipc_namespace.h>
@@ -40,9 +42,12 @@ static u32 kav_name_hash(const struct ipc_namespace *ns, kuid_t owner,
 
 /*
  * The name, owner and mode of @cmd (KAV_AV_NAMED): the owner is @id's
- * euid, or with KAV_AV_OWNER the uid @cmd names (in @id's user
- * namespace). NULL for an unnamed AV, an ERR_PTR for a bad name, owner or
- * mode.
+ * euid, or with KAV_AV_OWNER the uid @cmd names, a number in the
+ * caller's user namespace (current_user_ns(), as chown() takes one and
+ * as kav_av_report_mode() gives one back), not the domain opener's: an fd
+ * passed into a user namespace names only uids mapped there. An owner
+ * with no mapping there is EINVAL. NULL for an unnamed AV, an ERR_PTR for
+ * a bad name, owner or mode.
  */
 struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
 				  const struct kav_identity *id)
@@ -58,7 +63,7 @@ struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
 	    (cmd->mode & ~0666U))
 		return ERR_PTR(-EINVAL);
 	if (cmd->flags & KAV_AV_OWNER) {
-		owner = make_kuid(id->cred->user_ns, cmd->owner_uid);
+		owner = make_kuid(current_user_ns(), cmd->owner_uid);
 		if (!uid_valid(owner))
 			return ERR_PTR(-EINVAL);
 	}

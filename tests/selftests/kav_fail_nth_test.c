@@ -381,7 +381,12 @@ static int call_create_str(struct ctx *x)
 	return create(x, KAV_ADDR_STR);
 }
 
-/* KAV_IOC_AV_CREATE of a named AV: creating it, opening it. */
+/*
+ * KAV_IOC_AV_CREATE of a named AV: creating it (by a keyless domain, and
+ * by a keyed one, whose AV takes its key under the names lock: a failure
+ * there drops the half-made AV only after the locks, or kav_av_free()'s
+ * lockdep assertion fires on the debug kernel), opening it.
+ */
 #define NTH_NAME	"nth\n"
 
 static int named(struct ctx *x, int dom, uint32_t flags)
@@ -1003,6 +1008,8 @@ static int check_insert_job(struct ctx *x)
 	X(av_create_in, prep_domain, call_create_in, check_create, NULL) \
 	X(av_create_str, prep_domain, call_create_str, check_create, NULL) \
 	X(av_create_named, prep_domain, call_create_named, \
+	  check_create, check_no_name) \
+	X(av_create_named_keyed, prep_domain_keyed, call_create_named, \
 	  check_create, check_no_name) \
 	X(av_open_named, prep_named, call_open_named, check_opened, NULL) \
 	X(insert, prep_filled, call_insert, check_insert, NULL) \

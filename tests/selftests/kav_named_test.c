@@ -574,6 +574,77 @@ TEST(the_domain_opener_is_who_opens)
 	close(dom);
 }
 
+/* --------------------------------------------------- user namespaces */
+
+/*
+ * owner_uid is a number in the caller's user namespace, both ways: the
+ * uid KAV_AV_OWNER names and the owner a mode refusal reports. A domain
+ * opened by the host's root, used from a user namespace that maps its
+ * uid 5 to root (and nothing else): root's AV is owner 5 there, owner 0
+ * is nobody there (EINVAL), not the host's root.
+ */
+struct userns_case {
+	struct kav_sync sync;
+	int dom;
+};
+
+static int owner_in_userns(void *p)
+{
+	struct userns_case *u = p;
+	struct kav_av_create c;
+	int av;
+
+	CK_EQ(0, unshare(CLONE_NEWUSER));
+	CK_EQ(0, kav_tell_parent(&u->sync, 'u'));
+	CK_EQ('m', kav_wait_parent(&u->sync));	/* maps written */
+	/* Unmapped here: refused, whatever uid 0 or 1000 are on the host. */
+	CK_EQ(-EINVAL, owned_in(u->dom, "userns-owner", KAV_AV_RDONLY, 0,
+				NULL));
+	CK_EQ(-EINVAL, owned_in(u->dom, "userns-owner", KAV_AV_RDONLY,
+				OTHER_UID, NULL));
+	/* Root is 5 here: its AV is found as 5's ... */
+	av = owned_in(u->dom, "userns-owner", KAV_AV_RDONLY, 5, &c);
+	CK(av >= 0);
+	close(av);
+	/* ... and a refusal by its mode (0400) names 5 as the owner. */
+	memset(&c, 0, sizeof(c));
+	CK_EQ(-EACCES, owned_in(u->dom, "userns-owner", 0, 5, &c));
+	CK_EQ(KAV_AV_DENIED_MODE, c.result);
+	CK_EQ(0400, c.mode);
+	CK_EQ(5, c.owner_uid);
+	return 0;
+}
+
+TEST(owner_uid_is_in_the_callers_user_namespace)
+{
+	struct userns_case u;
+	char path[64];
+	int av;
+	pid_t pid;
+
+	u.dom = kav_open_domain();
+	ASSERT_LE(0, u.dom);
+	av = named(u.dom, "userns-owner", KAV_AV_NAMED, 0400,
+		   KAV_ADDR_SOCKADDR_IN, NULL);
+	ASSERT_LE(0, av);
+	ASSERT_EQ(0, kav_sync_init(&u.sync));
+	pid = kav_spawn(owner_in_userns, &u);
+	ASSERT_EQ('u', kav_wait_child(&u.sync));
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+	EXPECT_EQ(0, kav_write_path(path, "deny\n"));
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	EXPECT_EQ(0, kav_write_path(path, "5 0 1\n"));
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+	EXPECT_EQ(0, kav_write_path(path, "5 0 1\n"));
+	ASSERT_EQ(0, kav_tell_child(&u.sync, 'm'));
+	EXPECT_EQ(0, kav_reap(pid));
+	kav_sync_close(&u.sync);
+	/* Outside, the host's uids as before: root's own AV by owner 0. */
+	EXPECT_EQ(-EACCES, owned_in(u.dom, "userns-owner", 0, 0, NULL));
+	close(av);
+	close(u.dom);
+}
+
 /* ------------------------------------------------------- IPC namespaces */
 
 static int other_namespace(void *p)

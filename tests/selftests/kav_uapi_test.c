@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 #include "kav_test_util.h"
+#include "kav_test_grants.h"
 
 #define PAGE	((size_t)sysconf(_SC_PAGESIZE))
 
@@ -148,6 +149,54 @@ TEST(create_bad_flags)
 
 		EXPECT_EQ(-1, ioctl(dom, KAV_IOC_AV_CREATE, &c));
 		EXPECT_EQ(EINVAL, errno);
+	}
+	close(dom);
+}
+
+/*
+ * count is a hint (a job table sizes its index from it), but no table
+ * holds 2^32 entries: a count above 2^32 - 1 is refused, not clamped.
+ */
+TEST(create_count_limits)
+{
+	static const uint64_t bad[] = { 1ULL << 32, ~0ULL };
+	struct kav_av_create c;
+	int dom = kav_open_domain(), av;
+	uint64_t map0;
+	size_t i;
+
+	ASSERT_LE(0, dom);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		c = (struct kav_av_create){
+			.size = sizeof(c),
+			.addr_format = KAV_ADDR_SOCKADDR_IN,
+			.count = bad[i],
+		};
+		EXPECT_EQ(-1, ioctl(dom, KAV_IOC_AV_CREATE, &c));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	/*
+	 * The largest count is a hint like any other: a private AV maps
+	 * what one created with count 0 maps.
+	 */
+	c = (struct kav_av_create){
+		.size = sizeof(c),
+		.addr_format = KAV_ADDR_SOCKADDR_IN,
+	};
+	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, &c);
+	ASSERT_LE(0, av);
+	map0 = c.map_size;
+	close(av);
+	c = (struct kav_av_create){
+		.size = sizeof(c),
+		.addr_format = KAV_ADDR_SOCKADDR_IN,
+		.count = 0xffffffffULL,
+	};
+	av = ioctl(dom, KAV_IOC_AV_CREATE, &c) ? -errno : c.fd;
+	EXPECT_LE(0, av);
+	if (av >= 0) {
+		EXPECT_EQ(map0, c.map_size);
+		close(av);
 	}
 	close(dom);
 }
@@ -630,6 +679,37 @@ TEST_F(av, remove_bad_flags)
 	EXPECT_EQ(-1, ioctl(self->av, KAV_IOC_AV_REMOVE, &rm));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(1, self->hdr->nr_valid);
+}
+
+/*
+ * KEY_REMOVE reads only the handle of struct kav_av_key, but its
+ * key.__reserved is reserved like every other: non-zero is EINVAL, and
+ * the key stays.
+ */
+#define VNI_KEY_RM	4711
+
+TEST_F(av, key_remove_reserved)
+{
+	struct kav_test_grants g = { 0 };
+	struct kav_av_key k = { .size = sizeof(k), .key.vni = VNI_KEY_RM };
+	const volatile struct kav_key_slot *slot;
+
+	ASSERT_EQ(0, kav_test_grant(&g, VNI_KEY_RM, 1));
+	ASSERT_EQ(0, ioctl(self->av, KAV_IOC_AV_KEY_INSERT, &k));
+	slot = (const volatile void *)((const volatile char *)self->hdr +
+				       self->hdr->keys_offset +
+				       k.handle * sizeof(*slot));
+	EXPECT_EQ(KAV_KEY_VALID, slot->flags & KAV_KEY_VALID);
+	k.key.__reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->av, KAV_IOC_AV_KEY_REMOVE, &k));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(KAV_KEY_VALID, slot->flags & KAV_KEY_VALID);
+	/* The vni is not looked at: the handle names the key. */
+	k.key.__reserved = 0;
+	k.key.vni = VNI_KEY_RM + 1;
+	EXPECT_EQ(0, ioctl(self->av, KAV_IOC_AV_KEY_REMOVE, &k));
+	EXPECT_EQ(0, slot->flags & KAV_KEY_VALID);
+	kav_test_revoke_all(&g);
 }
 
 TEST_F(av, remove_invalid_index_changes_nothing)

@@ -70,7 +70,11 @@ enum kav_addr_format {
  * @addr_format: enum kav_addr_format
  * @addr_max: largest address in bytes; 0 picks the format's size
  *	(16 for SOCKADDR_IN, 28 for SOCKADDR and SOCKADDR_IN6, 96 for STR)
- * @count: expected number of entries (a hint; the table grows past it)
+ * @count: expected number of entries, at most 2^32 - 1 (EINVAL above:
+ *	no table holds more). A private or named AV takes it as a hint
+ *	and allocates nothing for it (the table grows past it); a job table
+ *	(KAV_AV_JOB) sizes its address index from it when it creates the
+ *	table. Opening an existing AV ignores it.
  * @fd: out: the new AV file descriptor (O_CLOEXEC)
  * @entry_size: out: bytes per table entry (a power of two)
  * @max_entries: out: entries the table can ever hold
@@ -87,8 +91,12 @@ enum kav_addr_format {
  *	user namespace) are that AV's, so the tenant can tell why
  * @av_id: out: the AV's id in administrators' listings (kavctl); ids are
  *	not reused until the 31-bit space wraps
- * @owner_uid: with KAV_AV_OWNER, in: the uid (in the caller's user
- *	namespace) whose names to look in; else must be 0
+ * @owner_uid: with KAV_AV_OWNER, in: the uid whose names to look in, a
+ *	number in the caller's user namespace (the task making the call,
+ *	not the domain's opener: an fd passed into a user namespace names
+ *	only uids mapped there; an unmapped one is EINVAL); else must be 0.
+ *	Out with KAV_AV_DENIED_MODE: the AV's owner in the same namespace
+ *	(the overflow uid, 65534, if it has no mapping there)
  * @__reserved: must be 0
  *
  * Names are scoped to the IPC namespace *and the owner's uid*: each user
@@ -276,7 +284,8 @@ struct kav_av_remove {
  * struct kav_av_key - KAV_IOC_AV_KEY_INSERT and _KEY_REMOVE, on an AV fd
  * @size: sizeof(struct kav_av_key)
  * @flags: must be 0
- * @key: in (insert): the key; ignored by remove
+ * @key: in (insert): the key; remove ignores key.vni, and key.__reserved
+ *	must be 0 for both
  * @handle: out (insert): the key's handle, 0..KAV_MAX_AUTH_KEYS - 1, also
  *	written when the key is already present (EEXIST); in (remove)
  *
@@ -285,8 +294,8 @@ struct kav_av_remove {
  * ENOSPC (KAV_MAX_AUTH_KEYS reached), EOPNOTSUPP (a job table, which
  * holds the job's key alone). A key whose handle could not be
  * written back (EFAULT) stays inserted: repeating the call gives EEXIST
- * and the handle. Remove errors: EINVAL (not a
- * valid handle), EBUSY (entries are bound to the key, or endpoints were
+ * and the handle. Remove errors: EINVAL (flags,
+ * key.__reserved, not a valid handle), EBUSY (entries are bound to the key, or endpoints were
  * enabled while it was present and are still open), EPERM (the domain's
  * own key, slot 0 of a keyed domain's AV).
  */
@@ -371,7 +380,11 @@ struct kav_domain_key {
 	struct kav_auth_key key;
 };
 
-/* Bytes of a grant's or pin's tag, without the terminating NUL. */
+/*
+ * Bytes of a grant's or pin's tag, without the terminating NUL. A tag is
+ * printable ASCII, 0x20 (space) to 0x7e, NUL-terminated, with nothing
+ * after the NUL; "" is no tag.
+ */
 #define KAV_TAG_MAX		63
 
 /**
@@ -623,7 +636,7 @@ struct kav_key_count {
 #define KAV_ENTRY_VALID		0x1U
 
 /* struct kav_entry.user_id (and key slots' user_id) when none is set */
-#define KAV_NONE		(~0ULL)
+#define KAV_NONE		(~(__u64)0)
 
 /* struct kav_entry.auth_key when the entry is bound to no key */
 #define KAV_ENTRY_NO_KEY	0xffU
@@ -659,7 +672,9 @@ struct kav_entry {
  *
  * Every command needs CAP_NET_ADMIN in the initial user namespace
  * (GENL_ADMIN_PERM), and so does joining the "admin" multicast group.
- * Attributes are flat; 64-bit ones are padded with KAV_A_PAD.
+ * Attributes are flat; 64-bit ones are padded with KAV_A_PAD. Each
+ * command has its own policy: an attribute it does not take is refused
+ * (EINVAL, with an extack message naming it).
  * KAV_A_ENTRY_BYTES is per entry slot in AV_GET and per valid entry (all
  * of the module's memory over all entries) in STATS_GET. Errors carry
  * extack messages. Documentation/admin-guide.rst describes each command;
@@ -671,11 +686,15 @@ struct kav_entry {
  * KAV_A_GRANT_UPDATED, instead of adding a second grant. GRANT_SET
  * changes the limits and the tag of grant KAV_A_GRANT_ID in place (a
  * limit below what is in use refuses new charges and takes nothing
- * away). GRANT_GET with KAV_A_GRANT_ID replies with that grant; as a
+ * away; a tag that another live grant with the same key and selector
+ * has is EEXIST). GRANT_GET with KAV_A_GRANT_ID replies with that grant; as a
  * dump it takes KAV_A_VNI and KAV_A_TAG as filters. AV_PIN takes an
  * optional KAV_A_TAG, reported with the AV while it is pinned. Dumps set
  * NLM_F_DUMP_INTR on a message when the list changed while the dump was
- * in progress: start it again for a consistent view.
+ * in progress: start it again for a consistent view. ENTRY_GET's list is
+ * the AV's entries and key slots: a batch, a user id change, a key
+ * insert or removal or a revocation in that AV while it is dumped flags
+ * it; nothing else does.
  */
 #define KAV_GENL_NAME		"kav"
 #define KAV_GENL_VERSION	1
@@ -717,7 +736,7 @@ enum kav_genl_attr {
 	KAV_A_SEL_ID,		/* u32: uid or gid (in the initial userns) */
 	KAV_A_SEL_CGROUP_PATH,	/* string: path below the cgroup2 root */
 	KAV_A_SEL_CGROUP_ID,	/* u64: in: alternative to the path; out */
-	KAV_A_SEL_NETNS_FD,	/* u32: fd of /proc/PID/ns/net or /run/netns/X */
+	KAV_A_SEL_NETNS_FD,	/* s32: fd of /proc/PID/ns/net or /run/netns/X */
 	KAV_A_SEL_NETNS_COOKIE,	/* u64: out */
 	KAV_A_LIMIT_ENTRIES,	/* u64: entries under the grant; 0: no limit */
 	KAV_A_LIMIT_AVS,	/* u32: AVs using the grant; 0: no limit */
