@@ -15,8 +15,14 @@ static struct genl_family kav_genl_family;
 /* Cleared at exit: AVs freed after that (pins, kav_avs_unpin_all) are silent. */
 static bool kav_genl_live;
 
-static const struct nla_policy kav_genl_policy[KAV_A_MAX + 1] = {
-	[KAV_A_GRANT_ID] = { .type = NLA_U32 },
+/*
+ * One policy per command (Documentation/netlink/specs/kav.yaml lists the
+ * same attributes): every command is at or above resv_start_op, so
+ * genetlink validates strictly and refuses an attribute a command does
+ * not take (NLA_UNSPEC in its policy) with EINVAL and "Unsupported
+ * attribute" in the extack. A tag's bytes are checked by kav_parse_tag().
+ */
+static const struct nla_policy kav_grant_add_policy[KAV_A_MAX + 1] = {
 	[KAV_A_VNI] = { .type = NLA_U32 },
 	[KAV_A_SEL_TYPE] = NLA_POLICY_RANGE(NLA_U32, KAV_SEL_UID,
 					    KAV_SEL_NETNS),
@@ -24,11 +30,42 @@ static const struct nla_policy kav_genl_policy[KAV_A_MAX + 1] = {
 	[KAV_A_SEL_CGROUP_PATH] = { .type = NLA_NUL_STRING,
 				    .len = PATH_MAX - 1 },
 	[KAV_A_SEL_CGROUP_ID] = { .type = NLA_U64 },
-	[KAV_A_SEL_NETNS_FD] = { .type = NLA_U32 },
+	[KAV_A_SEL_NETNS_FD] = { .type = NLA_S32 },
 	[KAV_A_LIMIT_ENTRIES] = { .type = NLA_U64 },
 	[KAV_A_LIMIT_AVS] = { .type = NLA_U32 },
+	[KAV_A_TAG] = { .type = NLA_NUL_STRING, .len = KAV_TAG_MAX },
+};
+
+static const struct nla_policy kav_grant_set_policy[KAV_A_MAX + 1] = {
+	[KAV_A_GRANT_ID] = { .type = NLA_U32 },
+	[KAV_A_LIMIT_ENTRIES] = { .type = NLA_U64 },
+	[KAV_A_LIMIT_AVS] = { .type = NLA_U32 },
+	[KAV_A_TAG] = { .type = NLA_NUL_STRING, .len = KAV_TAG_MAX },
+};
+
+/* GRANT_DEL; GRANT_GET takes the id (a request) or the filters (a dump). */
+static const struct nla_policy kav_grant_id_policy[KAV_A_MAX + 1] = {
+	[KAV_A_GRANT_ID] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy kav_grant_get_policy[KAV_A_MAX + 1] = {
+	[KAV_A_GRANT_ID] = { .type = NLA_U32 },
+	[KAV_A_VNI] = { .type = NLA_U32 },
+	[KAV_A_TAG] = { .type = NLA_NUL_STRING, .len = KAV_TAG_MAX },
+};
+
+/* ENTRY_GET, AV_UNPIN */
+static const struct nla_policy kav_av_id_policy[KAV_A_MAX + 1] = {
+	[KAV_A_AV_ID] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy kav_av_pin_policy[KAV_A_MAX + 1] = {
 	[KAV_A_AV_ID] = { .type = NLA_U32 },
 	[KAV_A_TAG] = { .type = NLA_NUL_STRING, .len = KAV_TAG_MAX },
+};
+
+/* DOMAIN_GET, AV_GET, STATS_GET: no attribute at all. */
+static const struct nla_policy kav_no_attr_policy[KAV_A_MAX + 1] = {
 };
 
 static const struct genl_multicast_group kav_genl_mcgrps[] = {
@@ -376,12 +413,38 @@ static int kav_grant_done(struct genl_info *info, struct sk_buff *msg,
 	return ret;
 }
 
-static void kav_parse_tag(struct nlattr *attr, char *tag)
+/*
+ * The tag in @attr (none: "") into @tag (KAV_TAG_MAX + 1 bytes). A tag is
+ * printable ASCII, 0x20 to 0x7e, NUL-terminated with nothing after the
+ * NUL: tenants see tags (WHOAMI), and "ab\0cd" must not be stored as
+ * "ab". The policy (NLA_NUL_STRING) has checked the length.
+ */
+static int kav_parse_tag(struct netlink_ext_ack *extack, struct nlattr *attr,
+			 char *tag)
 {
-	if (attr)
-		nla_strscpy(tag, attr, KAV_TAG_MAX + 1);
-	else
-		tag[0] = '\0';
+	const char *s;
+	int len, n, i;
+
+	tag[0] = '\0';
+	if (!attr)
+		return 0;
+	s = nla_data(attr);
+	len = nla_len(attr);
+	n = strnlen(s, len);
+	if (n + 1 != len || n > KAV_TAG_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "a tag is one NUL-terminated string: no NUL inside it, nothing after it");
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "a tag is printable ASCII (0x20..0x7e)");
+			return -EINVAL;
+		}
+	}
+	memcpy(tag, s, n + 1);
+	return 0;
 }
 
 static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
@@ -403,8 +466,8 @@ static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 		spec.limit_entries = nla_get_u64(a[KAV_A_LIMIT_ENTRIES]);
 	if (a[KAV_A_LIMIT_AVS])
 		spec.limit_avs = nla_get_u32(a[KAV_A_LIMIT_AVS]);
-	kav_parse_tag(a[KAV_A_TAG], spec.tag);
-	ret = kav_parse_selector(info, &spec);
+	ret = kav_parse_tag(info->extack, a[KAV_A_TAG], spec.tag) ?:
+	      kav_parse_selector(info, &spec);
 	if (ret)
 		return ret;
 
@@ -432,6 +495,7 @@ static int kav_genl_grant_set(struct sk_buff *skb, struct genl_info *info)
 	};
 	struct kav_grant *g;
 	struct sk_buff *msg;
+	int ret;
 
 	if (!a[KAV_A_GRANT_ID]) {
 		NL_SET_ERR_MSG(info->extack, "missing KAV_A_GRANT_ID");
@@ -446,13 +510,20 @@ static int kav_genl_grant_set(struct sk_buff *skb, struct genl_info *info)
 		c.limit_entries = nla_get_u64(a[KAV_A_LIMIT_ENTRIES]);
 	if (c.has_limit_avs)
 		c.limit_avs = nla_get_u32(a[KAV_A_LIMIT_AVS]);
-	kav_parse_tag(a[KAV_A_TAG], c.tag);
+	ret = kav_parse_tag(info->extack, a[KAV_A_TAG], c.tag);
+	if (ret)
+		return ret;
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	g = kav_grant_set(nla_get_u32(a[KAV_A_GRANT_ID]), &c);
-	if (!g) {
+	if (IS_ERR_OR_NULL(g)) {
 		nlmsg_free(msg);
+		if (g) {	/* -EEXIST: grants stay unique (GRANT_ADD) */
+			NL_SET_ERR_MSG_ATTR(info->extack, a[KAV_A_TAG],
+					    "another grant has this key, selector and tag");
+			return PTR_ERR(g);
+		}
 		NL_SET_ERR_MSG_ATTR(info->extack, a[KAV_A_GRANT_ID],
 				    "no such grant");
 		return -ENOENT;
@@ -470,6 +541,12 @@ static int kav_genl_grant_get(struct sk_buff *skb, struct genl_info *info)
 	if (!info->attrs[KAV_A_GRANT_ID]) {
 		NL_SET_ERR_MSG(info->extack,
 			       "missing KAV_A_GRANT_ID (or ask for a dump)");
+		return -EINVAL;
+	}
+	if (info->attrs[KAV_A_VNI] || info->attrs[KAV_A_TAG]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[KAV_A_VNI] ?: info->attrs[KAV_A_TAG],
+				    "a filter of the dump, not of a request");
 		return -EINVAL;
 	}
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
@@ -542,7 +619,13 @@ static int kav_genl_grant_dump_start(struct netlink_callback *cb)
 {
 	struct nlattr **a = kav_dump_attrs(cb);
 	struct kav_grant_filter *f;
+	int ret;
 
+	if (a[KAV_A_GRANT_ID]) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, a[KAV_A_GRANT_ID],
+				    "a dump filters by KAV_A_VNI and KAV_A_TAG");
+		return -EINVAL;
+	}
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
@@ -550,9 +633,11 @@ static int kav_genl_grant_dump_start(struct netlink_callback *cb)
 		f->has_vni = true;
 		f->vni = nla_get_u32(a[KAV_A_VNI]);
 	}
-	if (a[KAV_A_TAG]) {
-		f->has_tag = true;
-		kav_parse_tag(a[KAV_A_TAG], f->tag);
+	f->has_tag = !!a[KAV_A_TAG];
+	ret = kav_parse_tag(cb->extack, a[KAV_A_TAG], f->tag);
+	if (ret) {
+		kfree(f);
+		return ret;
 	}
 	cb->args[1] = (long)f;
 	return 0;
@@ -646,7 +731,9 @@ static int kav_dump_entry(void *arg, u64 idx, const struct kav_entry *e,
 
 /*
  * cb->args[0]: the AV (a reference, from .start), or 0 and cb->args[2]
- * the error; cb->args[1]: the next index. The error is returned by the
+ * the error; cb->args[1]: the next index; cb->args[3] and [4]: the table's
+ * generation and key_gen when the dump last held its lock; cb->args[5]:
+ * how many times they were found changed. The error is returned by the
  * first dumpit, whose extack reaches user space on every kernel (a
  * .start's does not on 6.1).
  */
@@ -667,12 +754,42 @@ static int kav_genl_entry_dump_done(struct netlink_callback *cb)
 	return 0;
 }
 
+/*
+ * The dump's consistency stamp (cb->seq, t->lock held): it covers what
+ * the dump lists, the entries (the generation: every batch, removal and
+ * user id change) and their key slots (key_gen: every key insert,
+ * removal, user id change and revocation), and nothing else. It changes
+ * exactly when either did since the lock was last held, whatever steps
+ * they advance by: a message after that carries NLM_F_DUMP_INTR.
+ */
+static void kav_entry_dump_stamp(struct netlink_callback *cb,
+				 const struct kav_table *t)
+{
+	long gen = (long)t->hdr->generation, key_gen = (long)t->hdr->key_gen;
+
+	if (cb->seq && (cb->args[3] != gen || cb->args[4] != key_gen))
+		cb->args[5]++;
+	cb->args[3] = gen;
+	cb->args[4] = key_gen;
+	cb->seq = (unsigned int)cb->args[5] + 1;	/* never 0: unset */
+}
+
+/*
+ * Slots one hold of the table lock looks at: a table left sparse at
+ * max_entries slots must not keep its writers (or the CPU) waiting for
+ * the whole walk.
+ */
+#define KAV_DUMP_SLOTS_PER_LOCK	1024
+
 static int kav_genl_entry_dump(struct sk_buff *skb,
 			       struct netlink_callback *cb)
 {
 	struct kav_dump d = { skb, cb, KAV_GENL_CMD_ENTRY_GET };
-	struct kav_entry_visitor visitor = { kav_dump_entry, &d };
-	u64 idx = cb->args[1];
+	const struct kav_key_slot *k;
+	const struct kav_entry *e;
+	u64 idx = cb->args[1], end;
+	struct kav_table *t;
+	bool done;
 	int ret;
 
 	d.av = (struct kav_av *)cb->args[0];
@@ -683,9 +800,32 @@ static int kav_genl_entry_dump(struct sk_buff *skb,
 			NL_SET_ERR_MSG(cb->extack, "no such AV");
 		return cb->args[2];
 	}
-	cb->seq = lower_32_bits(kav_table_generation(&d.av->table)) ?: 1;
-	ret = kav_table_walk_entries(&d.av->table, &idx, &visitor);
-	cb->args[1] = idx;
+	t = &d.av->table;
+	for (;;) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		ret = kav_table_lock(t);
+		if (ret)
+			return ret;
+		kav_entry_dump_stamp(cb, t);
+		end = min_t(u64, t->nr_slots, idx + KAV_DUMP_SLOTS_PER_LOCK);
+		for (; idx < end; idx++) {
+			e = kav_table_entry_ro(t, idx);
+			if (!e)
+				continue;
+			k = e->auth_key == KAV_ENTRY_NO_KEY ? NULL :
+			    kav_key_slot_ro(t, e->auth_key);
+			ret = kav_dump_entry(&d, idx, e, k);
+			if (ret)
+				break;
+		}
+		done = idx >= t->nr_slots;
+		kav_table_unlock(t);
+		cb->args[1] = idx;
+		if (ret || done)
+			break;
+		cond_resched();
+	}
 	return kav_dump_result(skb, ret);
 }
 
@@ -694,6 +834,7 @@ static int kav_genl_av_pin(struct sk_buff *skb, struct genl_info *info)
 {
 	bool pin = info->genlhdr->cmd == KAV_GENL_CMD_AV_PIN;
 	struct nlattr *id = info->attrs[KAV_A_AV_ID];
+	char tag[KAV_TAG_MAX + 1];
 	struct kav_av *av;
 	int ret;
 
@@ -706,8 +847,9 @@ static int kav_genl_av_pin(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, id, "no such AV");
 		return -ENOENT;
 	}
-	ret = kav_av_pin(av, pin, pin && info->attrs[KAV_A_TAG] ?
-			 nla_data(info->attrs[KAV_A_TAG]) : "");
+	ret = kav_parse_tag(info->extack, info->attrs[KAV_A_TAG], tag);
+	if (!ret)
+		ret = kav_av_pin(av, pin, tag);
 	if (ret == -EINVAL)
 		NL_SET_ERR_MSG_ATTR(info->extack, id,
 				    "only a named AV can be pinned");
@@ -767,16 +909,22 @@ full:
 static const struct genl_ops kav_genl_ops[] = {
 	{
 		.cmd = KAV_GENL_CMD_GRANT_ADD,
+		.policy = kav_grant_add_policy,
+		.maxattr = KAV_A_MAX,
 		.doit = kav_genl_grant_add,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = KAV_GENL_CMD_GRANT_DEL,
+		.policy = kav_grant_id_policy,
+		.maxattr = KAV_A_MAX,
 		.doit = kav_genl_grant_del,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = KAV_GENL_CMD_GRANT_GET,
+		.policy = kav_grant_get_policy,
+		.maxattr = KAV_A_MAX,
 		.doit = kav_genl_grant_get,
 		.start = kav_genl_grant_dump_start,
 		.dumpit = kav_genl_grant_dump,
@@ -785,16 +933,22 @@ static const struct genl_ops kav_genl_ops[] = {
 	},
 	{
 		.cmd = KAV_GENL_CMD_DOMAIN_GET,
+		.policy = kav_no_attr_policy,
+		.maxattr = KAV_A_MAX,
 		.dumpit = kav_genl_domain_dump,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = KAV_GENL_CMD_AV_GET,
+		.policy = kav_no_attr_policy,
+		.maxattr = KAV_A_MAX,
 		.dumpit = kav_genl_av_dump,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = KAV_GENL_CMD_ENTRY_GET,
+		.policy = kav_av_id_policy,
+		.maxattr = KAV_A_MAX,
 		.start = kav_genl_entry_dump_start,
 		.dumpit = kav_genl_entry_dump,
 		.done = kav_genl_entry_dump_done,
@@ -802,21 +956,29 @@ static const struct genl_ops kav_genl_ops[] = {
 	},
 	{
 		.cmd = KAV_GENL_CMD_STATS_GET,
+		.policy = kav_no_attr_policy,
+		.maxattr = KAV_A_MAX,
 		.doit = kav_genl_stats_get,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = KAV_GENL_CMD_AV_PIN,
+		.policy = kav_av_pin_policy,
+		.maxattr = KAV_A_MAX,
 		.doit = kav_genl_av_pin,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = KAV_GENL_CMD_AV_UNPIN,
+		.policy = kav_av_id_policy,
+		.maxattr = KAV_A_MAX,
 		.doit = kav_genl_av_pin,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = KAV_GENL_CMD_GRANT_SET,
+		.policy = kav_grant_set_policy,
+		.maxattr = KAV_A_MAX,
 		.doit = kav_genl_grant_set,
 		.flags = GENL_ADMIN_PERM,
 	},
@@ -825,8 +987,6 @@ static const struct genl_ops kav_genl_ops[] = {
 static struct genl_family kav_genl_family __ro_after_init = {
 	.name = KAV_GENL_NAME,
 	.version = KAV_GENL_VERSION,
-	.maxattr = KAV_A_MAX,
-	.policy = kav_genl_policy,
 	.netnsok = false,
 	.module = THIS_MODULE,
 	.ops = kav_genl_ops,

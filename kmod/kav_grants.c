@@ -214,9 +214,28 @@ struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated)
 }
 
 /*
+ * Would renaming @g to @tag give it another live grant's key, selector
+ * and tag? GRANT_ADD finds a grant by those three (idempotent adds): two
+ * grants must never share them.
+ */
+static bool kav_grant_tag_taken(const struct kav_grant *g, const char *tag)
+{
+	struct kav_grant *o;
+
+	lockdep_assert_held(&kav_grants_lock);
+	list_for_each_entry(o, &kav_grants, node)
+		if (o != g && o->vni == g->vni && !strcmp(o->tag, tag) &&
+		    kav_grant_same_selector(o, g))
+			return true;
+	return false;
+}
+
+/*
  * Change grant @id's limits or tag in place. A limit below what is in use
  * takes nothing away: it refuses new charges. Returns a reference to the
- * grant, or NULL when there is no such (live) grant.
+ * grant, NULL when there is no such (live) grant, or ERR_PTR(-EEXIST)
+ * (nothing changed) when another grant has its key, selector and the new
+ * tag.
  */
 struct kav_grant *kav_grant_set(u32 id, const struct kav_grant_change *c)
 {
@@ -224,7 +243,9 @@ struct kav_grant *kav_grant_set(u32 id, const struct kav_grant_change *c)
 
 	mutex_lock(&kav_grants_lock);
 	g = kav_grant_find(id);
-	if (g) {
+	if (g && c->has_tag && kav_grant_tag_taken(g, c->tag)) {
+		g = ERR_PTR(-EEXIST);
+	} else if (g) {
 		if (c->has_limit_entries)
 			WRITE_ONCE(g->limit_entries, c->limit_entries);
 		if (c->has_limit_avs)

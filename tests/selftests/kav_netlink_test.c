@@ -1039,6 +1039,376 @@ TEST_F(nl, entry_dump_of_no_av_fails)
 				       NULL, NULL));
 }
 
+/* ================================================ per-command policies */
+
+/* @cmd with one attribute it does not take: refused, the extack says so. */
+static int foreign_attr(struct kav_nl *nl, uint8_t cmd, uint16_t flags,
+			int64_t own_u32_type, uint32_t own, uint16_t type)
+{
+	static struct kav_nl_msg m;
+	uint32_t junk = 1;
+
+	kav_nl_req(nl, &m, cmd, flags);
+	if (own_u32_type >= 0)
+		kav_nl_put_u32(&m, (uint16_t)own_u32_type, own);
+	kav_nl_put(&m, type, &junk, sizeof(junk));
+	return kav_nl_talk(nl, &m, NULL, NULL);
+}
+
+#define VNI_POLICY	0x5731
+
+/*
+ * Each command has its own policy: an attribute meant for another
+ * command is EINVAL with an extack message and the offending attribute,
+ * and changes nothing (with one flat policy it was ignored).
+ */
+TEST_F(nl, each_command_refuses_foreign_attributes)
+{
+	static const struct {
+		uint8_t cmd;
+		uint16_t flags;
+		int64_t own;		/* a u32 attribute it takes, or -1 */
+		uint16_t foreign;
+	} c[] = {
+		{ KAV_GENL_CMD_STATS_GET, 0, -1, KAV_A_VNI },
+		{ KAV_GENL_CMD_DOMAIN_GET, NLM_F_DUMP, -1, KAV_A_AV_ID },
+		{ KAV_GENL_CMD_AV_GET, NLM_F_DUMP, -1, KAV_A_GRANT_ID },
+		{ KAV_GENL_CMD_ENTRY_GET, NLM_F_DUMP, KAV_A_AV_ID,
+		  KAV_A_LIMIT_AVS },
+		{ KAV_GENL_CMD_GRANT_DEL, 0, KAV_A_GRANT_ID, KAV_A_AV_ID },
+		{ KAV_GENL_CMD_GRANT_SET, 0, KAV_A_GRANT_ID, KAV_A_SEL_ID },
+		{ KAV_GENL_CMD_GRANT_GET, 0, KAV_A_GRANT_ID, KAV_A_AV_ID },
+		{ KAV_GENL_CMD_GRANT_GET, NLM_F_DUMP, KAV_A_VNI,
+		  KAV_A_LIMIT_AVS },
+		{ KAV_GENL_CMD_AV_PIN, 0, KAV_A_AV_ID, KAV_A_VNI },
+		{ KAV_GENL_CMD_AV_UNPIN, 0, KAV_A_AV_ID, KAV_A_GRANT_ID },
+	};
+	struct kav_grant_spec s = { .vni = VNI_POLICY, .sel_type = KAV_SEL_UID,
+				    .sel_id = 0 };
+	static struct kav_nl_msg m;
+	struct kav_nl_grant g;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		EXPECT_EQ(-EINVAL, foreign_attr(&self->nl, c[i].cmd,
+						c[i].flags, c[i].own,
+						0x7ffffff0, c[i].foreign)) {
+			TH_LOG("command %u took attribute %u", c[i].cmd,
+			       c[i].foreign);
+		}
+		EXPECT_TRUE(self->nl.has_ext_msg);
+		EXPECT_TRUE(self->nl.has_ext_offs);
+	}
+	/* A grant add with an AV id: refused, and no grant was added. */
+	kav_nl_grant_msg(&self->nl, &m, &s);
+	kav_nl_put_u32(&m, KAV_A_AV_ID, 1);
+	EXPECT_EQ(-EINVAL, kav_nl_talk(&self->nl, &m, NULL, NULL));
+	EXPECT_TRUE(self->nl.has_ext_msg);
+	ASSERT_EQ(0, kav_nl_grants_filtered(&self->nl, &g, 1, &n, VNI_POLICY,
+					    NULL));
+	EXPECT_EQ(0, n);
+	/* A request names one grant; the filters are the dump's. */
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &g));
+	EXPECT_EQ(-EINVAL, foreign_attr(&self->nl, KAV_GENL_CMD_GRANT_GET, 0,
+					KAV_A_GRANT_ID, g.id, KAV_A_VNI));
+	EXPECT_NE(NULL, strstr(self->nl.ext_msg, "filter of the dump"));
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, g.id));
+}
+
+/* ================================================================ tags */
+
+#define VNI_TAGS	0x5741
+
+/* GRANT_ADD of VNI_TAGS to uid @uid with a tag of @len raw bytes. */
+static int grant_raw_tag(struct kav_nl *nl, uint32_t uid, const char *tag,
+			 size_t len, uint32_t *id)
+{
+	struct kav_grant_spec s = { .vni = VNI_TAGS, .sel_type = KAV_SEL_UID,
+				    .sel_id = uid };
+	static struct kav_nl_msg m;
+	struct kav_nl_grant g = { 0 };
+	int ret;
+
+	kav_nl_grant_msg(nl, &m, &s);
+	kav_nl_put(&m, KAV_A_TAG, tag, len);
+	ret = kav_nl_talk(nl, &m, kav_nl_grant_reply_cb, &g);
+	if (id)
+		*id = g.id;
+	if (!ret && g.id && !id)
+		kav_nl_grant_del(nl, g.id);	/* accepted: not wanted */
+	return ret;
+}
+
+/*
+ * Tags are printable ASCII (0x20..0x7e), one NUL-terminated string:
+ * control bytes (tenants read tags through WHOAMI), bytes above 0x7e and
+ * a NUL inside the attribute are refused, with the reason.
+ */
+TEST_F(nl, tags_are_printable_ascii)
+{
+	static const struct {
+		const char *bytes;
+		size_t len;
+		const char *why;
+	} bad[] = {
+		{ "esc\x1b[2J", 8, "printable ASCII" },
+		{ "tab\there", 9, "printable ASCII" },
+		{ "del\x7f", 5, "printable ASCII" },
+		{ "caf\xc3\xa9", 6, "printable ASCII" },
+		{ "ab\0cd", 6, "NUL" },		/* stored as "ab" before */
+		{ "ab\0cd", 5, "NUL" },
+		{ "ab\0\0", 4, "NUL" },
+	};
+	struct kav_grant_spec s = { .vni = VNI_TAGS, .sel_type = KAV_SEL_UID,
+				    .sel_id = 5, .tag = "ok" };
+	struct kav_nl_grant g, r, list[4];
+	static struct kav_nl_msg m;
+	struct kav_av_create c;
+	uint32_t id;
+	size_t i, n;
+	int dom, av;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, grant_raw_tag(&self->nl, 4, bad[i].bytes,
+						 bad[i].len, NULL)) {
+			TH_LOG("tag %zu accepted", i);
+		}
+		EXPECT_NE(NULL, strstr(self->nl.ext_msg, bad[i].why)) {
+			TH_LOG("tag %zu: \"%s\"", i, self->nl.ext_msg);
+		}
+	}
+	ASSERT_EQ(0, kav_nl_grants_filtered(&self->nl, list, 4, &n, VNI_TAGS,
+					    NULL));
+	EXPECT_EQ(0, n);
+	/* Space and every other printable byte are fine. */
+	ASSERT_EQ(0, grant_raw_tag(&self->nl, 4, "a b ~!", 7, &id));
+	ASSERT_EQ(0, kav_nl_grant_get(&self->nl, id, &r));
+	EXPECT_STREQ("a b ~!", r.tag);
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, id));
+
+	/* GRANT_SET, a dump's tag filter and AV_PIN check tags too. */
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &g));
+	EXPECT_EQ(-EINVAL, kav_nl_grant_set(&self->nl, g.id, -1, -1, "bell\a",
+					    NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext_msg, "printable ASCII"));
+	ASSERT_EQ(0, kav_nl_grant_get(&self->nl, g.id, &r));
+	EXPECT_STREQ("ok", r.tag);
+	EXPECT_EQ(-EINVAL, kav_nl_grants_filtered(&self->nl, list, 4, &n, -1,
+						  "nl\n"));
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, g.id));
+
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	av = kav_av_named(dom, "nl-tagged", 0, 0600, 0, KAV_ADDR_SOCKADDR_IN,
+			  &c);
+	ASSERT_LE(0, av);
+	kav_nl_req(&self->nl, &m, KAV_GENL_CMD_AV_PIN, 0);
+	kav_nl_put_u32(&m, KAV_A_AV_ID, c.av_id);
+	kav_nl_put(&m, KAV_A_TAG, "pin\0x", 6);
+	EXPECT_EQ(-EINVAL, kav_nl_talk(&self->nl, &m, NULL, NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext_msg, "NUL"));
+	/* Not pinned by the refused request: unpinning finds no pin. */
+	kav_nl_req(&self->nl, &m, KAV_GENL_CMD_AV_UNPIN, 0);
+	kav_nl_put_u32(&m, KAV_A_AV_ID, c.av_id);
+	EXPECT_EQ(-EALREADY, kav_nl_talk(&self->nl, &m, NULL, NULL));
+	close(av);
+	close(dom);
+}
+
+/*
+ * GRANT_ADD finds a grant by key, selector and tag: GRANT_SET must not
+ * rename a grant onto another's three (EEXIST, nothing changed); the
+ * same tag under another selector or key is no clash.
+ */
+TEST_F(nl, grant_set_keeps_tags_unique)
+{
+	struct kav_grant_spec s = { .vni = VNI_TAGS, .sel_type = KAV_SEL_UID,
+				    .sel_id = 6, .tag = "one" };
+	struct kav_nl_grant a, b, o, r;
+
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &a));
+	s.tag = "two";
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &b));
+	s.sel_id = 7;
+	s.tag = "three";
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &o));
+
+	EXPECT_EQ(-EEXIST, kav_nl_grant_set(&self->nl, b.id, 5, -1, "one",
+					    NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext_msg, "another grant"));
+	ASSERT_EQ(0, kav_nl_grant_get(&self->nl, b.id, &r));
+	EXPECT_STREQ("two", r.tag);
+	EXPECT_EQ(0, r.limit_entries);		/* nothing changed */
+	/* Its own tag again, another selector's tag: fine. */
+	EXPECT_EQ(0, kav_nl_grant_set(&self->nl, b.id, -1, -1, "two", NULL));
+	EXPECT_EQ(0, kav_nl_grant_set(&self->nl, b.id, -1, -1, "three",
+				      &r));
+	EXPECT_STREQ("three", r.tag);
+	/* The idempotent add still finds exactly one grant. */
+	s.sel_id = 6;
+	s.tag = "one";
+	s.limit_avs = 3;
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &r));
+	EXPECT_TRUE(r.updated);
+	EXPECT_EQ(a.id, r.id);
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, a.id));
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, b.id));
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, o.id));
+}
+
+/* =========================================== entry dumps: consistency */
+
+#define VNI_EDUMP	0x5751
+#define NR_EDUMP	2000	/* dozens of 8 KiB reads */
+
+/*
+ * Dump AV @av_id's entries, reading 8 KiB at a time on a fresh socket
+ * (the kernel sizes a dump's pieces by the largest read it has seen);
+ * @between runs after the first read. Counts entry messages, those
+ * (and the DONE) flagged NLM_F_DUMP_INTR, and entries shown revoked.
+ */
+struct edump {
+	int msgs, intr, revoked, reads;
+};
+
+static int entry_dump_in_pieces(uint16_t family, uint32_t av_id,
+				int (*between)(void *), void *arg,
+				struct edump *d)
+{
+	static struct kav_nl_msg m;
+	static char buf[8192];
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct kav_nl nl;
+	int ret = -EIO;
+
+	memset(d, 0, sizeof(*d));
+	if (kav_nl_socket(&nl))
+		return -EIO;
+	nl.family = family;
+	kav_nl_req(&nl, &m, KAV_GENL_CMD_ENTRY_GET, NLM_F_DUMP);
+	kav_nl_put_u32(&m, KAV_A_AV_ID, av_id);
+	m.nlh.nlmsg_seq = ++nl.seq;
+	if (sendto(nl.fd, m.buf, m.nlh.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		goto out;
+	for (;;) {
+		ssize_t n = recv(nl.fd, buf, sizeof(buf), 0);
+		const struct nlmsghdr *h;
+		size_t left;
+
+		if (n < 0)
+			goto out;
+		if (++d->reads == 1 && between && between(arg))
+			goto out;
+		left = (size_t)n;
+		for (h = (const struct nlmsghdr *)buf; NLMSG_OK(h, left);
+		     h = NLMSG_NEXT(h, left)) {
+			const struct nlattr *tb[KAV_A_MAX + 1];
+
+			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+				d->intr++;
+			if (h->nlmsg_type == NLMSG_DONE) {
+				ret = 0;
+				goto out;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				ret = ((const struct nlmsgerr *)NLMSG_DATA(h))->error ?: -EIO;
+				goto out;
+			}
+			kav_nl_parse((const char *)NLMSG_DATA(h) + GENL_HDRLEN,
+				     h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN,
+				     tb, KAV_A_MAX);
+			if (tb[KAV_A_KEY_REVOKED])
+				d->revoked++;
+			d->msgs++;
+		}
+	}
+out:
+	kav_nl_close(&nl);
+	return ret;
+}
+
+struct edump_ctx {
+	struct kav_nl *nl;
+	int other_av;		/* another AV of the same tenant */
+	uint32_t grant;		/* behind the dumped AV's key */
+	uint32_t unrelated;	/* a grant added by the activity */
+	int n;
+};
+
+/* Another AV's batches (under the same key), and a grant of another key. */
+static int unrelated_activity(void *p)
+{
+	struct edump_ctx *x = p;
+	uint64_t fi;
+	int i;
+
+	for (i = 0; i < 32; i++)
+		if (kav_insert_one(x->other_av, 0x0a5a0000 + x->n++, 9,
+				   KAV_NONE, &fi) ||
+		    kav_remove(x->other_av, &fi, 1, NULL))
+			return -1;
+	return kav_nl_grant_uid(x->nl, VNI_EDUMP + 1, 0, &x->unrelated);
+}
+
+static int revoke_the_key(void *p)
+{
+	struct edump_ctx *x = p;
+
+	return kav_nl_grant_del(x->nl, x->grant);
+}
+
+/*
+ * An entry dump's NLM_F_DUMP_INTR covers exactly what it lists, the AV's
+ * entries and their key slots: another AV's inserts and removals and a
+ * grant of another key leave it alone; a revocation of the listed
+ * entries' key, which changes no entry but their key slot, is flagged.
+ */
+TEST_F_TIMEOUT(nl, entry_dump_flags_what_it_lists, 300)
+{
+	static struct sockaddr_in sin[NR_EDUMP];
+	struct kav_av_create c = { 0 };
+	struct edump_ctx x = { .nl = &self->nl };
+	struct edump d;
+	int dom, av, i;
+
+	ASSERT_EQ(0, kav_nl_grant_uid(&self->nl, VNI_EDUMP, 0, &x.grant));
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	ASSERT_EQ(0, kav_domain_set_key(dom, VNI_EDUMP));
+	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, &c);
+	ASSERT_LE(0, av);
+	x.other_av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	ASSERT_LE(0, x.other_av);
+	for (i = 0; i < NR_EDUMP; i++)
+		sin[i] = kav_sin(0x0a590000 + i, 8000);
+	ASSERT_EQ(0, kav_insert_keyed(av, sin, NR_EDUMP, NULL, NULL, NULL));
+
+	ASSERT_EQ(0, entry_dump_in_pieces(self->nl.family, c.av_id,
+					  unrelated_activity, &x, &d));
+	ASSERT_LT(2, d.reads);
+	EXPECT_EQ(NR_EDUMP, d.msgs);
+	EXPECT_EQ(0, d.intr) {
+		TH_LOG("%d reads: flagged although nothing listed changed",
+		       d.reads);
+	}
+	EXPECT_EQ(0, d.revoked);
+	EXPECT_EQ(0, kav_nl_grant_del(&self->nl, x.unrelated));
+
+	ASSERT_EQ(0, entry_dump_in_pieces(self->nl.family, c.av_id,
+					  revoke_the_key, &x, &d));
+	ASSERT_LT(2, d.reads);
+	EXPECT_EQ(NR_EDUMP, d.msgs);
+	EXPECT_LT(0, d.revoked);	/* the later pieces show it */
+	EXPECT_LT(0, d.intr) {
+		TH_LOG("%d reads, %d shown revoked, none flagged interrupted",
+		       d.reads, d.revoked);
+	}
+	close(x.other_av);
+	close(av);
+	close(dom);
+}
+
 /* uid 1003 tries root's 0600 named AV. */
 static int tenant_opens_private(void *arg)
 {

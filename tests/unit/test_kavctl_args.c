@@ -733,6 +733,12 @@ static void test_new_commands(void **state)
 	cmd_err("grant list vni x", "invalid vni 'x'");
 	cmd_err("grant list tag", "'tag' needs a value");
 	cmd_err("grant add vni 1 uid 1 tag a tag b", "tag given twice");
+	/* Tags are printable ASCII, as the kernel takes them. */
+	cmd_err("grant add vni 1 uid 1 tag caf\xc3\xa9", "printable ASCII");
+	cmd_err("grant add vni 1 uid 1 tag del\x7f", "printable ASCII");
+	cmd_err("grant set 4 tag bell\a", "printable ASCII");
+	c = cmd_ok("grant add vni 5 uid 1000 tag ~!#");
+	assert_string_equal(c->grant.tag, "~!#");
 	memset(long_tag, 'x', sizeof(long_tag) - 1);
 	long_tag[sizeof(long_tag) - 1] = '\0';
 	{

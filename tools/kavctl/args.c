@@ -449,11 +449,12 @@ int kc_parse_tag(const char *val, char *tag, char *err, size_t errlen)
 	if (strlen(val) > KAV_TAG_MAX)
 		return kc_fail(err, errlen, "tag '%s' is too long (at most %d bytes)",
 			    val, KAV_TAG_MAX);
+	/* As the kernel: printable ASCII, 0x20..0x7e (uapi KAV_TAG_MAX). */
 	for (p = (const unsigned char *)val; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
+		if (*p < 0x20 || *p > 0x7e)
 			return kc_fail(err, errlen,
-				    "tag '%s': control characters are not allowed",
-				    val);
+				    "tag: only printable ASCII (0x20..0x7e) is allowed, not byte 0x%02x",
+				    *p);
 	strcpy(tag, val);
 	return 0;
 }

@@ -63,7 +63,7 @@ static int put_grant_spec(struct nl_msg *msg, const struct kc_grant_spec *g,
 			return -1;
 		break;
 	case KAV_SEL_NETNS:
-		if (nla_put_u32(msg, KAV_A_SEL_NETNS_FD, (uint32_t)netns_fd))
+		if (nla_put_s32(msg, KAV_A_SEL_NETNS_FD, netns_fd))
 			return -1;
 		break;
 	default:
