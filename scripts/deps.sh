@@ -34,6 +34,7 @@ PACKAGES=(
 	autoconf automake libtool	# tests/hook/build-fabtests.sh: autoreconf
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64	# Debian 6.12 PREEMPT_RT (VM_KERNELS 6.12-rt)
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross	# make lint: tests/litmus/aarch64-codegen.sh
+	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-system-arm	# tests/arm64: the arm64 lane
 )
 SERIES=(6.1 6.12)
 
