@@ -610,4 +610,5 @@ main() {
 	[[ $FAILED == 0 ]]
 }
 
-main "$@"
+# Sourced (tests/arm64/check.sh), it only defines its functions.
+[[ ${BASH_SOURCE[0]} != "$0" ]] || main "$@"

@@ -4,7 +4,8 @@
 # The guest's /init (busybox sh). mkinitramfs.sh writes a header setting
 # the variables below, then appends everything after the "body" line.
 #
-# Results port /dev/ttyS1 receives one block per step:
+# Results port /dev/ttyS1 (RESULTS_PORT: the arm64 guest's /dev/hvc0)
+# receives one block per step:
 #
 #   @@KAV-BOOT uptime=<guest seconds at /init start>
 #   @@KAV-BEGIN <name>
@@ -29,10 +30,11 @@ SCRIPT=${SCRIPT:-}			# /tests/$SCRIPT run with sh, or empty
 TESTS=${TESTS:-}			# programs in /tests, in order
 ARGS=${ARGS:-}				# arguments for each program
 LIBPATH=${LIBPATH:-}			# LD_LIBRARY_PATH for the programs
+RESULTS_PORT=${RESULTS_PORT:-}		# results port (empty: /dev/ttyS1)
 # --- body ---
 export PATH=/sbin:/bin:/usr/sbin:/usr/bin HOME=/root TERM=dumb
 [ -n "$LIBPATH" ] && export LD_LIBRARY_PATH="$LIBPATH"
-RES=/dev/ttyS1
+RES=${RESULTS_PORT:-/dev/ttyS1}
 
 mount_all() {
 	mount -t proc proc /proc

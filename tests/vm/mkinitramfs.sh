@@ -24,6 +24,14 @@
 # off. See guest-init.sh for the result format.
 #
 # Env: KAV_TEST_TIMEOUT  per-step timeout in the guest, seconds (300)
+#      KAV_BUSYBOX       the static busybox to install (/bin/busybox)
+#      KAV_SYSROOT       another architecture's root (tests/arm64): the
+#                        libraries come from there, found with readelf
+#                        (NEEDED, recursively, and the program interpreter)
+#                        instead of ldd, and are copied to their paths
+#                        inside it
+#      KAV_RESULTS_PORT  the guest's results port (/dev/ttyS1; arm64:
+#                        /dev/hvc0)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -44,7 +52,10 @@ check_name() {
 
 install_busybox() {
 	local link
-	if ldd "$BUSYBOX" >/dev/null 2>&1; then
+	if [[ -n $SYSROOT ]]; then
+		[[ -z $(elf_interp "$BUSYBOX") ]] ||
+			die "$BUSYBOX is not static (busybox-static)"
+	elif ldd "$BUSYBOX" >/dev/null 2>&1; then
 		die "$BUSYBOX is not static (install busybox-static)"
 	fi
 	mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin}
@@ -52,7 +63,17 @@ install_busybox() {
 	while read -r link; do
 		[[ -e $ROOT/$link || -L $ROOT/$link ]] && continue
 		ln -s /bin/busybox "$ROOT/$link"
-	done < <("$BUSYBOX" --list-full)
+	done < <(busybox_list)
+}
+
+# The applets' paths: the host's busybox of the same version lists them
+# when BUSYBOX is another architecture's.
+busybox_list() {
+	if [[ -n $SYSROOT ]]; then
+		/bin/busybox --list-full
+	else
+		"$BUSYBOX" --list-full
+	fi
 }
 
 # Copy a file to the same absolute path inside the image.
@@ -86,6 +107,47 @@ copy_libs() {
 	done <<<"$out"
 }
 
+# KAV_SYSROOT: an ELF file's program interpreter, and its NEEDED names
+# (none for a script or data: readelf fails on them).
+elf_interp() {
+	{ readelf -lW "$1" 2>/dev/null || true; } |
+		sed -n 's/.*\[Requesting program interpreter: \(.*\)\]$/\1/p'
+}
+
+elf_needed() {
+	{ readelf -dW "$1" 2>/dev/null || true; } |
+		sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'
+}
+
+# copy_libs_sysroot FILE: FILE's libraries (and theirs) from SYSROOT to
+# the same paths in the image, and its interpreter.
+copy_libs_sysroot() {
+	local file=$1 interp lib dir found
+	interp=$(elf_interp "$file")
+	[[ -z $interp ]] || copy_from_sysroot "$interp"
+	for lib in $(elf_needed "$file"); do
+		found=''
+		for dir in $SYSROOT_LIBDIRS; do
+			if [[ -e $SYSROOT$dir/$lib ]]; then
+				found=$dir/$lib
+				break
+			fi
+		done
+		[[ -n $found ]] || die "$file: $lib not found in $SYSROOT ($SYSROOT_LIBDIRS)"
+		[[ -e $ROOT$found ]] && continue
+		copy_from_sysroot "$found"
+		copy_libs_sysroot "$SYSROOT$found"
+	done
+}
+
+copy_from_sysroot() {
+	local path=$1
+	[[ -e $ROOT$path ]] && return 0
+	[[ -e $SYSROOT$path ]] || die "$SYSROOT$path: no such file"
+	mkdir -p "$ROOT$(dirname "$path")"
+	cp -L "$SYSROOT$path" "$ROOT$path"
+}
+
 # Install a file into /tests under its base name (with its libraries);
 # the name is left in INSTALLED.
 install_test_file() {
@@ -94,7 +156,11 @@ install_test_file() {
 	INSTALLED=${file##*/}
 	check_name "$INSTALLED"
 	cp -L "$file" "$ROOT/tests/$INSTALLED"
-	copy_libs "$file"
+	if [[ -n $SYSROOT ]]; then
+		copy_libs_sysroot "$file"
+	else
+		copy_libs "$file"
+	fi
 }
 
 ld_library_path() {
@@ -113,6 +179,7 @@ write_init() {
 		echo "TESTS='${TESTS[*]}'"
 		echo "ARGS='$ARGS'"
 		echo "LIBPATH='$(ld_library_path)'"
+		echo "RESULTS_PORT='$RESULTS_PORT'"
 		sed -n '/^# --- body ---$/,$p' "$HERE/guest-init.sh"
 	} >"$ROOT/init"
 	chmod 0755 "$ROOT/init"
@@ -142,6 +209,18 @@ main() {
 	done
 	[[ $TEST_TIMEOUT =~ ^[0-9]+$ ]] || die "KAV_TEST_TIMEOUT must be seconds"
 	[[ $ARGS =~ ^[A-Za-z0-9\ ._=,-]*$ ]] || die "unsupported --args '$ARGS'"
+	SYSROOT=${KAV_SYSROOT:-}
+	SYSROOT_LIBDIRS=''
+	if [[ -n $SYSROOT ]]; then
+		[[ -d $SYSROOT/usr ]] || die "KAV_SYSROOT=$SYSROOT: not a root file system"
+		# The multiarch directories of the sysroot's libc, then the plain ones.
+		for f in "$SYSROOT"/lib/*-linux-gnu* "$SYSROOT"/usr/lib/*-linux-gnu*; do
+			[[ ! -d $f ]] || SYSROOT_LIBDIRS+="${f#"$SYSROOT"} "
+		done
+		SYSROOT_LIBDIRS+='/lib /usr/lib'
+	fi
+	RESULTS_PORT=${KAV_RESULTS_PORT:-/dev/ttyS1}
+	[[ $RESULTS_PORT =~ ^/dev/[A-Za-z0-9]+$ ]] || die "unsupported KAV_RESULTS_PORT '$RESULTS_PORT'"
 
 	ROOT=$(mktemp -d)
 	trap 'rm -rf "$ROOT"' EXIT

@@ -3,7 +3,7 @@
 #
 # run-vm.sh --kernel KVER --initramfs X --out DIR [--timeout SECS]
 #           [--append "extra cmdline"] [--image FILE --config FILE]
-#           [--boot DIR]
+#           [--boot DIR] [--arch x86_64|arm64]
 #
 # Boot Debian's kernel KVER with initramfs X in QEMU (TCG: KVM guests hang
 # on these hosts) until the guest powers off (or reboots: -no-reboot makes
@@ -17,6 +17,14 @@
 #   DIR/results.log   ttyS1, test results written by the guest's /init
 # Exit status: QEMU's, or 124 if the host-side timeout killed it.
 #
+# --arch arm64 (tests/arm64): boot an arm64 Image (--boot DIR: the arm64
+# sysroot's /boot) with qemu-system-aarch64 -M virt (TCG,
+# KAV_ARM64_CPU, default neoverse-n1: Armv8.2 with LSE atomics, the
+# Graviton 2 core); the console is the PL011 (ttyAMA0, console.log), the
+# results port a virtio console (hvc0, results.log): the virt machine has
+# one UART, and Debian's arm64 kernel has virtio-pci and the virtio
+# console built in.
+#
 # Decompressing the bzImage is slow under TCG (xz: about 4 s for 6.1), so
 # the ELF vmlinux is extracted once into build/vm/KVER/vmlinux and booted
 # through its PVH entry point (CONFIG_PVH), falling back to the bzImage if
@@ -25,7 +33,10 @@
 # Env: KAV_VM_TIMEOUT  default for --timeout, seconds (1500)
 #      KAV_VM_PVH      0: always boot /boot/vmlinuz-KVER
 #      KAV_BUILD       build directory holding the vmlinux cache (<repo>/build)
-#      KAV_QEMU        QEMU binary (qemu-system-x86_64)
+#      KAV_QEMU        QEMU binary (qemu-system-x86_64; arm64:
+#                      qemu-system-aarch64)
+#      KAV_VM_ARCH     default for --arch (x86_64)
+#      KAV_ARM64_CPU   QEMU's -cpu for arm64 (neoverse-n1)
 #      KAV_VM_MEM      guest memory (3G; make bench uses more)
 #      KAV_VM_CHECKS   0: no slub_debug / KFENCE sampling (make bench)
 #      KAV_VM_APPEND   more kernel command-line arguments
@@ -36,14 +47,14 @@
 #                      "kavtrixie": the trixie userland for guest tests
 set -euo pipefail
 
-QEMU=${KAV_QEMU:-qemu-system-x86_64}
+ARCH=${KAV_VM_ARCH:-x86_64}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 VMDIR=${KAV_BUILD:-$REPO/build}/vm
 
 die() { echo "run-vm.sh: $*" >&2; exit 1; }
 
 usage() {
-	die "usage: run-vm.sh --kernel KVER --initramfs X --out DIR [--timeout SECS] [--append \"...\"] [--image FILE --config FILE] [--boot DIR]"
+	die "usage: run-vm.sh --kernel KVER --initramfs X --out DIR [--timeout SECS] [--append \"...\"] [--image FILE --config FILE] [--boot DIR] [--arch x86_64|arm64]"
 }
 
 # Kernel command line. No oops=panic: the guest keeps running after a
@@ -57,8 +68,9 @@ usage() {
 # the KCSAN kernel, which looks for races, runs its allocator as Debian's
 # do rather than slowed down and serialised by slub_debug.
 cmdline() {
-	local config=$1 extra=$2 args
-	args="console=ttyS0 panic=-1 quiet loglevel=4"
+	local config=$1 extra=$2 args console=ttyS0
+	[[ $ARCH != arm64 ]] || console=ttyAMA0
+	args="console=$console panic=-1 quiet loglevel=4"
 	# Allocator checks for the tests; a benchmark runs the kernel as a
 	# node would (KAV_VM_CHECKS=0).
 	if [[ ${KAV_VM_CHECKS:-1} != 0 ]]; then
@@ -143,6 +155,7 @@ main() {
 		--out) out=${2:?}; shift 2 ;;
 		--timeout) timeout=${2:?}; shift 2 ;;
 		--append) append=${2?}; shift 2 ;;
+		--arch) ARCH=${2:?}; shift 2 ;;
 		*) usage ;;
 		esac
 	done
@@ -155,6 +168,20 @@ main() {
 		config=$boot/config-$kver
 	fi
 	[[ -f $initrd ]] || die "$initrd: no such file"
+	local qemu
+	local -a machine=() results=(-serial "file:$out/results.log")
+	case $ARCH in
+	x86_64) qemu=${KAV_QEMU:-qemu-system-x86_64} ;;
+	arm64)
+		qemu=${KAV_QEMU:-qemu-system-aarch64}
+		machine=(-M virt -cpu "${KAV_ARM64_CPU:-neoverse-n1}")
+		local port=virtconsole,chardev=kavres
+		results=(-device virtio-serial-pci
+			 -chardev "file,id=kavres,path=$out/results.log"
+			 -device "$port")
+		;;
+	*) die "--arch $ARCH: x86_64 or arm64" ;;
+	esac
 	mkdir -p "$out"
 	rm -f "$out/console.log" "$out/results.log"
 
@@ -171,13 +198,12 @@ main() {
 		[[ -d $KAV_VM_TRIXIE_ROOT/usr ]] || die "KAV_VM_TRIXIE_ROOT=$KAV_VM_TRIXIE_ROOT: not a root file system"
 		virtfs+=(-virtfs "local,path=$KAV_VM_TRIXIE_ROOT,mount_tag=kavtrixie,security_model=none,readonly=on,multidevs=remap")
 	fi
-	timeout -k 10 "$timeout" "$QEMU" \
+	timeout -k 10 "$timeout" "$qemu" "${machine[@]}" \
 		-accel tcg -m "${KAV_VM_MEM:-3G}" -smp "$smp" \
 		-nographic -no-reboot -display none -monitor none -nic none \
 		-kernel "$image" -initrd "$initrd" "${virtfs[@]}" \
 		-append "$(cmdline "$config" "$append")" \
-		-serial "file:$out/console.log" \
-		-serial "file:$out/results.log" \
+		-serial "file:$out/console.log" "${results[@]}" \
 		</dev/null || rc=$?
 	if [[ $rc -eq 124 || $rc -eq 137 ]]; then
 		echo "run-vm.sh: $kver: guest timed out after ${timeout}s" >&2
