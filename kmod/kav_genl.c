@@ -987,6 +987,8 @@ static const struct genl_ops kav_genl_ops[] = {
 static struct genl_family kav_genl_family __ro_after_init = {
 	.name = KAV_GENL_NAME,
 	.version = KAV_GENL_VERSION,
+	/* CTRL_ATTR_MAXATTR; each command has its policy (kav_genl_ops). */
+	.maxattr = KAV_A_MAX,
 	.netnsok = false,
 	.module = THIS_MODULE,
 	.ops = kav_genl_ops,
