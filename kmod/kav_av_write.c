@@ -10,6 +10,7 @@
  * checked is what is changed. Nothing is undone after the lock is
  * dropped: another writer may have changed the table in between.
  */
+#include <linux/err.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "kav_objects.h"
@@ -24,8 +25,8 @@ static int kav_av_copy_addrs(struct kav_av *av, struct kav_av_insert *cmd,
 	int ret = 0;
 	u32 i;
 
-	addrs = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
-	lens = kvmalloc_array(cmd->count, sizeof(*lens), GFP_KERNEL_ACCOUNT);
+	addrs = kvmalloc(bytes, KAV_TENANT_GFP);
+	lens = kvmalloc_array(cmd->count, sizeof(*lens), KAV_TENANT_GFP);
 	if (!addrs || !lens) {
 		ret = -ENOMEM;
 		goto err;
@@ -57,7 +58,7 @@ err:
 /* Copy @count __u64 from user memory into a new kernel array. */
 static u64 *kav_copy_u64s(u64 uptr, u32 count, int *ret)
 {
-	u64 *p = kvmalloc_array(count, sizeof(*p), GFP_KERNEL_ACCOUNT);
+	u64 *p = kvmalloc_array(count, sizeof(*p), KAV_TENANT_GFP);
 
 	*ret = 0;
 	if (!p) {
@@ -100,13 +101,17 @@ static int kav_writer_default_key(struct kav_av_file *h, u64 *key)
 
 /*
  * May the writer bind addresses to slot @key? It must be a live slot and
- * the writer must hold a grant for its key. t->lock held.
+ * the writer must hold a grant for its key: that grant (a reference) goes
+ * to *@gp, and the writer's entries under @key are charged to it.
+ * t->lock held.
  */
-static int kav_writer_may_use(struct kav_av_file *h, u64 key)
+static int kav_writer_may_use(struct kav_av_file *h, u64 key,
+			      struct kav_grant **gp)
 {
 	struct kav_table *t = &h->av->table;
 	struct kav_domain *d = h->domain;
 	const struct kav_key_slot *k;
+	struct kav_grant *g;
 
 	if (!kav_key_valid(t, key))
 		return -EINVAL;
@@ -115,19 +120,24 @@ static int kav_writer_may_use(struct kav_av_file *h, u64 key)
 		kav_deny(KAV_DENY_REVOKED, &d->id, k->vni, "insert");
 		return -EKEYREVOKED;
 	}
-	return kav_may_bind(&d->id, kav_domain_key_grant(d), k->vni,
-			    "insert");
+	g = kav_bind_grant(&d->id, kav_domain_key_grant(d), k->vni, "insert");
+	if (IS_ERR(g))
+		return PTR_ERR(g);
+	*gp = g;
+	return 0;
 }
 
 /*
- * Check every key of @b for the writer and count entries per key; on a
- * refusal @b's offending position goes to *@err_index. t->lock held.
+ * Check every key of @b for the writer, count entries per key and find
+ * the writer's grant for each (@bg); on a refusal @b's offending position
+ * goes to *@err_index. t->lock held.
  */
 static int kav_batch_authorize(struct kav_av_file *h,
 			       struct kav_insert_batch *b,
-			       struct kav_key_counts *kc, u32 *err_index)
+			       struct kav_key_counts *kc,
+			       struct kav_batch_grants *bg, u32 *err_index)
 {
-	u64 key, checked = 0;
+	u64 key;
 	int ret;
 	u32 i;
 
@@ -143,25 +153,28 @@ static int kav_batch_authorize(struct kav_av_file *h,
 			*err_index = i;
 			return -EINVAL;
 		}
-		if (key != KAV_NONE && !(checked & BIT_ULL(key))) {
-			ret = kav_writer_may_use(h, key);
+		if (key != KAV_NONE && !bg->g[key]) {
+			ret = kav_writer_may_use(h, key, &bg->g[key]);
 			if (ret) {
 				*err_index = i;
 				return ret;
 			}
-			checked |= BIT_ULL(key);
 		}
 		kav_key_count(kc, key);
 	}
 	return 0;
 }
 
-/* Authorise, charge and apply @b, all under one table lock hold. */
+/*
+ * Authorise, charge and apply @b, all under one table lock hold. Each
+ * key's entries are charged to the writer's own grant for that key.
+ */
 static int kav_av_insert_batch(struct kav_av_file *h,
 			       struct kav_insert_batch *b, u32 *err_index)
 {
 	struct kav_av *av = h->av;
 	struct kav_table *t = &av->table;
+	struct kav_batch_grants bg = {};
 	struct kav_key_counts kc = {};
 	int ret;
 
@@ -172,7 +185,7 @@ static int kav_av_insert_batch(struct kav_av_file *h,
 		ret = -ENOSPC;
 		goto out;
 	}
-	ret = kav_batch_authorize(h, b, &kc, err_index);
+	ret = kav_batch_authorize(h, b, &kc, &bg, err_index);
 	if (ret)
 		goto out;
 	/* A job table: only addresses it does not hold yet need room. */
@@ -183,14 +196,18 @@ static int kav_av_insert_batch(struct kav_av_file *h,
 			goto out;
 		}
 	}
-	ret = kav_key_grants_charge(&av->key_grants, &kc, &h->domain->id);
+	ret = kav_key_grants_charge(&av->key_grants, t, &bg, &kc, b->nr_new,
+				    &h->domain->id);
 	if (ret)
 		goto out;
 	ret = kav_table_insert(t, b, &kc);
 	if (ret)
-		kav_key_grants_uncharge(&av->key_grants, &kc);
+		kav_key_grants_cancel(&av->key_grants, &bg, &kc);
+	else
+		kav_key_grants_commit(&av->key_grants, &bg, &kc, b);
 out:
 	kav_table_unlock(t);
+	kav_batch_grants_put(&bg);
 	return ret;
 }
 
@@ -245,14 +262,14 @@ int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
 		if (ret)
 			goto out;
 	}
-	idx = kvmalloc_array(cmd->count, sizeof(*idx), GFP_KERNEL_ACCOUNT);
+	idx = kvmalloc_array(cmd->count, sizeof(*idx), KAV_TENANT_GFP);
 	if (!idx) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	if (kav_table_indexed(&h->av->table)) {
 		scratch = kvmalloc_array(kav_index_scratch_len(cmd->count),
-					 sizeof(*scratch), GFP_KERNEL_ACCOUNT);
+					 sizeof(*scratch), KAV_TENANT_GFP);
 		if (!scratch) {
 			ret = -ENOMEM;
 			goto out;
@@ -310,7 +327,8 @@ int kav_av_remove(void *obj, struct kav_ucmd *ucmd)
 	ret = kav_table_check_remove(t, idx, cmd->count, &cmd->err_index);
 	if (!ret) {
 		kav_table_remove(t, idx, cmd->count, &kc);
-		kav_key_grants_uncharge(&av->key_grants, &kc);
+		/* Each entry back to whom it was charged, whoever removes. */
+		kav_key_grants_remove(&av->key_grants, idx, cmd->count, &kc);
 	}
 	kav_table_unlock(t);
 out:
@@ -321,8 +339,29 @@ out:
 }
 
 /*
+ * Can @key go into a free slot of @t? EEXIST with the handle of the slot
+ * holding it already, ENOSPC when none is free. t->lock held.
+ */
+static int kav_key_room(struct kav_table *t, const struct kav_auth_key *key,
+			u64 *handle)
+{
+	u64 h = kav_key_find(t, key->vni);
+
+	if (h != KAV_NONE) {
+		*handle = h;
+		return -EEXIST;
+	}
+	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++)
+		if (!kav_key_valid(t, h))
+			return 0;
+	return -ENOSPC;
+}
+
+/*
  * Charge @grant (which authorised @id for @key and whose reference the
- * slot takes over on success) and put @key in a slot of @av.
+ * slot takes over on success) one AV and put @key in a slot of @av. The
+ * charge is taken only once the key is sure to go in: a refused or
+ * failed insert never shows in the grant's nr_avs.
  */
 int kav_av_add_key(struct kav_av *av, const struct kav_identity *id,
 		   const struct kav_auth_key *key, struct kav_grant *grant,
@@ -331,24 +370,24 @@ int kav_av_add_key(struct kav_av *av, const struct kav_identity *id,
 	struct kav_table *t = &av->table;
 	int ret;
 
-	ret = kav_grant_charge(grant, 0, 1, id, "key insert");
-	if (ret)
-		return ret;
 	ret = kav_table_lock(t);
 	if (ret)
-		goto err;
+		return ret;
 	/* Revoked since it was looked up: it must not reach the table. */
 	if (kav_grant_revoked(grant))
 		ret = -EKEYREVOKED;
 	else
+		ret = kav_key_room(t, key, handle);
+	if (!ret)
+		ret = kav_grant_charge_av(grant, id, "key insert");
+	if (!ret) {
 		ret = kav_key_insert(t, key, flags, handle);
-	if (!ret)
-		kav_key_grants_set(&av->key_grants, *handle, grant);
+		if (WARN_ON_ONCE(ret))
+			kav_grant_uncharge(grant, 0, 1);
+		else
+			kav_key_grants_set(&av->key_grants, *handle, grant);
+	}
 	kav_table_unlock(t);
-	if (!ret)
-		return 0;
-err:
-	kav_grant_uncharge(grant, 0, 1);
 	return ret;
 }
 

@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/lockdep.h>
@@ -23,6 +24,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/rwsem.h>
+#include <linux/spinlock.h>
 #include "kav_policy.h"
 
 static LIST_HEAD(kav_grants);
@@ -380,24 +382,70 @@ bool kav_grant_authorize_rcu(const struct kav_identity *id, u32 vni)
 	return false;
 }
 
-/* Count @entries and @avs against the grant's limits: all or nothing. */
-int kav_grant_charge(struct kav_grant *g, u64 entries, u32 avs,
-		     const struct kav_identity *id, const char *op)
-{
-	u64 e = atomic64_add_return(entries, &g->nr_entries);
-	u32 a = atomic_add_return(avs, &g->nr_avs);
-	u64 max_e = READ_ONCE(g->limit_entries);
-	u32 max_a = READ_ONCE(g->limit_avs);
+/*
+ * Accounts only grow under kav_charge_lock, and a charge checks every
+ * limit it touches before it adds anything: a charge that would pass a
+ * limit is never added, so no counter ever shows a refused charge
+ * (GRANT_GET, WHOAMI) and one tenant's refused batch never refuses
+ * another's. Accounts shrink without the lock (kav_grant_uncharge()),
+ * which can only keep a passed check true. A batch charges several
+ * grants at once (one per key), all or none, which one compare-and-swap
+ * per counter could not do without a visible undo.
+ */
+static DEFINE_SPINLOCK(kav_charge_lock);
 
-	/* Only what is charged is checked: a limit lowered below what is in
-	 * use (GRANT_SET) refuses more of that, not of the other.
-	 */
-	if ((entries && max_e && e > max_e) || (avs && max_a && a > max_a)) {
-		kav_grant_uncharge(g, entries, avs);
-		kav_deny(KAV_DENY_LIMIT, id, g->vni, op);
-		return -EDQUOT;
+/* Would @n more on top of @used pass @max (0: no limit)? */
+static bool kav_over_limit(u64 used, u64 n, u64 max)
+{
+	return max && (used > max || n > max - used);
+}
+
+/*
+ * Charge @n[k] entries to @g[k] for each bit k of @used: all or none.
+ * EDQUOT (counted and logged against the first grant that refused).
+ */
+int kav_grants_charge_entries(struct kav_grant * const *g, const u32 *n,
+			      u64 used, const struct kav_identity *id,
+			      const char *op)
+{
+	struct kav_grant *refused = NULL;
+	u64 left = used;
+	u32 k;
+
+	spin_lock(&kav_charge_lock);
+	for (; left && !refused; left &= left - 1) {
+		k = __ffs64(left);
+		if (kav_over_limit(atomic64_read(&g[k]->nr_entries), n[k],
+				   READ_ONCE(g[k]->limit_entries)))
+			refused = g[k];
 	}
-	return 0;
+	for (left = refused ? 0 : used; left; left &= left - 1) {
+		k = __ffs64(left);
+		atomic64_add(n[k], &g[k]->nr_entries);
+	}
+	spin_unlock(&kav_charge_lock);
+	if (!refused)
+		return 0;
+	kav_deny(KAV_DENY_LIMIT, id, refused->vni, op);
+	return -EDQUOT;
+}
+
+/* Charge one AV (a key slot) to @g; EDQUOT at its AV limit. */
+int kav_grant_charge_av(struct kav_grant *g, const struct kav_identity *id,
+			const char *op)
+{
+	bool refused;
+
+	spin_lock(&kav_charge_lock);
+	refused = kav_over_limit(atomic_read(&g->nr_avs), 1,
+				 READ_ONCE(g->limit_avs));
+	if (!refused)
+		atomic_inc(&g->nr_avs);
+	spin_unlock(&kav_charge_lock);
+	if (!refused)
+		return 0;
+	kav_deny(KAV_DENY_LIMIT, id, g->vni, op);
+	return -EDQUOT;
 }
 
 /* Take @n off @v unless that would make it negative (a bug). */

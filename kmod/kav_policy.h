@@ -54,8 +54,8 @@ struct kav_grant {
 	u32 limit_avs;			/* 0: none; changes in place */
 	char tag[KAV_TAG_MAX + 1];	/* under kav_grants_lock */
 	bool revoked;
-	atomic64_t nr_entries;		/* entries bound under the grant */
-	atomic_t nr_avs;		/* key slots (AVs) using the grant */
+	atomic64_t nr_entries;		/* entries its holders wrote */
+	atomic_t nr_avs;		/* key slots (AVs) it authorised */
 };
 
 /* kav_identity.c */
@@ -97,8 +97,11 @@ void kav_grant_put(struct kav_grant *g);
 bool kav_grant_revoked(const struct kav_grant *g);
 bool kav_grant_matches(const struct kav_grant *g,
 		       const struct kav_identity *id);
-int kav_grant_charge(struct kav_grant *g, u64 entries, u32 avs,
-		     const struct kav_identity *id, const char *op);
+int kav_grants_charge_entries(struct kav_grant * const *g, const u32 *n,
+			      u64 used, const struct kav_identity *id,
+			      const char *op);
+int kav_grant_charge_av(struct kav_grant *g, const struct kav_identity *id,
+			const char *op);
 void kav_grant_uncharge(struct kav_grant *g, u64 entries, u32 avs);
 void kav_deny(enum kav_deny why, const struct kav_identity *id, u32 vni,
 	      const char *op);
@@ -114,33 +117,69 @@ void kav_consumers_revoke(const struct kav_grant *g);
 /* kav_rule.c: the rule */
 int kav_may_bind(const struct kav_identity *id, const struct kav_grant *hint,
 		 u32 vni, const char *op);
+struct kav_grant *kav_bind_grant(const struct kav_identity *id,
+				 struct kav_grant *hint, u32 vni,
+				 const char *op);
 int kav_may_bind_keyless(const struct kav_identity *id, const char *op);
 bool kav_keyless_allowed(void);
 int kav_may_resolve(const struct kav_identity *id,
 		    const struct kav_grant *hint, bool keyed, u32 vni);
 
 /*
- * kav_key_grants.c: the grants behind an AV's key slots. Slot k was
- * authorised by g[k] (a reference), which is charged one AV for the slot
- * and one entry for each entry bound to it, whoever the writer (the
- * writer itself must pass kav_may_bind()). The owner of the struct
- * serialises calls (the table lock).
+ * kav_key_grants.c: an AV's accounts. Slot k was authorised by g[k] (a
+ * reference), which is charged one AV for the slot. Each entry is charged
+ * to the grant that authorised its *writer* for its key (kav_bind_grant()),
+ * whoever authorised the slot, and given back to that same grant when the
+ * entry goes (remove, or the AV's end): charges[] holds those grants with
+ * their counts, owner[] (kernel-only, two bytes a slot) which charge each
+ * entry is; while every charged entry is charges[0]'s, as in an AV with
+ * one writer's grant (a private AV, a job table), there is no owner[].
+ * The owner of the struct serialises calls (the table lock).
  */
+struct kav_charge {
+	struct kav_grant *g;		/* a reference; NULL: a free charge */
+	u64 nr;				/* entries charged to @g */
+	u64 gone;			/* a removal's count, then 0 */
+};
+
 struct kav_key_grants {
 	struct kav_grant *g[KAV_MAX_AUTH_KEYS];
+	struct kav_charge *charges;	/* [nr_charges] */
+	u32 nr_charges;
+	u16 **owner;			/* pages of u16: charge + 1, 0: none */
+	unsigned long owner_pages;	/* pages in @owner */
+	unsigned long owner_cap;	/* room for page pointers in @owner */
+	u64 dropped;			/* entries of slots dropped so far */
+};
+
+/* One batch's writer grant for each key slot it uses (references). */
+struct kav_batch_grants {
+	struct kav_grant *g[KAV_MAX_AUTH_KEYS];
+	u16 charge[KAV_MAX_AUTH_KEYS];	/* its index in charges[] */
 };
 
 struct kav_key_counts;
+struct kav_table;
+struct kav_insert_batch;
 
 void kav_key_grants_set(struct kav_key_grants *kg, u64 handle,
 			struct kav_grant *g);
 struct kav_grant *kav_key_grants_of(const struct kav_key_grants *kg,
 				    u64 handle);
 void kav_key_grants_drop(struct kav_key_grants *kg, u64 handle, u64 entries);
-int kav_key_grants_charge(struct kav_key_grants *kg,
-			  const struct kav_key_counts *kc,
+int kav_key_grants_charge(struct kav_key_grants *kg, struct kav_table *t,
+			  struct kav_batch_grants *bg,
+			  const struct kav_key_counts *kc, u32 nr_new,
 			  const struct kav_identity *id);
-void kav_key_grants_uncharge(struct kav_key_grants *kg,
-			     const struct kav_key_counts *kc);
+void kav_key_grants_cancel(struct kav_key_grants *kg,
+			   struct kav_batch_grants *bg,
+			   const struct kav_key_counts *kc);
+void kav_key_grants_commit(struct kav_key_grants *kg,
+			   struct kav_batch_grants *bg,
+			   const struct kav_key_counts *kc,
+			   const struct kav_insert_batch *b);
+void kav_key_grants_remove(struct kav_key_grants *kg, const u64 *idx,
+			   u32 count, const struct kav_key_counts *kc);
+void kav_batch_grants_put(struct kav_batch_grants *bg);
 
 #endif /* KAV_POLICY_H */

@@ -6,6 +6,7 @@
  * the administrator's allow_keyless. Who created the AV does not matter:
  * a writer or resolver of a shared AV is held to its own grants.
  */
+#include <linux/err.h>
 #include <linux/moduleparam.h>
 #include "kav_core.h"
 #include "kav_policy.h"
@@ -40,6 +41,24 @@ int kav_may_bind(const struct kav_identity *id, const struct kav_grant *hint,
 		return -EACCES;
 	kav_grant_put(g);
 	return 0;
+}
+
+/*
+ * kav_may_bind(), returning the grant that says yes (a reference): the
+ * one a writer's entries are charged to. ERR_PTR(-EACCES) otherwise.
+ */
+struct kav_grant *kav_bind_grant(const struct kav_identity *id,
+				 struct kav_grant *hint, u32 vni,
+				 const char *op)
+{
+	struct kav_grant *g;
+
+	if (kav_grant_covers(hint, id, vni)) {
+		kav_grant_get(hint);
+		return hint;
+	}
+	g = kav_grant_authorize(id, vni, op);
+	return g ?: ERR_PTR(-EACCES);
 }
 
 /* For tenants asking why (KAV_IOC_DOMAIN_WHOAMI). */

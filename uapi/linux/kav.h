@@ -397,9 +397,10 @@ struct kav_domain_key {
  * @sel_cookie: the cgroup id (KAV_SEL_CGROUP) or network namespace
  *	cookie (KAV_SEL_NETNS), else 0
  * @limit_entries: entries allowed under the grant; 0: no limit
- * @nr_entries: entries bound under the grant now (everyone's)
+ * @nr_entries: entries charged to the grant now: written, in any AV, by
+ *	identities it authorised for the entry's key (everyone's)
  * @limit_avs: AVs allowed to hold the key under the grant; 0: no limit
- * @nr_avs: AVs holding the key under the grant now
+ * @nr_avs: key slots (AVs) holding the key under the grant now
  * @tag: the administrator's tag, NUL-terminated ("" when none)
  */
 struct kav_grant_info {
