@@ -53,9 +53,10 @@ ARM64_ST_DEPS   := $(filter-out lib/libkav.a,$(SELFTEST_DEPS)) $(ARM64_LIBKAV_A)
 
 .PHONY: arm64-check arm64-build arm64-sysroot-check arm64-clean
 
-# "+": check.sh runs make arm64-build, which may share the jobserver.
+# check.sh runs make arm64-build itself (-j as many CPUs), with none of
+# this make's flags.
 arm64-check: $(KSFT_HDR_DIR)/kselftest_harness.h
-	+tests/arm64/check.sh --selftests "$(ARM64_TESTS)"
+	tests/arm64/check.sh --selftests "$(ARM64_TESTS)"
 
 arm64-build: arm64-sysroot-check $(ARM64_LIBKAV_SO) $(ARM64_LIBKAV_A) \
 	$(ARM64_PROV) $(ARM64_KAVCTL) $(ARM64_FILL) $(ARM64_ST_BINS)

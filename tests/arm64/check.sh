@@ -42,6 +42,9 @@ export LC_ALL=C
 ARM64_HERE=$(cd "$(dirname "$0")" && pwd)
 ARM64_REPO=$(cd "$ARM64_HERE/../.." && pwd)
 HOST_BUILD=${KAV_BUILD:-$ARM64_REPO/build}
+# The makes below are this script's own (make arm64-check's flags, -n
+# included, do not reach them).
+unset MAKEFLAGS MFLAGS MAKELEVEL
 export KAV_BUILD=$HOST_BUILD/arm64
 # The result parser of the x86 lane: parse_results, check_console,
 # collect_kernel, summary and their state (VMDIR=$KAV_BUILD/vm, JOBS).
@@ -54,7 +57,7 @@ usage() { die "usage: tests/arm64/check.sh [--selftests \"name...\"]"; }
 # Makefile includes arm64.mk yet.
 make_userland() {
 	local sysroot=$1 log=$KAV_BUILD/build.log
-	local -a mk=(make -C "$ARM64_REPO" --no-print-directory)
+	local -a mk=(make -C "$ARM64_REPO" --no-print-directory -j"$(nproc)")
 	grep -qs '^include tests/arm64/arm64.mk' "$ARM64_REPO/Makefile" ||
 		mk+=(-f Makefile -f tests/arm64/arm64.mk)
 	note "cross-building the userland for arm64 (log: $log)"
