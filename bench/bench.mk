@@ -66,7 +66,7 @@ $(LATENCY_BIN): bench/latency/kav_latency.c tests/selftests/kav_test_util.h \
 # One guest per kernel, one at a time; KAV_VM_APPEND=preempt=full for the
 # full-preemption row of 6.12.
 bench-latency: $(LATENCY_BIN)
-	KAV_VM_JOBS=1 KAV_TRIXIE=0 KAV_DEBUG_KERNEL=0 tests/vm/check.sh \
+	KAV_VM_JOBS=1 KAV_VM_CHECKS=0 KAV_TRIXIE=0 KAV_DEBUG_KERNEL=0 tests/vm/check.sh \
 		--kernels "$${KAV_KERNELS:-6.12 6.12-rt}" --selftests "$(LATENCY_BIN)"
 
 .PHONY: bench bench-clean bench-latency bench-native bench-native-smoke bench-ompi \
