@@ -848,8 +848,9 @@ static int kav_genl_av_pin(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	ret = kav_parse_tag(info->extack, info->attrs[KAV_A_TAG], tag);
-	if (!ret)
-		ret = kav_av_pin(av, pin, tag);
+	if (ret)		/* the extack says what is wrong with the tag */
+		goto out;
+	ret = kav_av_pin(av, pin, tag);
 	if (ret == -EINVAL)
 		NL_SET_ERR_MSG_ATTR(info->extack, id,
 				    "only a named AV can be pinned");
@@ -857,6 +858,7 @@ static int kav_genl_av_pin(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, id, "the AV is already pinned");
 	else if (ret == -EALREADY)
 		NL_SET_ERR_MSG_ATTR(info->extack, id, "the AV is not pinned");
+out:
 	kav_av_put(av);
 	return ret;
 }

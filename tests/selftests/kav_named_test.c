@@ -608,7 +608,8 @@ static int owner_in_userns(void *p)
 	close(av);
 	/* ... and a refusal by its mode (0400) names 5 as the owner. */
 	memset(&c, 0, sizeof(c));
-	CK_EQ(-EACCES, owned_in(u->dom, "userns-owner", 0, 5, &c));
+	CK_EQ(-EACCES, kav_av_named(u->dom, "userns-owner", KAV_AV_OWNER, 0,
+				    5, KAV_ADDR_SOCKADDR_IN, &c));
 	CK_EQ(KAV_AV_DENIED_MODE, c.result);
 	CK_EQ(0400, c.mode);
 	CK_EQ(5, c.owner_uid);
@@ -643,6 +644,43 @@ TEST(owner_uid_is_in_the_callers_user_namespace)
 	EXPECT_EQ(-EACCES, owned_in(u.dom, "userns-owner", 0, 0, NULL));
 	close(av);
 	close(u.dom);
+}
+
+/*
+ * A named create refused after the new AV took its first reference (the
+ * domain key's grant at its AV limit: EDQUOT; revoked: EKEYREVOKED) frees
+ * that AV only after kav_names_lock and kav_revoke_sem: on the debug
+ * kernel, kav_av_free() asserts under lockdep that kav_names_lock is not
+ * held. The name stays free.
+ */
+#define VNI_REFUSED	4190
+
+TEST(a_refused_named_create_puts_its_av_after_the_locks)
+{
+	struct kav_grant_spec s = { .vni = VNI_REFUSED,
+				    .sel_type = KAV_SEL_UID, .sel_id = 0,
+				    .limit_avs = 1 };
+	struct kav_nl_grant g;
+	struct kav_nl nl;
+	int dom, av;
+
+	ASSERT_EQ(0, kav_nl_open(&nl));
+	ASSERT_EQ(0, kav_nl_grant_add(&nl, &s, &g));
+	dom = kav_open_domain();
+	ASSERT_LE(0, dom);
+	ASSERT_EQ(0, kav_domain_set_key(dom, VNI_REFUSED));
+	av = named_in(dom, "refused-1", KAV_AV_NAMED, NULL);
+	ASSERT_LE(0, av);
+	/* The grant's one AV is taken: the next AV's slot 0 is refused. */
+	EXPECT_EQ(-EDQUOT, named_in(dom, "refused-2", KAV_AV_NAMED, NULL));
+	EXPECT_EQ(-ENOENT, probe("refused-2"));
+	EXPECT_EQ(0, kav_nl_grant_del(&nl, g.id));
+	EXPECT_EQ(-EKEYREVOKED, named_in(dom, "refused-3", KAV_AV_NAMED,
+					 NULL));
+	EXPECT_EQ(-ENOENT, probe("refused-3"));
+	close(av);
+	close(dom);
+	kav_nl_close(&nl);
 }
 
 /* ------------------------------------------------------- IPC namespaces */
