@@ -140,6 +140,9 @@ main() {
 	mkdir -p "$JOBS"
 	echo "$kver" >"$JOBS/0.kver"
 	echo "ran $vm_rc $((SECONDS - t))" >"$JOBS/0.status"
+	# The virtio console resets its termios on each last close (guest-init's
+	# "stty raw" is lost): its lines end in CR LF.
+	[[ ! -f $out/results.log ]] || sed -i 's/\r$//' "$out/results.log"
 	collect_kernel 0 "${bins[@]}"
 	note "arm64 lane: $((SECONDS - start))s in all"
 	summary

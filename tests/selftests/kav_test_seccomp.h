@@ -24,11 +24,20 @@ static inline int kav_seccomp_install(struct sock_filter *f, unsigned short n)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
-/* Not x86-64's system call table: kill. */
-#define KAV_SECCOMP_ARCH_X86_64						\
+/* The system call table the numbers below are from: the build's. */
+#if defined(__x86_64__)
+#define KAV_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define KAV_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "kav_test_seccomp.h: no AUDIT_ARCH_* for this architecture"
+#endif
+
+/* Not the build's system call table (e.g. x32, compat): kill. */
+#define KAV_SECCOMP_ARCH_NATIVE						\
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS,				\
 		 offsetof(struct seccomp_data, arch)),			\
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),	\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KAV_AUDIT_ARCH, 1, 0),	\
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),		\
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS,				\
 		 offsetof(struct seccomp_data, nr))
@@ -37,7 +46,7 @@ static inline int kav_seccomp_install(struct sock_filter *f, unsigned short n)
 static inline int forbid_syscalls(void)
 {
 	struct sock_filter f[] = {
-		KAV_SECCOMP_ARCH_X86_64,
+		KAV_SECCOMP_ARCH_NATIVE,
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 2, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
@@ -51,7 +60,7 @@ static inline int forbid_syscalls(void)
 static inline int forbid_ioctl(unsigned int cmd)
 {
 	struct sock_filter f[] = {
-		KAV_SECCOMP_ARCH_X86_64,
+		KAV_SECCOMP_ARCH_NATIVE,
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, args[1])),
