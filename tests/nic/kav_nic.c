@@ -60,7 +60,6 @@ struct kav_nic_qp {
 	u64 s_first, s_next, s_end;
 	/* The "hardware": a ring of send descriptors. */
 	struct kav_nic_desc ring[KAV_NIC_RING];
-	u32 ring_head;
 	u32 revoked[KAV_NIC_REVOKED_MAX];
 	u32 nr_revoked_vnis;
 	struct kav_nic_stats stats;
@@ -190,7 +189,8 @@ static void kav_nic_run_stream(struct kav_nic_qp *qp)
 		switch (r) {
 		case 0:
 			qp->stats.nr_ok++;
-			d = &qp->ring[qp->ring_head++ % KAV_NIC_RING];
+			/* One descriptor per destination (fi_addr mod ring). */
+			d = &qp->ring[qp->s_next % KAV_NIC_RING];
 			d->fi_addr = qp->s_next;
 			d->vni = qp->res.vni;
 			d->valid = true;

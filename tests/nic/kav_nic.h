@@ -19,8 +19,11 @@
  *   KAV_NIC_IOC_SCAN              resolve a range (timer) and count outcomes
  *   KAV_NIC_IOC_STREAM_START      resolve a range over and over from the
  *                                 timer (or hardirq), until STREAM_STOP or
- *                                 release; each success is queued on the
- *                                 "hardware" ring (KAV_NIC_RING descriptors)
+ *                                 release; each success programs the
+ *                                 "hardware" descriptor of its destination
+ *                                 (KAV_NIC_RING of them, fi_addr mod
+ *                                 KAV_NIC_RING), which stays until a later
+ *                                 success or the revocation callback
  *   KAV_NIC_IOC_STREAM_STOP       stop it and wait for the timer
  *   KAV_NIC_IOC_STATS             the counters (struct kav_nic_stats)
  *   KAV_NIC_IOC_LAST_RES          the raw struct kav_resolution of the last

@@ -201,7 +201,8 @@ static void revoke_during_resolves(struct __test_metadata *_metadata,
 	EXPECT_EQ(1, st1.nr_callbacks);
 	EXPECT_EQ(VNI_R, st1.last_revoked_vni);
 	EXPECT_EQ(0, st1.nr_callbacks_atomic);
-	EXPECT_LT(0, st1.nr_torn_down);
+	/* Even destinations held VNI_R descriptors: the callback took them. */
+	EXPECT_EQ(KAV_NIC_RING / 2, st1.nr_torn_down);
 	EXPECT_EQ(0, st1.nr_ring_revoked);
 	EXPECT_EQ(0, st1.nr_stale);
 
@@ -214,7 +215,10 @@ static void revoke_during_resolves(struct __test_metadata *_metadata,
 	EXPECT_LT(st1.nr_revoked, st2.nr_revoked);
 	EXPECT_LT(st1.nr_ok, st2.nr_ok);
 	EXPECT_EQ(1, st2.nr_callbacks);
-	EXPECT_EQ(0, st2.nr_other + st2.nr_denied + st2.nr_invalid);
+	/* EACCES is right too: between the grant's removal and its slot's
+	 * marking a resolve finds the slot live and the grant gone.
+	 */
+	EXPECT_EQ(0, st2.nr_other + st2.nr_invalid);
 	EXPECT_EQ(0, st2.nr_task_runs);
 	if (flags & KAV_NIC_STREAM_HARDIRQ) {
 		EXPECT_LT(0, st2.nr_hardirq_runs);
