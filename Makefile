@@ -56,6 +56,8 @@ include tests/trixie/trixie.mk
 include tests/pkg/pkg.mk
 include tests/cluster/cluster.mk
 include tests/litmus/litmus.mk
+# After lib, prov, tools and the selftests: its variables are theirs.
+include tests/arm64/arm64.mk
 
 deps:
 	scripts/deps.sh
@@ -65,9 +67,12 @@ deps:
 # read benchmark's smoke run (wrong reads fail it, timings never) and
 # packaging on the host, then the kselftest suite in a VM on each kernel
 # of VM_KERNELS and on the debug kernel, and the race-sensitive programs
-# on the KCSAN kernel (KAV_DEBUG_KERNEL=0 skips both debug kernels); last
-# the cluster test (two trixie nodes under systemd and Slurm,
-# tests/cluster). On a machine that has not built the debug kernels
+# on the KCSAN kernel (KAV_DEBUG_KERNEL=0 skips both debug kernels); then
+# the arm64 lane (tests/arm64: Debian's arm64 6.12 under
+# qemu-system-aarch64, a subset of the selftests); last the cluster test
+# (two trixie nodes under systemd and Slurm, tests/cluster). lint
+# includes the memory-model proofs (tests/litmus: herd7 from a cached sid
+# root, and the aarch64 codegen check of every reader). On a machine that has not built the debug kernels
 # yet, they build in the background (niced) from the start, on what lint,
 # the packages and the first guests leave of the CPUs; vmtest's own call
 # of debug-kernel.sh waits on its lock for them. So do the trixie root and
@@ -88,6 +93,7 @@ check: deps
 	$(MAKE) --no-print-directory bench-native-smoke
 	$(MAKE) --no-print-directory pkgcheck
 	$(MAKE) --no-print-directory vmtest
+	$(MAKE) --no-print-directory arm64-check
 	$(MAKE) --no-print-directory cluster-check
 
 # Packaging, on the host: lintian on the source and every package (no E:,

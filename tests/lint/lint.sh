@@ -189,7 +189,8 @@ run_shellcheck() {
 		 "$REPO"/tests/slurm/*.sh "$REPO"/tests/slurm/kav_slurm_vm \
 		 "$REPO"/tests/ompi/*.sh "$REPO"/tests/ompi/kav_ompi_vm \
 		 "$REPO"/tests/trixie/*.sh "$REPO"/tests/cluster/*.sh \
-		 "$REPO"/tests/cluster/node/*.sh "$REPO"/tools/node/kav-cdi-generate; do
+		 "$REPO"/tests/cluster/node/*.sh "$REPO"/tools/node/kav-cdi-generate \
+		 "$REPO"/tests/arm64/*.sh "$REPO"/tests/fuzz/*.sh; do
 		[[ -f $f ]] && files+=("${f#"$REPO"/}")
 	done
 	out=$(cd "$REPO" && shellcheck -x --severity=warning "${files[@]}" 2>&1 || true)
