@@ -140,6 +140,9 @@ static void run_phase(struct phase *p, int other_cpu)
 
 	if (!lat || report < 0) {
 		p->err = ENOMEM;
+		free(lat);
+		if (report >= 0)
+			close(report);
 		return;
 	}
 	unlink(path);
@@ -149,6 +152,8 @@ static void run_phase(struct phase *p, int other_cpu)
 			tenant_main(report);
 		if (tenant < 0) {
 			p->err = errno;
+			free(lat);
+			close(report);
 			return;
 		}
 		usleep(200000);	/* the tenant's AV exists, batches run */
