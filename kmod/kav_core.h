@@ -202,16 +202,6 @@ const struct kav_entry *kav_table_entry_ro(struct kav_table *t, u64 idx);
 const struct kav_entry *kav_table_entry_lockless(struct kav_table *t,
 						 u64 idx);
 
-/* Called for each valid entry (with its key slot, or NULL). */
-struct kav_entry_visitor {
-	int (*fn)(void *arg, u64 idx, const struct kav_entry *e,
-		  const struct kav_key_slot *k);
-	void *arg;
-};
-
-int kav_table_walk_entries(struct kav_table *t, u64 *idx,
-			   const struct kav_entry_visitor *v);
-
 /* kav_index.c: a job table's address index; t->lock held */
 /* b->idx[i] after kav_index_resolve(): a new entry, or a copy of @j's. */
 #define KAV_INDEX_NEW		(~0ULL)

@@ -547,32 +547,6 @@ u64 kav_table_bytes(const struct kav_table *t)
 }
 
 /*
- * Visit each valid entry from *@idx on, under t->lock; stops when the
- * visitor returns non-zero, *@idx is where to resume.
- */
-int kav_table_walk_entries(struct kav_table *t, u64 *idx,
-			   const struct kav_entry_visitor *v)
-{
-	const struct kav_key_slot *k;
-	struct kav_entry *e;
-	int ret = 0;
-
-	mutex_lock(&t->lock);
-	for (; *idx < t->nr_slots; (*idx)++) {
-		e = kav_entry(t, *idx);
-		if (!(e->flags & KAV_ENTRY_VALID))
-			continue;
-		k = e->auth_key == KAV_ENTRY_NO_KEY ? NULL :
-		    kav_key_slot_ro(t, e->auth_key);
-		ret = v->fn(v->arg, *idx, e, k);
-		if (ret)
-			break;
-	}
-	mutex_unlock(&t->lock);
-	return ret;
-}
-
-/*
  * Entry @idx if it is a valid one, else NULL; for reading under t->lock
  * (kernel consumers).
  */
