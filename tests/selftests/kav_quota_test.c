@@ -55,15 +55,8 @@ static uint32_t grant_gid(uint32_t vni, uint32_t gid, uint64_t limit_entries,
 				    .sel_id = gid,
 				    .limit_entries = limit_entries,
 				    .limit_avs = limit_avs };
-	struct kav_nl_grant gr = { 0 };
-	struct kav_nl nl;
 
-	if (kav_nl_open(&nl))
-		return 0;
-	if (kav_nl_grant_add(&nl, &s, &gr))
-		gr.id = 0;
-	kav_nl_close(&nl);
-	return gr.id;
+	return kav_test_grant_spec(&s);
 }
 
 /* A keyed domain (key @vni) and a private AV of it: the AV fd or -errno. */

@@ -44,25 +44,29 @@ static inline void kav_test_revoke_all(struct kav_test_grants *g)
 	g->nl.fd = 0;
 }
 
-/*
- * One grant of @vni to @uid, with an entry limit (0: none), on a netlink
- * socket of its own; its id, 0 on failure.
- */
+/* Grant @s on a netlink socket of its own; its id, 0 on failure. */
+static inline uint32_t kav_test_grant_spec(const struct kav_grant_spec *s)
+{
+	struct kav_nl_grant gr = { 0 };
+	struct kav_nl nl;
+
+	if (kav_nl_open(&nl))
+		return 0;
+	if (kav_nl_grant_add(&nl, s, &gr))
+		gr.id = 0;
+	kav_nl_close(&nl);
+	return gr.id;
+}
+
+/* One grant of @vni to @uid, with an entry limit (0: none); as above. */
 static inline uint32_t kav_test_grant_one(uint32_t vni, uint32_t uid,
 					  uint64_t limit_entries)
 {
 	struct kav_grant_spec s = { .vni = vni, .sel_type = KAV_SEL_UID,
 				    .sel_id = uid,
 				    .limit_entries = limit_entries };
-	struct kav_nl_grant gr = { 0 };
-	struct kav_nl nl;
 
-	if (kav_nl_open(&nl))
-		return 0;
-	if (kav_nl_grant_add(&nl, &s, &gr))
-		gr.id = 0;
-	kav_nl_close(&nl);
-	return gr.id;
+	return kav_test_grant_spec(&s);
 }
 
 /* Delete grant @id (kav_test_grant_one()): 0 or a negative errno. */
