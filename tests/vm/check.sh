@@ -180,7 +180,7 @@ parse_results() {
 		if [[ -z $cur ]]; then
 			# Anything outside a block is shown: it was not expected.
 			if [[ ! $line =~ ^(.*)@@KAV-BEGIN\ (.+)$ ]]; then
-				[[ -z $line || $line =~ ^@@KAV-(TIME|BOOT|DONE) ]] ||
+				[[ -z $line || $line =~ ^@@KAV-(TIME|BOOT|DONE|LOCKDEP) ]] ||
 					note "$kver: outside any program: $line"
 				continue
 			fi
@@ -401,7 +401,7 @@ boot_debug_kernel() {
 
 # collect_kernel N PROG...: count job N's results.
 collect_kernel() {
-	local n=$1 kver dir status vm_rc=none secs='?' boot
+	local n=$1 kver dir status vm_rc=none secs='?' boot lockdep
 	shift
 	local -a progs
 	mapfile -t progs < <(prog_names "$@")
@@ -421,6 +421,10 @@ collect_kernel() {
 
 	parse_results "$kver" "$dir" "${progs[@]}"
 	check_console "$kver" "$dir"
+	lockdep=$(sed -n 's/.*@@KAV-LOCKDEP //p' "$dir/results.log" | tr -d '\r')
+	if [[ -n $lockdep && $lockdep != 1 ]]; then
+		fail "$kver: lockdep was off by the end of the run (debug_locks $lockdep): its checks did not hold throughout"
+	fi
 	if ! grep -q '@@KAV-DONE' "$dir/results.log"; then
 		fail "$kver: guest did not finish (qemu rc=$vm_rc)"
 		echo "[$kver] guest did not finish; end of $dir/console.log:" >&2

@@ -111,6 +111,11 @@ echo "@@KAV-BOOT uptime=$(cut -d' ' -f1 /proc/uptime)" >&3
 
 run_all
 
+# Lockdep turns itself off for good at its first report (or a forced
+# module): its silence means something only if it is still on now.
+if [ -r /proc/lockdep_stats ]; then
+	echo "@@KAV-LOCKDEP $(awk '/debug_locks:/ { print $2 }' /proc/lockdep_stats)" >&3
+fi
 {
 	echo "@@KAV-DMESG-BEGIN"
 	dmesg
