@@ -126,9 +126,13 @@ void kav_batch_grants_put(struct kav_batch_grants *bg)
 			kav_grant_put(bg->g[k]);
 }
 
+/*
+ * Where slot @idx's owner is recorded; NULL past what owner[] covers,
+ * which only a keyless entry can be (a keyless batch grows nothing).
+ */
 static u16 *kav_owner(struct kav_key_grants *kg, u64 idx)
 {
-	if (WARN_ON_ONCE(idx / KAV_OWNERS_PER_PAGE >= kg->owner_pages))
+	if (idx / KAV_OWNERS_PER_PAGE >= kg->owner_pages)
 		return NULL;
 	return kg->owner[idx / KAV_OWNERS_PER_PAGE] + idx % KAV_OWNERS_PER_PAGE;
 }
@@ -359,7 +363,7 @@ void kav_key_grants_commit(struct kav_key_grants *kg,
 		if (key == KAV_NONE)
 			continue;
 		o = kav_owner(kg, b->idx[i]);
-		if (o && !*o) {
+		if (!WARN_ON_ONCE(!o) && !*o) {
 			*o = bg->charge[key] + 1;
 			n++;
 		}
