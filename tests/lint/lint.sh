@@ -335,18 +335,15 @@ run_litmus() {
 }
 
 main() {
+	local step start
 	mkdir -p "$OUT"
-	run_checkpatch
-	run_sparse
-	run_cppcheck
-	run_clang_tidy
-	run_man
-	run_shellcheck
-	run_examples
-	run_ynl
-	run_archive_hosts
-	run_litmus
-	run_kernel_doc
+	# Each step's time, so that make check's budget can be read per tool.
+	for step in checkpatch sparse cppcheck clang_tidy man shellcheck \
+		examples ynl archive_hosts litmus kernel_doc; do
+		start=$SECONDS
+		"run_$step"
+		note "$step took $((SECONDS - start)) s"
+	done
 	if [[ $FAILED -gt 0 ]]; then
 		echo "lint: $FAILED tool(s) with findings"
 		return 1

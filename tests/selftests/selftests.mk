@@ -29,6 +29,12 @@ SELFTEST_NAMES := $(SELFTEST_EARLY) $(SELFTEST_LATE)
 SELFTEST_RACE := kav_concurrency_test kav_race_test kav_attack_test kav_trust_test \
 		 kav_uffd_test kav_fuzz_test kav_view_test kav_job_test \
 		 kav_consumer_test
+# The programs run on the PREEMPT_RT kernel (check.sh --rt-tests): the
+# race-sensitive ones and those whose outcome preemption, sleeping
+# spinlocks or threaded irq_work can change: bounded windows, limits
+# checked before they are charged, module load and unload.
+SELFTEST_RT := $(SELFTEST_RACE) kav_uapi_test kav_layout_test kav_quota_test \
+	       kav_chaos_test kav_memory_test kav_named_test kav_module_test
 SELFTEST_EARLY_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_EARLY))
 SELFTEST_LATE_BINS  := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_LATE))
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(SELFTEST_NAMES))

@@ -4,12 +4,13 @@
 # check.sh --selftests "path/to/bin1 path/to/bin2 ..."
 #          [--kernels "6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan"]
 #          [--race-tests "NAME..."] [--host-only "NAME..."]
-#          [--trixie-only "NAME..."] [--demo] [--args "ARGS"]
+#          [--trixie-only "NAME..."] [--rt-tests "NAME..."] [--demo]
+#          [--args "ARGS"]
 #
 # Run the kselftest programs inside a QEMU guest on each kernel, two
 # guests at a time (KAV_VM_JOBS): build kav.ko for it (build-kmod.sh),
 # pack an initramfs (mkinitramfs.sh), boot it (run-vm.sh), then read the
-# results, kernel by kernel in the order given.
+# results, kernel by kernel in the order given (the debug kernel second).
 # "trixie:SERIES" is a kernel of the trixie root (tests/trixie/root.sh,
 # built once per machine; kernels.sh): Debian trixie's 6.12, or
 # trixie-backports' 7.3; kav.ko is built chrooted in that root, with its
@@ -44,6 +45,13 @@
 # since what they test is the userland, which the other kernels do not
 # change. --trixie-only: programs that test the trixie userland (Open
 # MPI 5 over 9p): run on the trixie root's kernels only.
+# --rt-tests: the programs (by file name) run on a PREEMPT_RT kernel (a
+# kernel whose release has "-rt-", e.g. Debian's 6.12 -rt): those whose
+# outcome a fully preemptible kernel with sleeping spinlocks can change
+# (races, windows, limits, the consumer API from timers and irq_work,
+# module load and unload). The rest test the uAPI and the userland
+# above it, which 6.12 without -rt already runs (make vmtest passes
+# SELFTEST_RT and the fuzzer). Without --rt-tests, every program.
 #
 # --demo: print the programs' output as-is, no prefixes and no totals;
 # failures are reported on stderr and make the exit status 1.
@@ -524,7 +532,7 @@ other_bins() {
 
 main() {
 	local selftests='' kernels=${KAV_KERNELS:-6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan}
-	local host_only='' trixie_only=''
+	local host_only='' trixie_only='' rt=''
 
 	local kver k line
 	local race=''
@@ -535,9 +543,10 @@ main() {
 		--race-tests) race=${2?}; shift 2 ;;
 		--host-only) host_only=${2?}; shift 2 ;;
 		--trixie-only) trixie_only=${2?}; shift 2 ;;
+		--rt-tests) rt=${2?}; shift 2 ;;
 		--demo) DEMO=1; shift ;;
 		--args) PROG_ARGS=${2?}; shift 2 ;;
-		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan\"] [--race-tests \"name...\"] [--host-only \"name...\"] [--trixie-only \"name...\"] [--demo] [--args \"ARGS\"]" ;;
+		*) die "usage: check.sh --selftests \"bin...\" [--kernels \"6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan\"] [--race-tests \"name...\"] [--host-only \"name...\"] [--trixie-only \"name...\"] [--rt-tests \"name...\"] [--demo] [--args \"ARGS\"]" ;;
 		esac
 	done
 	local -a kvers=() bins race_list=()
@@ -575,24 +584,35 @@ main() {
 	fi
 
 	local root
-	local -a host_bins trixie_bins kernel_bins
+	local -a host_bins trixie_bins kernel_bins rt_bins
 	mapfile -t host_bins < <(other_bins "$trixie_only" "${bins[@]}")
 	mapfile -t trixie_bins < <(other_bins "$host_only" "${bins[@]}")
 	# The host's kernels other than KAV_USERLAND_KERNEL's: neither.
 	mapfile -t kernel_bins < <(other_bins "$host_only" "${host_bins[@]}")
+	mapfile -t rt_bins < <(race_bins "$rt" "${kernel_bins[@]}")
+	# The debug kernel's guest, the longest but for the first kernel's,
+	# starts second, so that the two lanes end together rather than
+	# leaving it alone at the end (the kcsan guest, short, goes last).
+	local debug_job=$debug
 	for line in "${kvers[@]}"; do
 		# "KVER" (the host's) or "KVER ROOT" (kernels.sh)
 		read -r kver root <<<"$line"
 		[[ -n $kver ]] || continue
+		if [[ ${#JOB_KIND[@]} == 1 && $debug_job == 1 ]]; then
+			add_job "debug kasan" "${host_bins[*]}"
+			debug_job=0
+		fi
 		if [[ -n $root ]]; then
 			add_job "kernel $kver $root" "${trixie_bins[*]}"
+		elif [[ $kver == *-rt-* ]]; then
+			add_job "kernel $kver" "${rt_bins[*]}"
 		elif [[ -z ${KAV_USERLAND_KERNEL:-} || $kver == "$KAV_USERLAND_KERNEL".* ]]; then
 			add_job "kernel $kver" "${host_bins[*]}"
 		else
 			add_job "kernel $kver" "${kernel_bins[*]}"
 		fi
 	done
-	[[ $debug == 0 ]] || add_job "debug kasan" "${host_bins[*]}"
+	[[ $debug_job == 0 ]] || add_job "debug kasan" "${host_bins[*]}"
 	if [[ $kcsan == 1 ]]; then
 		mapfile -t race_list < <(race_bins "$race" "${host_bins[@]}")
 		if [[ ${#race_list[@]} == 0 ]]; then
