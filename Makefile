@@ -79,12 +79,15 @@ deps:
 # the packages and the first guests leave of the CPUs; vmtest's own call
 # of debug-kernel.sh waits on its lock for them. So do the trixie root and
 # then the cluster nodes' image (MPICH for trixie, kav's packages), which
-# cluster-check waits for the same way.
+# cluster-check waits for the same way, and fabtests and MPICH for the
+# hook's guests (cached, locked: vmtest's hook-deps waits for them).
 check:
 	@scripts/timed.sh deps $(MAKE) --no-print-directory deps
 	@mkdir -p $(BUILD)
 	@( tests/trixie/root.sh && nice tests/cluster/image.sh $(BUILD)/cluster ) \
 		>$(BUILD)/trixie-root.log 2>&1 &
+	@( nice tests/hook/build-fabtests.sh && nice tests/hook/build-mpich.sh ) \
+		>$(BUILD)/hook-deps.log 2>&1 &
 	@if [ "$${KAV_DEBUG_KERNEL:-1}" != 0 ]; then \
 		( tests/vm/debug-kernel.sh --flavour kasan && \
 		  tests/vm/debug-kernel.sh --flavour kcsan ) \
