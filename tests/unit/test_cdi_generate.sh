@@ -9,7 +9,10 @@
 # with valid names, each deviceNodes[] entry with an absolute path, a
 # known type and rwm permissions; and that /dev/kav's major and minor are
 # the host node's (here /dev/null's, 1:3), or absent when it is missing.
-# Bad command lines fail with one line and status 2. No kernel needed.
+# Bad command lines fail with one line and status 2. The spec is written
+# through a mktemp file: links planted in the directory are not written
+# through, a failure leaves no temporary file, and a directory others may
+# change is refused. No kernel needed.
 # Prints one line per case; exit status 1 on a failure. The YAML cases
 # need python3-yaml (scripts/deps.sh installs it); where it is missing
 # (the trixie root of make unit-trixie) they are skipped, said so, and the
@@ -163,6 +166,79 @@ bad_input 2 --output ''
 : >"$TMP/file"
 bad_input 1 -o - --host-device "$TMP/file"
 bad_input 1 -o - --host-device "$TMP"
+
+# R3: a link planted in the output directory is never written through.
+# The old temporary name was DIR/.kav-cdi.PID: the generator is started
+# with a known PID (a subshell that execs it once the links are there),
+# with links at that name and at the output's, both to a root-only file.
+# n_tmp DIR: how many DIR/.kav-cdi.* there are.
+n_tmp() {
+	set -- "$1"/.kav-cdi.*
+	if [ -e "$1" ] || [ -L "$1" ]; then echo $#; else echo 0; fi
+}
+secret=$TMP/secret
+out=$TMP/cdi-links
+mkdir "$out"
+printf 'root only\n' >"$secret"
+chmod 0600 "$secret"
+mkfifo "$TMP/go"
+(
+	read -r _ <"$TMP/go"
+	exec "$GEN" --output "$out/kav.json" --host-device /dev/null
+) >/dev/null 2>"$TMP/err" &
+pid=$!
+ln -s "$secret" "$out/.kav-cdi.$pid"
+ln -s "$secret" "$out/kav.json"
+echo go >"$TMP/go"
+wait "$pid"
+rc=$?
+if [ "$rc" = 0 ] && [ "$(cat "$secret")" = "root only" ] &&
+	[ ! -L "$out/kav.json" ] && why=$(check "$out/kav.json" json 1 3 /dev/null 2>&1) &&
+	[ -L "$out/.kav-cdi.$pid" ] &&
+	[ "$(n_tmp "$out")" = 1 ]; then
+	ok "links planted at the temporary's old name and at the output's are not written through"
+else
+	bad "planted links: exit $rc, secret '$(cat "$secret")', ${why:-}: $(cat "$TMP/err"); $(ls -lA "$out")"
+fi
+
+# A failure after the temporary file was made removes it (trap): an mv
+# that fails, first on PATH.
+mkdir "$TMP/bin" "$TMP/cdi-fail"
+printf '#!/bin/sh\nexit 1\n' >"$TMP/bin/mv"
+chmod +x "$TMP/bin/mv"
+if ! PATH="$TMP/bin:$PATH" "$GEN" --output "$TMP/cdi-fail/kav.yaml" \
+	--host-device /dev/null >/dev/null 2>"$TMP/err" &&
+	grep -q 'cannot move' "$TMP/err" && [ -z "$(ls -A "$TMP/cdi-fail")" ]; then
+	ok "a failed mv leaves no temporary file"
+else
+	bad "failed mv: $(cat "$TMP/err"); left: $(ls -A "$TMP/cdi-fail")"
+fi
+
+# A directory others may write (not sticky) or of another user: refused.
+mkdir "$TMP/cdi-open"
+chmod 0777 "$TMP/cdi-open"
+if ! gen /dev/null "$TMP/err" --output "$TMP/cdi-open/kav.yaml" --host-device /dev/null &&
+	grep -q 'writable by group or others' "$TMP/err" && [ -z "$(ls -A "$TMP/cdi-open")" ]; then
+	ok "a directory others may write is refused: $(cat "$TMP/err")"
+else
+	bad "world-writable directory: $(cat "$TMP/err"); $(ls -A "$TMP/cdi-open")"
+fi
+chmod 1777 "$TMP/cdi-open"
+if gen /dev/null "$TMP/err" --output "$TMP/cdi-open/kav.yaml" --host-device /dev/null; then
+	ok "a sticky directory (as /tmp) is fine"
+else
+	bad "sticky directory: $(cat "$TMP/err")"
+fi
+if [ "$(id -u)" = 0 ]; then
+	mkdir "$TMP/cdi-other"
+	chown 65534 "$TMP/cdi-other"
+	if ! gen /dev/null "$TMP/err" --output "$TMP/cdi-other/kav.yaml" --host-device /dev/null &&
+		grep -q 'owned by uid 65534' "$TMP/err"; then
+		ok "a directory of another user is refused"
+	else
+		bad "another user's directory: $(cat "$TMP/err")"
+	fi
+fi
 
 if gen "$TMP/out" "$TMP/err" --help && grep -q '^Usage: kav-cdi-generate' "$TMP/out"; then
 	ok "--help"

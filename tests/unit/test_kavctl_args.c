@@ -7,6 +7,8 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,7 +379,9 @@ static void test_grant_add(void **state)
 
 static void test_grant_names(void **state)
 {
+	char num[16], line[64];
 	struct kc_cmd *c;
+	uint32_t id;
 
 	(void)state;
 	/* root exists everywhere, as a user and as a group. */
@@ -389,11 +393,30 @@ static void test_grant_names(void **state)
 	assert_int_equal(c->grant.sel.type, KAV_SEL_GID);
 	assert_int_equal(c->grant.sel.id, 0);
 	assert_string_equal(c->grant.sel.name, "root");
-	/* A number that names no user is taken as a uid. */
-	c = cmd_ok("grant add vni 1 user 64000");
-	assert_int_equal(c->grant.sel.id, 64000);
-	c = cmd_ok("grant add vni 1 group 64001");
-	assert_int_equal(c->grant.sel.id, 64001);
+	/*
+	 * A number is the uid (gid) of the user (group) who has it, and is
+	 * an error when none has it: "uid N" grants a uid as it is.
+	 */
+	c = cmd_ok("grant add vni 1 user 0");
+	assert_int_equal(c->grant.sel.type, KAV_SEL_UID);
+	assert_int_equal(c->grant.sel.id, 0);
+	c = cmd_ok("grant add vni 1 group 0");
+	assert_int_equal(c->grant.sel.type, KAV_SEL_GID);
+	assert_int_equal(c->grant.sel.id, 0);
+	for (id = 64000; id < 65000; id++) {
+		snprintf(num, sizeof(num), "%u", id);
+		if (!getpwuid(id) && !getpwnam(num) && !getgrgid(id) &&
+		    !getgrnam(num))
+			break;
+	}
+	assert_true(id < 65000);
+	snprintf(line, sizeof(line), "grant add vni 1 user %u", id);
+	cmd_err(line, "unknown user");
+	snprintf(line, sizeof(line), "grant add vni 1 group %u", id);
+	cmd_err(line, "unknown group");
+	snprintf(line, sizeof(line), "grant add vni 1 uid %u", id);
+	c = cmd_ok(line);
+	assert_int_equal(c->grant.sel.id, id);
 
 	cmd_err("grant add vni 1 user no-such-user-kavctl", "unknown user");
 	cmd_err("grant add vni 1 group no-such-group-kavctl",
@@ -443,6 +466,14 @@ static void test_grant_netns(void **state)
 	assert_string_equal(c->grant.sel.netns_path, "/run/netns/blue");
 	c = cmd_ok("grant add vni 1 netns ./here");
 	assert_string_equal(c->grant.sel.netns_path, "./here");
+	assert_false(c->grant.sel.netns_by_name);
+	/* A name stays a name of /run/netns. */
+	c = cmd_ok("grant add vni 1 netns blue");
+	assert_true(c->grant.sel.netns_by_name);
+	cmd_err("grant add vni 1 netns ..", "invalid netns name '..'");
+	cmd_err("grant add vni 1 netns .", "invalid netns name '.'");
+	cmd_err("grant add vni 1 netns a\x1b", "invalid netns name");
+	cmd_err("grant add vni 1 netns caf\xc3\xa9", "invalid netns name");
 	c = cmd_ok("grant add vni 1 netns-pid 4242");
 	assert_string_equal(c->grant.sel.netns_path, "/proc/4242/ns/net");
 	c = cmd_ok("grant add vni 1 netns-pid 0x10");

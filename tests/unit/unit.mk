@@ -16,7 +16,8 @@ UNIT_TESTS    := test_addr test_expand test_table test_domain test_av test_av_jo
 		 test_fuzz_prog test_hook_vec test_hook test_av_fill_args \
 		 test_fake_index
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS)) \
-		 $(UNIT_DIR)/test_kavctl_completion $(UNIT_DIR)/test_cdi_generate
+		 $(UNIT_DIR)/test_kavctl_completion $(UNIT_DIR)/test_cdi_generate \
+		 $(UNIT_DIR)/test_slurm_prolog
 UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		 -fno-omit-frame-pointer
 UNIT_CFLAGS   := -O1 -g $(UNIT_SAN) -DKAV_TESTING -Ilib -Itests/unit
@@ -90,9 +91,11 @@ $(UNIT_DIR)/test_kavctl_attrs: \
 	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,nl attrs args format json output)
 $(UNIT_DIR)/test_kavctl_attrs: UNIT_LIBS += $(UNIT_NL_LIBS) $(UNIT_SCOLS_LIBS)
 
-# test_kavctl_conf: the grants.d files of kavctl apply (conf.c, args.c).
+# test_kavctl_conf: the grants.d files of kavctl apply (conf.c, args.c),
+# and apply.c up to netlink (the test stands for nl.c and grant.c).
 $(UNIT_DIR)/test_kavctl_conf.o: $(UNIT_KAVCTL_HDRS)
-$(UNIT_DIR)/test_kavctl_conf: $(patsubst %,$(UNIT_DIR)/kavctl/%.o,conf args)
+$(UNIT_DIR)/test_kavctl_conf.o: UNIT_CFLAGS += $(UNIT_NL_CFLAGS)
+$(UNIT_DIR)/test_kavctl_conf: $(patsubst %,$(UNIT_DIR)/kavctl/%.o,conf args apply)
 
 # kavctl's bash completion, with bash-completion and the kavctl of make
 # tools (for -o's columns): a script run like the test programs.
@@ -114,6 +117,14 @@ $(UNIT_DIR)/test_av_fill_args: $(UNIT_DIR)/instant/fill_args.o
 # script run like the test programs.
 $(UNIT_DIR)/test_cdi_generate: tests/unit/test_cdi_generate.sh \
 		tools/node/kav-cdi-generate
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec sh "%s/$<" "%s"\n' "$(CURDIR)" "$(CURDIR)" > $@
+	chmod +x $@
+
+# The Slurm prolog fed shell metacharacters (fake squeue, kavctl and
+# scancel; no Slurm, no kernel): a script run like the test programs.
+$(UNIT_DIR)/test_slurm_prolog: tests/unit/test_slurm_prolog.sh \
+		tools/slurm/kav-slurm-prolog tools/slurm/kav-slurm-lib.sh
 	@mkdir -p $(@D)
 	printf '#!/bin/sh\nexec sh "%s/$<" "%s"\n' "$(CURDIR)" "$(CURDIR)" > $@
 	chmod +x $@

@@ -4,7 +4,10 @@
  * grants match the files of /etc/kav/grants.d (conf.h, kavctl(8)).
  *
  * 1. Every file is read and every line resolved (names, cgroups, network
- *    namespaces). Any error: nothing is changed, exit 1.
+ *    namespaces), --dry-run or not: the same kc_conf_load(). A file that
+ *    is not trusted (conf.h: a symbolic link, not owned by root, writable
+ *    by group or others) is skipped and is an error. Any error: nothing
+ *    is changed, exit 1 (conf_usable()).
  * 2. The live grants are dumped (again if the dump was interrupted).
  * 3. Each line is matched with a live grant of the same vni, selector and
  *    tag: none is "add" (GRANT_ADD with the tag), one with other limits is
@@ -125,6 +128,28 @@ static void line_spec(const struct kc_conf_grant *c,
 	snprintf(spec->tag, sizeof(spec->tag), "%s", c->tag);
 }
 
+/*
+ * May what was read from @dir be applied? All or nothing (kavctl(8)): an
+ * error anywhere, a skipped file or an untrusted directory included,
+ * changes nothing, because a file that was left out would leave its
+ * grants unmade and --prune would revoke them. Says why not.
+ */
+static bool conf_usable(const struct kc_conf *c, const char *dir)
+{
+	if (!c->nr_errors)
+		return true;
+	if (c->dir_untrusted)
+		kc_err("apply: nothing read from %s: nothing changed", dir);
+	else if (c->nr_skipped)
+		kc_err("apply: %u error%s in %s, %u skipped file%s (only regular files owned by root and not writable by group or others are read): nothing changed",
+		       c->nr_errors, c->nr_errors == 1 ? "" : "s", dir,
+		       c->nr_skipped, c->nr_skipped == 1 ? "" : "s");
+	else
+		kc_err("apply: %u error%s in %s: nothing changed",
+		       c->nr_errors, c->nr_errors == 1 ? "" : "s", dir);
+	return false;
+}
+
 static const char apply_usage[] =
 "Usage: kavctl apply [--dry-run] [--prune] [--dir DIR]\n"
 "  Make the kernel's grants match the files DIR/*.conf (default\n"
@@ -199,11 +224,9 @@ int kc_apply_main(int argc, char **argv)
 	}
 
 	/* 1. Everything is read and resolved before anything changes. */
-	if (kc_conf_load(o.dir, &conf))
+	if (kc_conf_load(o.dir, KC_CONF_OWNER, &conf))
 		return KC_EXIT_FAIL;
-	if (conf.nr_errors) {
-		kc_err("apply: %u error%s in %s: nothing changed",
-		       conf.nr_errors, conf.nr_errors == 1 ? "" : "s", o.dir);
+	if (!conf_usable(&conf, o.dir)) {
 		kc_conf_free(&conf);
 		return KC_EXIT_USAGE;
 	}

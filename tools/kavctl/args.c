@@ -240,41 +240,89 @@ static long nss_bufsize(int name)
 	return n > 0 && n < (1L << 20) ? n : 16384;
 }
 
-/* Resolves a user name (or a number, if no such user) to a uid. */
-static int resolve_user(const char *name, uint32_t *uid)
-{
-	struct passwd pw, *res = NULL;
-	long n = nss_bufsize(_SC_GETPW_R_SIZE_MAX);
-	char *buf = malloc(n);
-	int rc;
+/*
+ * getpwnam_r() and friends into a buffer that grows while they say ERANGE
+ * (a group with many members outgrows sysconf's hint). Returns 0 with
+ * *@found set, or -1 when out of memory.
+ */
+enum nss_what { NSS_PWNAM, NSS_PWUID, NSS_GRNAM, NSS_GRGID };
 
-	if (!buf)
-		return -1;
-	rc = getpwnam_r(name, &pw, buf, n, &res);
-	if (rc == 0 && res)
-		*uid = res->pw_uid;
-	free(buf);
-	if (rc == 0 && res)
-		return 0;
-	return kc_parse_u32(name, uid);
+static int nss_lookup(enum nss_what what, const char *name, uint32_t id,
+		      uint32_t *out, bool *found)
+{
+	bool pw = what == NSS_PWNAM || what == NSS_PWUID;
+	size_t n = (size_t)nss_bufsize(pw ? _SC_GETPW_R_SIZE_MAX :
+					 _SC_GETGR_R_SIZE_MAX);
+
+	*found = false;
+	for (;;) {
+		struct passwd pwd, *pres = NULL;
+		struct group grp, *gres = NULL;
+		char *buf = malloc(n);
+		int rc;
+
+		if (!buf)
+			return -1;
+		switch (what) {
+		case NSS_PWNAM:
+			rc = getpwnam_r(name, &pwd, buf, n, &pres);
+			break;
+		case NSS_PWUID:
+			rc = getpwuid_r(id, &pwd, buf, n, &pres);
+			break;
+		case NSS_GRNAM:
+			rc = getgrnam_r(name, &grp, buf, n, &gres);
+			break;
+		default:
+			rc = getgrgid_r(id, &grp, buf, n, &gres);
+			break;
+		}
+		if (pres)
+			*out = pres->pw_uid;
+		else if (gres)
+			*out = gres->gr_gid;
+		*found = pres || gres;
+		free(buf);
+		if (rc != ERANGE || n >= (1U << 24))
+			return 0;
+		n *= 2;
+	}
 }
 
-static int resolve_group(const char *name, uint32_t *gid)
+/*
+ * A user (@group: a group) given by name, into @id. The name wins; a
+ * number that names no user is the uid (gid) it spells only if a user
+ * (group) has it, so that a typo or a deleted account is an error, not a
+ * grant to a stranger ("uid N" grants any uid). Returns 0, 1 when there is
+ * no such user (group), or -1 when out of memory.
+ */
+static int resolve_name(bool group, const char *name, uint32_t *id)
 {
-	struct group gr, *res = NULL;
-	long n = nss_bufsize(_SC_GETGR_R_SIZE_MAX);
-	char *buf = malloc(n);
-	int rc;
+	bool found;
+	uint32_t n;
 
-	if (!buf)
+	if (nss_lookup(group ? NSS_GRNAM : NSS_PWNAM, name, 0, id, &found))
 		return -1;
-	rc = getgrnam_r(name, &gr, buf, n, &res);
-	if (rc == 0 && res)
-		*gid = res->gr_gid;
-	free(buf);
-	if (rc == 0 && res)
+	if (found)
 		return 0;
-	return kc_parse_u32(name, gid);
+	if (kc_parse_u32(name, &n))
+		return 1;
+	if (nss_lookup(group ? NSS_GRGID : NSS_PWUID, NULL, n, id, &found))
+		return -1;
+	return found ? 0 : 1;
+}
+
+int kc_netns_name_ok(const char *name)
+{
+	const unsigned char *p;
+
+	if (!*name || strlen(name) > KC_NETNS_NAME_MAX ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return -1;
+	for (p = (const unsigned char *)name; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '/')
+			return -1;
+	return 0;
 }
 
 /* ------------------------------------------------------------ words */
@@ -544,16 +592,21 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 		case K_USER:
 		case K_GROUP: {
 			bool user = k == K_USER;
+			int r;
 
 			sel->type = user ? KAV_SEL_UID : KAV_SEL_GID;
 			if (!*val || strlen(val) >= sizeof(sel->name))
 				return kc_fail(err, errlen, "invalid %s name '%s'",
 					    kw, val);
-			if ((user ? resolve_user(val, &sel->id) :
-				    resolve_group(val, &sel->id)) ||
-			    sel->id == UINT32_MAX)
-				return kc_fail(err, errlen, "unknown %s '%s'",
-					    kw, val);
+			r = resolve_name(!user, val, &sel->id);
+			if (r < 0)
+				return kc_fail(err, errlen, "out of memory");
+			if (r > 0 || sel->id == UINT32_MAX)
+				return kc_fail(err, errlen,
+					    "unknown %s '%s'%s", kw, val,
+					    kc_parse_u32(val, &sel->id) ? "" :
+					    user ? " (no user has that name or uid: 'uid N' grants a uid as it is)" :
+					    " (no group has that name or gid: 'gid N' grants a gid as it is)");
 			strcpy(sel->name, val);
 			break;
 		}
@@ -580,10 +633,19 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 			sel->type = KAV_SEL_NETNS;
 			if (!*val)
 				return kc_fail(err, errlen, "empty netns");
-			/* A bare name is a named netns, as in ip-netns(8). */
+			/*
+			 * A bare name is a named netns, as in ip-netns(8), and
+			 * stays one: "..", "." or a control byte never turn it
+			 * into another path.
+			 */
+			sel->netns_by_name = !strchr(val, '/');
+			if (sel->netns_by_name && kc_netns_name_ok(val))
+				return kc_fail(err, errlen,
+					    "invalid netns name '%s' (a name in /run/netns: printable ASCII, no '/', not . or ..)",
+					    val);
 			n = snprintf(sel->netns_path, sizeof(sel->netns_path),
-				     "%s%s", strchr(val, '/') ? "" :
-				     "/run/netns/", val);
+				     "%s%s", sel->netns_by_name ?
+				     "/run/netns/" : "", val);
 			if (n < 0 || (size_t)n >= sizeof(sel->netns_path))
 				return kc_fail(err, errlen, "netns path too long");
 			break;
@@ -595,6 +657,7 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 			if (kc_parse_u32(val, &pid) || !pid || pid > INT32_MAX)
 				return kc_fail(err, errlen,
 					    "invalid netns-pid '%s'", val);
+			sel->netns_pid = pid;
 			snprintf(sel->netns_path, sizeof(sel->netns_path),
 				 "/proc/%u/ns/net", pid);
 			break;

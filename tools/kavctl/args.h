@@ -35,10 +35,23 @@ int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
 			char *err, size_t errlen);
 
 /*
- * A grant's or pin's tag: at most KAV_TAG_MAX bytes, no control
- * characters. Copies it to @tag (KAV_TAG_MAX + 1 bytes). 0 or -1.
+ * A grant's or pin's tag, by the kernel's rule (kav_parse_tag()): at most
+ * KAV_TAG_MAX bytes, each printable ASCII (0x20..0x7e); "" is no tag.
+ * Every tag kavctl sends goes through here: grant add/set/list, av pin,
+ * and each line of apply's files (conf.c), so that what --dry-run passes
+ * the kernel takes. Copies it to @tag (KAV_TAG_MAX + 1 bytes). 0 or -1.
  */
 int kc_parse_tag(const char *val, char *tag, char *err, size_t errlen);
+
+/* Longest name of a network namespace in /run/netns (NAME_MAX). */
+#define KC_NETNS_NAME_MAX	255
+
+/*
+ * Is @name a name "netns NAME" may take: one path component of
+ * /run/netns, 1 to KC_NETNS_NAME_MAX bytes of printable ASCII other than
+ * space and '/', not "." or ".."? 0 or -1.
+ */
+int kc_netns_name_ok(const char *name);
 
 /*
  * Unsigned numbers: decimal, or hexadecimal with a 0x prefix. No sign,

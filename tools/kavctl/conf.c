@@ -37,24 +37,13 @@ bool kc_conf_owns_tag(const char *tag)
 		       strlen(KC_CONF_TAG_PREFIX)) == 0;
 }
 
-static bool valid_tag(const char *t)
-{
-	const unsigned char *p;
-
-	if (!*t || strlen(t) > KAV_TAG_MAX)
-		return false;
-	for (p = (const unsigned char *)t; *p; p++)
-		if (*p < 0x21 || *p == 0x7f)
-			return false;
-	return true;
-}
-
 int kc_conf_parse_line(const char *file, char *line,
 		       struct kc_conf_grant *g, char *err, size_t errlen)
 {
-	char *words[MAX_WORDS], *rest[MAX_WORDS], *p, *save = NULL;
-	const char *tag = NULL;
-	int nw = 0, nr = 0, i;
+	const struct kc_selector *s = &g->spec.sel;
+	char *words[MAX_WORDS], *p, *save = NULL;
+	char tag[KC_NAME_MAX + sizeof(KC_CONF_TAG_PREFIX)], why[256];
+	int nw = 0;
 
 	memset(g, 0, sizeof(*g));
 	for (p = strtok_r(line, " \t\r\n\v\f", &save); p;
@@ -68,47 +57,42 @@ int kc_conf_parse_line(const char *file, char *line,
 	if (!nw)
 		return 0;
 
-	/* "tag T" is taken out here; the rest is grant add's grammar. */
-	for (i = 0; i < nw; i++) {
-		const char *w = words[i];
-
-		if (strcmp(w, "tag") == 0) {
-			if (tag)
-				return kc_fail(err, errlen, "tag given twice");
-			if (i + 1 >= nw)
-				return kc_fail(err, errlen, "'tag' needs a value");
-			tag = words[++i];
-			if (!valid_tag(tag))
-				return kc_fail(err, errlen,
-					    "invalid tag '%s' (1 to %d printable characters)",
-					    tag, KAV_TAG_MAX);
-			continue;
-		}
-		if (strcmp(w, "cgroup-id") == 0 || strcmp(w, "netns-pid") == 0)
-			return kc_fail(err, errlen,
-				    "'%s' does not survive a reboot: use %s",
-				    w, w[0] == 'c' ? "cgroup PATH" :
-				    "netns NAME (/run/netns/NAME)");
-		/* Only the values of keywords may be anything. */
-		rest[nr++] = words[i];
-		if (i + 1 < nw)
-			rest[nr++] = words[++i];
-	}
-	if (kc_parse_grant_spec(nr, rest, &g->spec, err, errlen))
+	/*
+	 * grant add's own grammar and checks, its tag's (kc_parse_tag())
+	 * included, so that a line is refused here for whatever grant add
+	 * would refuse; then what a file must not say.
+	 */
+	if (kc_parse_grant_spec(nw, words, &g->spec, err, errlen))
 		return -1;
-	if (tag) {
-		snprintf(g->tag, sizeof(g->tag), "%s", tag);
+	if (s->cgroup_by_id || s->netns_pid)
+		return kc_fail(err, errlen,
+			    "'%s' does not survive a reboot: use %s",
+			    s->cgroup_by_id ? "cgroup-id" : "netns-pid",
+			    s->cgroup_by_id ? "cgroup PATH" :
+			    "netns NAME (/run/netns/NAME)");
+	/* A path could name any namespace: the host's (/proc/1/ns/net). */
+	if (s->type == KAV_SEL_NETNS && !s->netns_by_name)
+		return kc_fail(err, errlen,
+			    "netns '%s' is a path: in a file, netns takes the name of a namespace in /run/netns (netns NAME)",
+			    s->netns_path);
+	if (g->spec.has_tag) {
+		if (!g->spec.tag[0])
+			return kc_fail(err, errlen, "empty tag");
+		snprintf(g->tag, sizeof(g->tag), "%s", g->spec.tag);
 	} else {
-		kc_conf_default_tag(file, g->tag, sizeof(g->tag));
-		if (strlen(KC_CONF_TAG_PREFIX) + strlen(file) -
-		    strlen(CONF_SUFFIX) > KAV_TAG_MAX)
+		kc_conf_default_tag(file, tag, sizeof(tag));
+		if (strlen(tag) > KAV_TAG_MAX)
 			return kc_fail(err, errlen,
 				    "file name too long for a tag (at most %zu characters before .conf): give the line a tag",
 				    (size_t)KAV_TAG_MAX -
 				    strlen(KC_CONF_TAG_PREFIX));
+		if (kc_parse_tag(tag, g->tag, why, sizeof(why)))
+			return kc_fail(err, errlen,
+				    "the file's name makes a bad tag: %s: rename the file or give the line a tag",
+				    why);
 	}
-	if (g->spec.sel.type == KAV_SEL_UID || g->spec.sel.type == KAV_SEL_GID)
-		g->sel_id = g->spec.sel.id;
+	if (s->type == KAV_SEL_UID || s->type == KAV_SEL_GID)
+		g->sel_id = s->id;
 	return 1;
 }
 
@@ -251,24 +235,115 @@ static void conf_error(struct kc_conf *c, const char *file,
 	c->nr_errors++;
 }
 
-static int load_file(struct kc_conf *c, int dirfd, const char *dir,
-		     const char *name)
+static const char *file_type(mode_t m)
+{
+	return S_ISLNK(m) ? "a symbolic link (not followed)" :
+	       S_ISFIFO(m) ? "a FIFO" :
+	       S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" :
+	       S_ISSOCK(m) ? "a socket" :
+	       S_ISDIR(m) ? "a directory" : "of an unknown type";
+}
+
+/* Only @owner may write what @st describes: 0, or -1 with the reason. */
+static int owner_only(const struct stat *st, uid_t owner, char *err,
+		      size_t errlen)
+{
+	unsigned int mode = (unsigned int)(st->st_mode & 07777);
+
+	if (st->st_uid != owner) {
+		if (owner == 0)
+			return kc_fail(err, errlen, "owned by uid %u, not root",
+				    (unsigned int)st->st_uid);
+		return kc_fail(err, errlen, "owned by uid %u, not uid %u",
+			    (unsigned int)st->st_uid, (unsigned int)owner);
+	}
+	if (st->st_mode & S_IWOTH)
+		return kc_fail(err, errlen, "writable by others (mode %04o)",
+			    mode);
+	if (st->st_mode & S_IWGRP)
+		return kc_fail(err, errlen,
+			    "writable by its group (gid %u, mode %04o)",
+			    (unsigned int)st->st_gid, mode);
+	return 0;
+}
+
+int kc_conf_check_dir(int dirfd, uid_t owner, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(dirfd, &st))
+		return kc_fail(err, errlen, "%s", strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return kc_fail(err, errlen, "not a directory");
+	return owner_only(&st, owner, err, errlen);
+}
+
+int kc_conf_open_file(int dirfd, const char *name, uid_t owner, char *err,
+		      size_t errlen)
+{
+	struct stat st;
+	int fd, fl;
+
+	/* Nothing but a regular file is opened: opening a device acts on it. */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return kc_fail(err, errlen, "%s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return kc_fail(err, errlen, "%s, not a regular file",
+			    file_type(st.st_mode));
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
+		    O_NONBLOCK);
+	if (fd < 0)
+		return kc_fail(err, errlen, "%s", errno == ELOOP ?
+			    "a symbolic link (not followed), not a regular file" :
+			    strerror(errno));
+	/* What is checked is what was opened, whatever replaced the name. */
+	if (fstat(fd, &st)) {
+		kc_fail(err, errlen, "%s", strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		kc_fail(err, errlen, "%s, not a regular file",
+			file_type(st.st_mode));
+		goto fail;
+	}
+	if (owner_only(&st, owner, err, errlen))
+		goto fail;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) {
+		kc_fail(err, errlen, "%s", strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+static int load_file(struct kc_conf *c, int dirfd, const char *name,
+		     uid_t owner)
 {
 	struct kc_conf_grant *g;
-	char *line = NULL, err[KC_PATH_MAX + 256];
+	char *line = NULL, err[KC_PATH_MAX + 256], why[256];
 	unsigned int lineno = 0;
 	size_t cap = 0;
 	ssize_t len;
 	FILE *f;
 	int fd, ret = 0;
 
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 || !(f = fdopen(fd, "r"))) {
-		snprintf(err, sizeof(err), "cannot read %s/%s: %s", dir, name,
+	fd = kc_conf_open_file(dirfd, name, owner, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(err, sizeof(err), "skipped: %s", why);
+		conf_error(c, name, 0, err);
+		c->nr_skipped++;
+		return 0;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		snprintf(err, sizeof(err), "cannot read it: %s",
 			 strerror(errno));
 		conf_error(c, name, 0, err);
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return 0;
 	}
 	g = malloc(sizeof(*g));
@@ -341,9 +416,10 @@ static int conf_name(const struct dirent *d)
 	       strcmp(d->d_name + n - s, CONF_SUFFIX) == 0;
 }
 
-int kc_conf_load(const char *dir, struct kc_conf *c)
+int kc_conf_load(const char *dir, uid_t owner, struct kc_conf *c)
 {
 	struct dirent **names = NULL;
+	char why[256];
 	int dirfd, n, i, ret = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -356,7 +432,18 @@ int kc_conf_load(const char *dir, struct kc_conf *c)
 		kc_err("cannot read %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	n = scandir(dir, &names, conf_name, by_name);
+	/* Whoever may add, rename or remove its files is trusted too. */
+	if (kc_conf_check_dir(dirfd, owner, why, sizeof(why))) {
+		char err[512];
+
+		snprintf(err, sizeof(err), "not read: %s", why);
+		conf_error(c, dir, 0, err);
+		c->dir_untrusted = true;
+		close(dirfd);
+		return 0;
+	}
+	/* The directory just checked, not whatever has its name now. */
+	n = scandirat(dirfd, ".", &names, conf_name, by_name);
 	if (n < 0) {
 		kc_err("cannot read %s: %s", dir, strerror(errno));
 		close(dirfd);
@@ -365,11 +452,12 @@ int kc_conf_load(const char *dir, struct kc_conf *c)
 	for (i = 0; i < n; i++) {
 		struct stat st;
 
-		/* Regular files only (symbolic links to them too). */
+		/* A directory is no file; anything else is checked, said. */
 		if (ret == 0 &&
-		    fstatat(dirfd, names[i]->d_name, &st, 0) == 0 &&
-		    S_ISREG(st.st_mode) &&
-		    load_file(c, dirfd, dir, names[i]->d_name)) {
+		    !(fstatat(dirfd, names[i]->d_name, &st,
+			      AT_SYMLINK_NOFOLLOW) == 0 &&
+		      S_ISDIR(st.st_mode)) &&
+		    load_file(c, dirfd, names[i]->d_name, owner)) {
 			kc_err("out of memory");
 			ret = -1;
 		}

@@ -87,6 +87,8 @@ enum kc_topic {
  * A grant selector as given on the command line. @type is an enum
  * kav_grant_selector. Exactly one way of naming the identity is set:
  * @id (uid/gid), @cgroup_path or @cgroup_id (cgroup), @netns_path (netns).
+ * How a netns was named (@netns_by_name, @netns_pid) is kept so that
+ * apply's files can refuse what does not survive a reboot, or is a path.
  */
 struct kc_selector {
 	uint32_t type;
@@ -95,6 +97,8 @@ struct kc_selector {
 	bool cgroup_by_id;
 	uint64_t cgroup_id;
 	char cgroup_path[KC_PATH_MAX];	/* below the cgroup2 root, "/..." */
+	bool netns_by_name;		/* "netns NAME": /run/netns/NAME */
+	uint32_t netns_pid;		/* "netns-pid PID", 0 otherwise */
 	char netns_path[KC_PATH_MAX];	/* opened at run time */
 };
 

@@ -7,13 +7,23 @@
 # kav-slurm-pin share (Documentation/slurm.rst). It is sourced, not run.
 #
 # POSIX sh: it runs under dash and busybox ash and needs only awk, sed,
-# find, ls, mkdir, mv, rm, kavctl and, if present, logger. Functions use
+# find, ls, mkdir, mktemp, mv, rm, kavctl and, if present, logger. Functions use
 # variables prefixed with "_" as scratch space (POSIX sh has no "local").
 #
 # What the scripts know about the job comes from the environment slurmd
 # gives them (SLURM_JOB_ID, SLURM_JOB_UID, SLURMD_NODENAME, SPANK_*), from
 # the site's settings ($KAV_SLURM_CONF, default /etc/kav/slurm.conf, or the
 # same names in the environment), and from kav itself (kavctl -rn -o).
+
+# Values come from the job's environment and its AdminComment: the shell
+# must never expand one. -f: no pathname expansion, so that an unquoted
+# "kav_vnis=42*" never becomes a file "kav_vnis=4299" of the working
+# directory (the scripts set it too, before sourcing this); words split on
+# blanks and newlines only, whatever IFS the environment held. Every value
+# is then checked for what it must be (kav_is_uint, kav_check_vni).
+set -f
+IFS=$(printf ' \t\n.')
+IFS=${IFS%.}
 
 # The cgroup v2 hierarchy, where Slurm's cgroup/v2 plugin puts jobs.
 KAV_CGROUP_ROOT=/sys/fs/cgroup
@@ -198,6 +208,10 @@ kav_admin_comment_vnis() {
 		kav_die "$_sq --jobs=$KAV_JOB --Format=admin_comment: ${_ac:-failed} (is slurmctld reachable?)"
 	_n=0
 	_av=
+	# Split on blanks only (set -f: a word is never a pattern); the
+	# value is checked digit by digit afterwards (kav_vni_list), never
+	# evaluated.
+	set -f
 	for _w in $_ac; do
 		case $_w in
 		kav_vnis=*) _n=$((_n + 1)) _av=${_w#kav_vnis=} ;;
@@ -207,6 +221,9 @@ kav_admin_comment_vnis() {
 		kav_die "the job's AdminComment has $_n kav_vnis= words: '$_ac'"
 	[ "$_n" = 0 ] || [ -n "$_av" ] ||
 		kav_die "the job's AdminComment has an empty kav_vnis="
+	case $_av in
+	*[!0-9,]*) kav_die "the job's AdminComment has kav_vnis='$_av': only decimal VNIs separated by commas are taken" ;;
+	esac
 	printf '%s\n' "$_av"
 }
 
@@ -548,8 +565,9 @@ kav_state_load() {
 # prolog created the job's cgroup directory (the epilog removes it).
 kav_state_save() {
 	mkdir -p "$KAV_STATE_DIR" || return 1
-	_tmp=$KAV_STATE_DIR/.job_$KAV_JOB.$$
-	rm -f "$_tmp"
+	# A new file with a random name (mktemp: O_EXCL), never a link
+	# someone planted at a name known in advance.
+	_tmp=$(mktemp "$KAV_STATE_DIR/.job_$KAV_JOB.XXXXXXXX") || return 1
 	if {
 		echo "# kav-slurm state of job $KAV_JOB (Documentation/slurm.rst)"
 		echo "version=1"
