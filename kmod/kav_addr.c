@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Address formats. The kernel checks every address it stores, so that a
- * kernel consumer reading the table can trust what it finds there.
+ * kernel consumer reading the table can trust what it finds there, and
+ * normalises socket addresses (kav_sockaddr_normalize(), uapi), so that
+ * padding neither makes two entries of one endpoint nor gives a tenant
+ * free bits to aim an address at one bucket of an index.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -39,7 +42,7 @@ int kav_addr_check_format(u32 addr_format, u32 *addr_max)
 	return 0;
 }
 
-static int kav_sockaddr_len(const u8 *addr, u32 stride, sa_family_t want)
+static int kav_sockaddr_len(u8 *addr, u32 stride, sa_family_t want)
 {
 	sa_family_t family;
 	u32 len;
@@ -55,7 +58,10 @@ static int kav_sockaddr_len(const u8 *addr, u32 stride, sa_family_t want)
 		len = sizeof(struct sockaddr_in6);
 	else
 		return -EINVAL;
-	return stride < len ? -EINVAL : len;
+	if (stride < len)
+		return -EINVAL;
+	kav_sockaddr_normalize(addr, len);
+	return len;
 }
 
 /*
@@ -78,10 +84,11 @@ static int kav_straddr_len(const u8 *addr, u32 stride, u32 addr_max)
 }
 
 /*
- * Validate one address of a batch (@stride bytes at @addr) for an AV of
- * @addr_format. Returns the number of bytes to store, or -EINVAL.
+ * Validate one address of a batch (@stride bytes at @addr, the kernel's
+ * copy) for an AV of @addr_format, normalising a socket address in place.
+ * Returns the number of bytes to store, or -EINVAL.
  */
-int kav_addr_validate(u32 addr_format, u32 addr_max, const u8 *addr,
+int kav_addr_validate(u32 addr_format, u32 addr_max, u8 *addr,
 		      u32 stride)
 {
 	switch (addr_format) {

@@ -22,7 +22,6 @@ int kav_registry_walk_domains(int (*fn)(struct kav_domain *, void *),
 			      void *arg, u32 *pos);
 u64 kav_registry_count_domains(void);
 unsigned int kav_registry_generation(void);
-void kav_registry_revoke(struct kav_grant *g);
 
 struct kav_stats {
 	u64 domains;

@@ -97,6 +97,13 @@ int kav_av_pin(struct kav_av *av, bool pin, const char *tag)
 {
 	int ret;
 
+	/*
+	 * A job's table lives while the job's processes hold it: a pin
+	 * would keep it, and the job's grant, past the job.
+	 */
+	if (kav_table_indexed(&av->table))
+		return -EINVAL;
+
 	if (pin)
 		kav_av_get(av);
 	ret = kav_names_set_pinned(av, pin, tag);
@@ -115,22 +122,6 @@ void kav_avs_unpin_all(void)
 
 	while ((av = kav_names_unpin_any()))
 		kav_av_put(av);
-}
-
-/*
- * Grant @g was revoked: every key slot of @av it authorised becomes
- * unusable, for inserts and for kernel consumers, before this returns.
- */
-void kav_av_revoke(struct kav_av *av, struct kav_grant *g)
-{
-	struct kav_table *t = &av->table;
-	u64 h;
-
-	mutex_lock(&t->lock);
-	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++)
-		if (kav_key_grants_of(&av->key_grants, h) == g)
-			kav_key_revoke(t, h);
-	mutex_unlock(&t->lock);
 }
 
 static const struct kav_ioctl_op kav_av_ops[] = {
@@ -207,14 +198,11 @@ static int kav_av_add_domain_key(struct kav_av *av)
 }
 
 /*
- * A new AV of @domain for @cmd, in the registry; revocation held off, and
- * for a named AV kav_names_lock held. On a failure after the AV took its
- * first reference, that reference is left in *@dead for the caller to
- * drop once it holds neither lock (kav_av_free() may take them).
+ * The memory of a new AV for @cmd: its table and, for a job table, its
+ * indexes (up to 32 MiB of buckets, zeroed). Made with no lock held, and
+ * freed with kav_av_unused() if it is not used after all.
  */
-static struct kav_av *kav_av_new(struct kav_domain *domain,
-				 const struct kav_av_create *cmd,
-				 struct kav_av **dead)
+static struct kav_av *kav_av_alloc(const struct kav_av_create *cmd)
 {
 	/* A key counts its entries in 32 bits (uapi kav_key_count). */
 	u64 max_entries = clamp(READ_ONCE(kav_max_entries), 1UL,
@@ -240,6 +228,30 @@ static struct kav_av *kav_av_new(struct kav_domain *domain,
 			return ERR_PTR(ret);
 		}
 	}
+	return av;
+}
+
+/* An AV from kav_av_alloc() that never became one. */
+static void kav_av_unused(struct kav_av *av)
+{
+	if (IS_ERR_OR_NULL(av))
+		return;
+	kav_table_destroy(&av->table);
+	kfree(av);
+}
+
+/*
+ * Make @av (from kav_av_alloc(), which this consumes) a new AV of
+ * @domain, in the registry; for a named AV kav_names_lock held. On a
+ * failure after the AV took its first reference, that reference is left
+ * in *@dead for the caller to drop once it holds no lock (kav_av_free()
+ * may take kav_names_lock).
+ */
+static struct kav_av *kav_av_new(struct kav_domain *domain,
+				 struct kav_av *av, struct kav_av **dead)
+{
+	int ret;
+
 	kref_init(&av->ref);
 	kref_get(&domain->ref);
 	av->domain = domain;
@@ -371,20 +383,27 @@ static bool kav_av_create_valid(const struct kav_av_create *cmd)
  * A job's table (KAV_AV_JOB) is a named AV whose name the kernel makes
  * from the job (kav_named_job()) and no user name can equal.
  *
- * Lock order: kav_revoke_sem (read) > kav_names_lock > domain->lock,
- * av->table.lock > kav_grants_lock and the registry's xarray lock. No AV
- * reference is dropped here under kav_revoke_sem or kav_names_lock: the
- * drop may be the last, and kav_av_free() takes kav_names_lock (for a
- * named AV's name; it asserts the lock is not held) and runs the
- * registry's and the grants' teardown. A reference found or made under
- * them (an existing AV, a new AV that failed half-way) is put after both
- * are released.
+ * The new AV's memory is allocated before kav_names_lock is taken: for a
+ * named AV, only once a first look found no AV of that name, and the
+ * look is made again with it in hand (another process may have created
+ * the name meanwhile; its memory is then freed unused). So a job table's
+ * index, megabytes to zero, is never made under a lock all tenants need,
+ * and joining an existing one allocates nothing.
+ *
+ * Lock order: kav_names_lock > domain->lock, av->table.lock >
+ * av->table.key_lock, kav_grants_lock, a grant's holders_lock and the
+ * registry's xarray lock. No AV reference is dropped here under
+ * kav_names_lock: the drop may be the last, and kav_av_free() takes
+ * kav_names_lock (for a named AV's name; it asserts the lock is not
+ * held) and runs the registry's and the grants' teardown. A reference
+ * found or made under it (an existing AV, a new AV that failed half-way)
+ * is put after it is released.
  */
 int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 {
 	struct kav_av_create *cmd = ucmd->cmd;
 	bool rdonly = cmd->flags & KAV_AV_RDONLY;
-	struct kav_av *av = NULL, *dead = NULL;
+	struct kav_av *av = NULL, *dead = NULL, *fresh = NULL;
 	struct kav_named *named;
 	bool created = false;
 	int ret;
@@ -403,16 +422,20 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 		named = kav_named_alloc(cmd, &domain->id);
 	if (IS_ERR(named))
 		return PTR_ERR(named);
+	/* An AV without a name is always new: its memory first. */
+	if (!named) {
+		fresh = kav_av_alloc(cmd);
+		if (IS_ERR(fresh)) {
+			kfree(named);
+			return PTR_ERR(fresh);
+		}
+	}
 
-	/* Until the AV is in the registry, a revoke waits (kav_grants.c). */
-	kav_revoke_read_lock();
+again:
 	if (named) {
 		ret = mutex_lock_killable(&kav_names_lock);
-		if (ret) {
-			kav_revoke_read_unlock();
-			kfree(named);
-			return ret;
-		}
+		if (ret)
+			goto out_unused;
 		av = kav_names_find(&domain->id, named);
 	}
 	if (av) {
@@ -420,8 +443,18 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 	} else if (rdonly || (named && !kav_named_is_own(named, &domain->id))) {
 		/* Nobody creates in another user's names. */
 		ret = -ENOENT;
+	} else if (!fresh) {
+		/* Not there: allocate with no lock held, and look again. */
+		mutex_unlock(&kav_names_lock);
+		fresh = kav_av_alloc(cmd);
+		if (IS_ERR(fresh)) {
+			kfree(named);
+			return PTR_ERR(fresh);
+		}
+		goto again;
 	} else {
-		av = kav_av_new(domain, cmd, &dead);
+		av = kav_av_new(domain, fresh, &dead);
+		fresh = NULL;
 		ret = PTR_ERR_OR_ZERO(av);
 		if (ret)
 			av = NULL;
@@ -433,9 +466,10 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 	}
 	if (cmd->flags & (KAV_AV_NAMED | KAV_AV_JOB))
 		mutex_unlock(&kav_names_lock);
-	kav_revoke_read_unlock();
+out_unused:
+	kav_av_unused(fresh);	/* allocated, then found made by another */
 	kfree(named);		/* unless the new AV took it */
-	if (dead)		/* never under the locks: it may free the AV */
+	if (dead)		/* never under the lock: it may free the AV */
 		kav_av_put(dead);
 
 	if (!ret && !created) {

@@ -131,7 +131,7 @@ static int kav_writer_may_use(struct kav_av_file *h, u64 key,
 	if (!kav_key_valid(t, key))
 		return -EINVAL;
 	k = kav_key_slot_ro(t, key);
-	if (k->flags & KAV_KEY_REVOKED) {
+	if (kav_key_revoked(t, key)) {
 		kav_deny(KAV_DENY_REVOKED, &d->id, k->vni, "insert");
 		return -EKEYREVOKED;
 	}
@@ -193,6 +193,18 @@ static int kav_av_insert_batch(struct kav_av_file *h,
 	struct kav_key_counts kc = {};
 	int ret;
 
+	if (kav_table_indexed(t)) {
+		/*
+		 * A job table's key slot is set at its creation, for good:
+		 * its handle, and every address already in the table, are
+		 * found without the lock, which only the misses need.
+		 */
+		ret = kav_writer_default_key(h, &b->dflt_key);
+		if (!ret)
+			ret = kav_index_lookup(t, b);
+		if (ret)
+			return ret;
+	}
 	ret = kav_table_lock(t);
 	if (ret)
 		return ret;
@@ -205,7 +217,9 @@ static int kav_av_insert_batch(struct kav_av_file *h,
 		goto out;
 	/* A job table: only addresses it does not hold yet need room. */
 	if (kav_table_indexed(t)) {
-		kav_index_resolve(t, b, &kc);
+		ret = kav_index_resolve(t, b, &kc);
+		if (ret)
+			goto out;
 		if (!kav_table_has_room(t, b->nr_new)) {
 			ret = -ENOSPC;
 			goto out;
@@ -354,25 +368,6 @@ out:
 }
 
 /*
- * Can @key go into a free slot of @t? EEXIST with the handle of the slot
- * holding it already, ENOSPC when none is free. t->lock held.
- */
-static int kav_key_room(struct kav_table *t, const struct kav_auth_key *key,
-			u64 *handle)
-{
-	u64 h = kav_key_find(t, key->vni);
-
-	if (h != KAV_NONE) {
-		*handle = h;
-		return -EEXIST;
-	}
-	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++)
-		if (!kav_key_valid(t, h))
-			return 0;
-	return -ENOSPC;
-}
-
-/*
  * Charge @grant (which authorised @id for @key and whose reference the
  * slot takes over on success) one AV and put @key in a slot of @av. The
  * charge is taken only once the key is sure to go in: a refused or
@@ -388,20 +383,30 @@ int kav_av_add_key(struct kav_av *av, const struct kav_identity *id,
 	ret = kav_table_lock(t);
 	if (ret)
 		return ret;
-	/* Revoked since it was looked up: it must not reach the table. */
-	if (kav_grant_revoked(grant))
-		ret = -EKEYREVOKED;
-	else
-		ret = kav_key_room(t, key, handle);
+	ret = kav_key_room(t, key, handle);
 	if (!ret)
 		ret = kav_grant_charge_av(grant, id, "key insert");
-	if (!ret) {
-		ret = kav_key_insert(t, key, flags, handle);
-		if (WARN_ON_ONCE(ret))
-			kav_grant_uncharge(grant, 0, 1);
-		else
-			kav_key_grants_set(&av->key_grants, *handle, grant);
+	if (ret)
+		goto out;
+	/*
+	 * On the grant's holder list first, then checked and written under
+	 * key_lock: a revocation either finds the slot written or has
+	 * marked the grant revoked before we look (kav_grants.c).
+	 */
+	kav_key_grants_hold(&av->key_grants, t, *handle, grant);
+	spin_lock(&t->key_lock);
+	if (kav_grant_revoked(grant)) {
+		ret = -EKEYREVOKED;
+	} else {
+		kav_key_insert(t, key, flags, *handle);
+		kav_key_grants_set(&av->key_grants, *handle, grant);
 	}
+	spin_unlock(&t->key_lock);
+	if (ret) {
+		kav_key_grants_unhold(&av->key_grants, *handle, grant);
+		kav_grant_uncharge(grant, 0, 1);
+	}
+out:
 	kav_table_unlock(t);
 	return ret;
 }
@@ -449,9 +454,18 @@ int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd)
 	ret = kav_table_lock(t);
 	if (ret)
 		return ret;
-	ret = kav_key_remove(t, cmd->handle);
-	if (!ret)	/* no entries left: only the slot's own charge */
+	ret = kav_key_removable(t, cmd->handle);
+	if (!ret) {
+		/* Revocations stop visiting the slot before it can be reused. */
+		kav_key_grants_unhold(&av->key_grants, cmd->handle,
+				      kav_key_grants_of(&av->key_grants,
+							cmd->handle));
+		spin_lock(&t->key_lock);
+		kav_key_remove(t, cmd->handle);
+		spin_unlock(&t->key_lock);
+		/* No entries left: only the slot's own charge. */
 		kav_key_grants_drop(&av->key_grants, cmd->handle, 0);
+	}
 	kav_table_unlock(t);
 	return ret;
 }

@@ -15,9 +15,13 @@
  * grace period (grants, the page index's xarray nodes).
  *
  * Revocation (kav_grant_revoke()) marks the key slots revoked and takes
- * the grant off the list, then calls kav_consumers_revoke(): it waits for
- * a grace period, so that every resolve that could have missed the
- * revocation is over, and then calls each affected consumer's callback.
+ * the grant off the list; GRANT_DEL then calls kav_consumers_revoke(): it
+ * waits for a grace period, so that every resolve that could have missed
+ * the revocation is over, and then calls every consumer's callback with
+ * the key. Every one: a consumer's AV may have held the key earlier and
+ * dropped it (entries removed, then the slot), while the driver still
+ * holds state built under it; the callback is cheap to ignore, and a
+ * tenant must not be able to opt its NIC state out of a revocation.
  */
 #include <linux/file.h>
 #include <linux/kcsan-checks.h>
@@ -47,7 +51,9 @@ struct kav_consumer {
 
 /*
  * Consumers with a revocation callback. The mutex is held across the
- * callbacks, so that kav_consumer_put() waits for a running one.
+ * callbacks, so that kav_consumer_put() waits for a running one: a
+ * driver must not call kav_consumer_get_notify() or kav_consumer_put()
+ * while it holds a lock its callback takes (kav_consumer.h).
  */
 static LIST_HEAD(kav_consumers);
 static DEFINE_MUTEX(kav_consumers_lock);
@@ -73,8 +79,12 @@ static_assert(offsetof(struct kav_resolution, user_id) ==
  * it), and so kav.ko, stay alive until kav_consumer_put(). Process
  * context; may sleep.
  *
+ * Takes kav's consumer list mutex, which is held across every callback:
+ * the caller must not hold a lock that its callback takes.
+ *
  * Return: the consumer, or ERR_PTR(-EBADF) if @fd is not open,
- * ERR_PTR(-EINVAL) if it is not a kav AV, ERR_PTR(-ENOMEM).
+ * ERR_PTR(-EINVAL) if it is not a kav AV or @ops has no revoke callback,
+ * ERR_PTR(-ENOMEM).
  */
 struct kav_consumer *kav_consumer_get_notify(int fd,
 					     const struct kav_consumer_ops *ops,
@@ -85,6 +95,12 @@ struct kav_consumer *kav_consumer_get_notify(int fd,
 	struct kav_av_file *h;
 
 	might_sleep();
+	/* A callback table without the callback would be called anyway. */
+	if (ops && !ops->revoke) {
+		if (file)
+			fput(file);
+		return ERR_PTR(-EINVAL);
+	}
 	if (!file)
 		return ERR_PTR(-EBADF);
 	h = kav_av_file_of(file);
@@ -92,7 +108,7 @@ struct kav_consumer *kav_consumer_get_notify(int fd,
 		fput(file);
 		return ERR_PTR(-EINVAL);
 	}
-	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	c = kzalloc(sizeof(*c), KAV_TENANT_GFP);
 	if (!c) {
 		fput(file);
 		return ERR_PTR(-ENOMEM);
@@ -152,35 +168,12 @@ void kav_consumer_put(struct kav_consumer *c)
 EXPORT_SYMBOL_GPL(kav_consumer_put);
 
 /*
- * Does the AV of @c hold key @vni in a slot? A hint for whom to tell
- * (slots change under the table lock, which is not taken).
+ * A grant for key @vni was revoked: its key slots are marked and it is
+ * off the grant list. Once every resolve that may have started before is
+ * over, tell every consumer. Process context, no kav lock held (GRANT_DEL,
+ * after kav_grant_revoke()).
  */
-static bool kav_consumer_has_vni(struct kav_consumer *c, u32 vni)
-{
-	struct kav_table *t = &c->h->av->table;
-	const struct kav_key_slot *k;
-	u32 flags, kvni;
-	u64 h;
-
-	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
-		k = kav_key_slot_ro(t, h);
-		/* A hint: a slot may change meanwhile (table lock not held). */
-		flags = data_race(k->flags);
-		/* As above. */
-		kvni = data_race(k->vni);
-		if ((flags & KAV_KEY_VALID) && kvni == vni)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Grant @g was revoked: its key slots are marked and it is off the grant
- * list. Once every resolve that may have started before is over, tell
- * every consumer whose AV holds the key. Process context, from
- * kav_grant_revoke() with no kav lock held (GRANT_DEL: genl_mutex).
- */
-void kav_consumers_revoke(const struct kav_grant *g)
+void kav_consumers_revoke(u32 vni)
 {
 	struct kav_consumer *c;
 
@@ -188,8 +181,7 @@ void kav_consumers_revoke(const struct kav_grant *g)
 	synchronize_rcu();
 	mutex_lock(&kav_consumers_lock);
 	list_for_each_entry(c, &kav_consumers, node)
-		if (kav_consumer_has_vni(c, g->vni))
-			c->ops->revoke(c, c->priv, g->vni);
+		c->ops->revoke(c, c->priv, vni);
 	mutex_unlock(&kav_consumers_lock);
 }
 

@@ -50,11 +50,15 @@ struct kav_resolution {
 
 /**
  * struct kav_consumer_ops - what a consumer wants to be told
- * @revoke: an administrator revoked a grant for key @vni (GRANT_DEL), and
- *	the consumer's AV holds @vni in a key slot. Called before GRANT_DEL
- *	returns, in process context (it may sleep), with the generic netlink
- *	mutex and kav's consumer list mutex held, no other kav lock; it must
- *	not call kav_consumer_get*() or kav_consumer_put(). When it is
+ * @revoke: required. An administrator revoked a grant for key @vni
+ *	(GRANT_DEL). Called for every consumer on every revocation, whether
+ *	or not its AV holds @vni now (it may have held it before), so a
+ *	call may be spurious: look for state under @vni. Called before
+ *	GRANT_DEL returns, in process context (it may sleep), with kav's
+ *	consumer list mutex held, no other kav lock and not the generic
+ *	netlink mutex; it must not call kav_consumer_get*() or
+ *	kav_consumer_put(), and a driver must not call those while holding
+ *	a lock the callback takes (the list mutex orders them). When it is
  *	called, no kav_consumer_resolve() of this consumer that returns
  *	after the call began returns an entry under the revoked grant
  *	(-EKEYREVOKED or -EACCES instead): the callback tears down what the

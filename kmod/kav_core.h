@@ -17,6 +17,8 @@
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
+#include <linux/siphash.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 #include <linux/kav.h>
@@ -26,6 +28,12 @@ struct vm_area_struct;
 
 struct kav_table {
 	struct mutex lock;		/* serialises writers */
+	/*
+	 * The key slots' writers (under t->lock) and revocation (without
+	 * it): a revoke never waits for a tenant's batch. Held for a few
+	 * stores; inside t->lock.
+	 */
+	spinlock_t key_lock;
 	struct page *header_page;
 	struct kav_table_header *hdr;
 	/*
@@ -52,6 +60,9 @@ struct kav_table {
 	u32 index_buckets;		/* set at creation, then constant */
 	unsigned long index_key;	/* t->pages key of bucket page 0 */
 	unsigned long next_key;		/* t->pages key of next page 0 */
+	/* The kernel's own index of a job table: pages nobody maps. */
+	struct xarray kindex;
+	siphash_key_t kindex_key;	/* random; never leaves the kernel */
 };
 
 /*
@@ -202,15 +213,18 @@ const struct kav_entry *kav_table_entry_ro(struct kav_table *t, u64 idx);
 const struct kav_entry *kav_table_entry_lockless(struct kav_table *t,
 						 u64 idx);
 
-/* kav_index.c: a job table's address index; t->lock held */
+/* kav_index.c: a job table's address indexes */
 /* b->idx[i] after kav_index_resolve(): a new entry, or a copy of @j's. */
 #define KAV_INDEX_NEW		(~0ULL)
 #define KAV_INDEX_DUP		BIT_ULL(63)
+/* kav_index_find(): a fatal signal ended the walk. */
+#define KAV_INDEX_KILLED	(~1ULL)
 int kav_index_init(struct kav_table *t, u64 count);
 int kav_index_grow(struct kav_table *t, u64 first, u64 last);
 size_t kav_index_scratch_len(u32 count);
-void kav_index_resolve(struct kav_table *t, struct kav_insert_batch *b,
-		       struct kav_key_counts *kc);
+int kav_index_lookup(struct kav_table *t, struct kav_insert_batch *b);
+int kav_index_resolve(struct kav_table *t, struct kav_insert_batch *b,
+		      struct kav_key_counts *kc);
 void kav_index_link(struct kav_table *t, const struct kav_insert_batch *b,
 		    u32 i, u64 idx);
 void kav_index_fill_dups(struct kav_insert_batch *b);
@@ -218,15 +232,20 @@ void kav_index_fill_dups(struct kav_insert_batch *b);
 /* kav_table_map.c */
 int kav_table_mmap(struct kav_table *t, struct vm_area_struct *vma);
 
-/* kav_keys.c: auth-key slots in the header page; t->lock held */
+/* kav_keys.c: auth-key slots in the header page; t->lock held (below) */
 void kav_keys_init(struct kav_table *t);
 bool kav_key_valid(struct kav_table *t, u64 handle);
 const struct kav_key_slot *kav_key_slot_ro(struct kav_table *t, u64 handle);
 u32 kav_key_nr_entries(struct kav_table *t, u64 handle);
 u64 kav_key_find(struct kav_table *t, u32 vni);
-int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
-		   u32 flags, u64 *handle);
-int kav_key_remove(struct kav_table *t, u64 handle);
+bool kav_key_revoked(struct kav_table *t, u64 handle);
+int kav_key_room(struct kav_table *t, const struct kav_auth_key *key,
+		 u64 *handle);
+/* Slot writers: t->lock and t->key_lock held; kav_key_revoke(): key_lock. */
+void kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
+		    u32 flags, u64 handle);
+int kav_key_removable(struct kav_table *t, u64 handle);
+void kav_key_remove(struct kav_table *t, u64 handle);
 void kav_key_revoke(struct kav_table *t, u64 handle);
 void kav_key_bind_entries(struct kav_table *t, u64 handle, u32 n);
 void kav_key_unbind_entries(struct kav_table *t, u64 handle, u32 n);
@@ -236,7 +255,7 @@ void kav_keys_disable(struct kav_table *t, u64 keys);
 
 /* kav_addr.c */
 int kav_addr_check_format(u32 addr_format, u32 *addr_max);
-int kav_addr_validate(u32 addr_format, u32 addr_max, const u8 *addr,
+int kav_addr_validate(u32 addr_format, u32 addr_max, u8 *addr,
 		      u32 stride);
 
 #endif /* KAV_CORE_H */

@@ -132,15 +132,16 @@ static int kav_put_domain(struct sk_buff *skb, const struct kav_domain *d)
 	       (g ? nla_put_u32(skb, KAV_A_VNI, d->key.vni) : 0);
 }
 
-/* A job's table is named by its grant: its name's bytes are not text. */
+/*
+ * A job's table is listed as what it is, a flag and its job's grant,
+ * never as a name: any user can give its own named AV any name.
+ */
 static int kav_put_name_bytes(struct sk_buff *skb, const struct kav_named *n)
 {
-	char label[32];
-
 	if (!kav_named_is_job(n))
 		return nla_put(skb, KAV_A_AV_NAME, n->len, n->name);
-	return nla_put(skb, KAV_A_AV_NAME,
-		       kav_named_job_label(n, label, sizeof(label)), label);
+	return nla_put_flag(skb, KAV_A_AV_JOB) ?:
+	       nla_put_u32(skb, KAV_A_GRANT_ID, kav_named_job_grant(n));
 }
 
 static int kav_put_name(struct sk_buff *skb, const struct kav_av *av)
@@ -576,14 +577,15 @@ static int kav_genl_grant_del(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	g = kav_grant_revoke(nla_get_u32(info->attrs[KAV_A_GRANT_ID]),
-			     kav_registry_revoke);
+	g = kav_grant_revoke(nla_get_u32(info->attrs[KAV_A_GRANT_ID]));
 	if (!g) {
 		nlmsg_free(msg);
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KAV_A_GRANT_ID],
 				    "no such grant");
 		return -ENOENT;
 	}
+	/* Every consumer, before the administrator hears it is done. */
+	kav_consumers_revoke(g->vni);
 	return kav_grant_done(info, msg, g, false, KAV_GENL_CMD_GRANT_DEL);
 }
 
@@ -992,6 +994,12 @@ static struct genl_family kav_genl_family __ro_after_init = {
 	/* CTRL_ATTR_MAXATTR; each command has its policy (kav_genl_ops). */
 	.maxattr = KAV_A_MAX,
 	.netnsok = false,
+	/*
+	 * Not under genl_mutex: no kav command may stall every generic
+	 * netlink family of the node. kav's own locks serialise what needs
+	 * it (the grant list, the registry, each table).
+	 */
+	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = kav_genl_ops,
 	.n_ops = ARRAY_SIZE(kav_genl_ops),

@@ -5,11 +5,15 @@
  * identity of whoever uses it (kav_rule.c).
  *
  * A key slot (and a domain key) keeps a reference to the grant that
- * authorised it. Revoking a grant takes it off the list, so nothing new is
- * authorised by it, and then has the caller's callback mark every slot it
- * authorised revoked before returning: from then on no insert under the
- * key is accepted and no kernel consumer resolves an entry bound to it.
- * The grant's memory lives until the last slot lets go.
+ * authorised it, and is on the grant's holder list. Revoking a grant takes
+ * it off the list, so nothing new is authorised by it, and then marks
+ * every slot on its holder list revoked before returning: from then on no
+ * insert under the key is accepted and no kernel consumer resolves an
+ * entry bound to it. The revocation takes only spinlocks held for a few
+ * stores (the holder list's, each slot's table key_lock), never a lock a
+ * tenant holds across its work, so it costs what the grant authorised,
+ * whatever the tenants are doing. The grant's memory lives until the
+ * last slot lets go.
  *
  * Accounts never go negative: an uncharge of more than was charged is a
  * kav bug, warned about once and refused.
@@ -25,32 +29,21 @@
 #include <linux/string.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
+#include "kav_core.h"
 #include "kav_policy.h"
 
 static LIST_HEAD(kav_grants);
 /* The list, grant ids, tags and the generation. */
 static DEFINE_MUTEX(kav_grants_lock);
+/*
+ * Grant ids are never reused: a job's identity is its grant's id
+ * (kav_named_job()). At 2^32 - 1 adds GRANT_ADD fails with ENOSPC until
+ * the module is reloaded.
+ */
 static u32 kav_grant_next_id = 1;
 /* Bumped by every change of the list: dumps flag NLM_F_DUMP_INTR. */
 static unsigned int kav_grants_gen = 1;
 static atomic64_t kav_denials[KAV_DENY_NR];
-/*
- * Revocation (write) against AVs being created (read): an AV takes its
- * domain's key and enters the registry under the read side, so a revoke
- * either finds it in the registry or is seen by it as already revoked.
- */
-static DECLARE_RWSEM(kav_revoke_sem);
-
-void kav_revoke_read_lock(void)
-{
-	down_read(&kav_revoke_sem);
-}
-
-void kav_revoke_read_unlock(void)
-{
-	up_read(&kav_revoke_sem);
-}
-
 static const char * const kav_deny_reason[KAV_DENY_NR] = {
 	[KAV_DENY_NO_GRANT] = "no grant for the key",
 	[KAV_DENY_REVOKED] = "key revoked",
@@ -201,8 +194,15 @@ struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated)
 			return g;
 		}
 	}
+	if (!kav_grant_next_id) {	/* every id was given out */
+		mutex_unlock(&kav_grants_lock);
+		kfree(new);
+		return ERR_PTR(-ENOSPC);
+	}
 	spec->cgroup = NULL;
 	kref_init(&new->ref);		/* the list's */
+	spin_lock_init(&new->holders_lock);
+	INIT_LIST_HEAD(&new->holders);
 	atomic64_set(&new->nr_entries, 0);
 	atomic_set(&new->nr_avs, 0);
 	new->revoked = false;
@@ -280,16 +280,33 @@ unsigned int kav_grants_generation(void)
 }
 
 /*
- * Revoke grant @id: off the list, marked revoked, then @revoke_users marks
- * what it authorised (every AV's key slots) before anyone can create an
- * AV again. Returns the grant (the list's reference, now the caller's) or
- * NULL.
+ * Mark every key slot @g authorised revoked. A slot being added is on the
+ * holder list before its writer checks g->revoked under the same
+ * key_lock (kav_key_grants_hold()): either this finds the slot written,
+ * or the writer sees the grant revoked and refuses.
  */
-struct kav_grant *kav_grant_revoke(u32 id, void (*revoke_users)(struct kav_grant *))
+static void kav_grant_revoke_holders(struct kav_grant *g)
+{
+	struct kav_slot_hold *s;
+
+	spin_lock(&g->holders_lock);
+	list_for_each_entry(s, &g->holders, node) {
+		spin_lock(&s->t->key_lock);
+		kav_key_revoke(s->t, s->handle);
+		spin_unlock(&s->t->key_lock);
+	}
+	spin_unlock(&g->holders_lock);
+}
+
+/*
+ * Revoke grant @id: off the list, marked revoked, then every key slot it
+ * authorised is marked. Returns the grant (the list's reference, now the
+ * caller's) or NULL. The caller tells kernel consumers.
+ */
+struct kav_grant *kav_grant_revoke(u32 id)
 {
 	struct kav_grant *g, *found = NULL;
 
-	down_write(&kav_revoke_sem);
 	mutex_lock(&kav_grants_lock);
 	list_for_each_entry(g, &kav_grants, node) {
 		if (g->id == id) {
@@ -302,10 +319,7 @@ struct kav_grant *kav_grant_revoke(u32 id, void (*revoke_users)(struct kav_grant
 	}
 	mutex_unlock(&kav_grants_lock);
 	if (found)
-		revoke_users(found);
-	up_write(&kav_revoke_sem);
-	if (found)
-		kav_consumers_revoke(found);
+		kav_grant_revoke_holders(found);
 	return found;
 }
 

@@ -33,12 +33,45 @@
 /* Slots walked between two chances to reschedule. */
 #define KAV_OWNER_RESCHED	4096
 
+/*
+ * Slot @handle of @t is about to be authorised by @g: from now on a
+ * revocation of @g visits it. Taken before the slot is written, so that
+ * a revoke either finds the slot here or is seen by the writer
+ * (kav_av_add_key(): both under t->key_lock).
+ */
+void kav_key_grants_hold(struct kav_key_grants *kg, struct kav_table *t,
+			 u64 handle, struct kav_grant *g)
+{
+	struct kav_slot_hold *s = &kg->hold[handle];
+
+	WARN_ON_ONCE(s->t);
+	s->t = t;
+	s->handle = handle;
+	spin_lock(&g->holders_lock);
+	list_add_tail(&s->node, &g->holders);
+	spin_unlock(&g->holders_lock);
+}
+
+/* Revocations of @g no longer visit slot @handle (it goes). */
+void kav_key_grants_unhold(struct kav_key_grants *kg, u64 handle,
+			   struct kav_grant *g)
+{
+	struct kav_slot_hold *s = &kg->hold[handle];
+
+	if (!s->t)
+		return;
+	spin_lock(&g->holders_lock);
+	list_del(&s->node);
+	spin_unlock(&g->holders_lock);
+	s->t = NULL;
+}
+
 /* Slot @handle was authorised by @g, whose reference it takes over. */
 void kav_key_grants_set(struct kav_key_grants *kg, u64 handle,
 			struct kav_grant *g)
 {
 	WARN_ON_ONCE(kg->g[handle]);
-	kg->g[handle] = g;
+	WRITE_ONCE(kg->g[handle], g);
 }
 
 struct kav_grant *kav_key_grants_of(const struct kav_key_grants *kg,
@@ -107,9 +140,10 @@ void kav_key_grants_drop(struct kav_key_grants *kg, u64 handle, u64 entries)
 
 	if (WARN_ON_ONCE(!g))
 		return;
+	kav_key_grants_unhold(kg, handle, g);
 	kav_grant_uncharge(g, 0, 1);
 	kav_grant_put(g);
-	kg->g[handle] = NULL;
+	WRITE_ONCE(kg->g[handle], NULL);
 	kg->dropped += entries;
 	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++)
 		if (kg->g[h])

@@ -12,7 +12,11 @@
  * A key cannot be removed while entries are bound to it or endpoints that
  * were enabled with it are open, so no entry or endpoint ever refers to a
  * slot that was reused. Which grant authorised a slot is kept above the
- * core (kav_policy.h). All functions run with t->lock held.
+ * core (kav_policy.h). All functions run with t->lock held, except
+ * revocation: a slot's writers also hold t->key_lock, and kav_key_revoke()
+ * holds only that, so that a revoke never waits for a tenant's batch. A
+ * reader under t->lock alone may therefore see KAV_KEY_REVOKED appear at
+ * any time (READ_ONCE); nothing else of a slot changes under it.
  */
 #include <linux/bitops.h>
 #include <linux/bug.h>
@@ -48,17 +52,47 @@ void kav_keys_init(struct kav_table *t)
 	t->hdr->key_counts_offset = KAV_KEY_COUNTS_OFFSET;
 }
 
+/* Slot seq brackets: as kav_seq_begin/end(), under t->key_lock. */
+static void kav_slot_seq_begin(struct kav_table *t, struct kav_key_slot *k)
+{
+	lockdep_assert_held(&t->key_lock);
+	preempt_disable();
+	WRITE_ONCE(k->seq, k->seq + 1);
+	/* Odd seq is visible before any of the slot changes. */
+	smp_wmb();
+}
+
+static void kav_slot_seq_end(struct kav_table *t, struct kav_key_slot *k)
+{
+	/* The slot is complete before seq turns even again. */
+	smp_wmb();
+	WRITE_ONCE(k->seq, k->seq + 1);
+	preempt_enable();
+}
+
 /* A slot changed: readers that cached the slots read them again. */
 static void kav_keys_changed(struct kav_table *t)
 {
-	/* After the slot's seq_end; t->lock serialises writers. */
+	lockdep_assert_held(&t->key_lock);
+	/* After the slot's seq_end; t->key_lock serialises writers. */
 	smp_store_release(&t->hdr->key_gen, t->hdr->key_gen + 1);
+}
+
+static u32 kav_slot_flags(struct kav_table *t, u64 handle)
+{
+	return READ_ONCE(kav_key_slot(t, handle)->flags);
 }
 
 bool kav_key_valid(struct kav_table *t, u64 handle)
 {
 	return handle < KAV_MAX_AUTH_KEYS &&
-	       (kav_key_slot(t, handle)->flags & KAV_KEY_VALID);
+	       (kav_slot_flags(t, handle) & KAV_KEY_VALID);
+}
+
+/* Slot @handle (valid) was revoked: whoever reads it refuses it. */
+bool kav_key_revoked(struct kav_table *t, u64 handle)
+{
+	return kav_slot_flags(t, handle) & KAV_KEY_REVOKED;
 }
 
 const struct kav_key_slot *kav_key_slot_ro(struct kav_table *t, u64 handle)
@@ -102,73 +136,93 @@ void kav_key_unbind_entries(struct kav_table *t, u64 handle, u32 n)
 }
 
 /*
- * Put @key in the lowest free slot with extra @flags (KAV_KEY_DOMAIN).
- * EEXIST, with its handle, if the AV holds it already.
+ * Where @key would go: the lowest free slot in *@handle, or EEXIST with
+ * the handle of the slot holding it already, or ENOSPC.
  */
-int kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
-		   u32 flags, u64 *handle)
+int kav_key_room(struct kav_table *t, const struct kav_auth_key *key,
+		 u64 *handle)
 {
-	struct kav_key_slot *k;
 	u64 h, free = KAV_MAX_AUTH_KEYS;
 
 	lockdep_assert_held(&t->lock);
 	for (h = 0; h < KAV_MAX_AUTH_KEYS; h++) {
-		k = kav_key_slot(t, h);
-		if (!(k->flags & KAV_KEY_VALID)) {
+		if (!kav_key_valid(t, h)) {
 			free = min(free, h);
-		} else if (k->vni == key->vni) {
+		} else if (kav_key_slot(t, h)->vni == key->vni) {
 			*handle = h;
 			return -EEXIST;
 		}
 	}
 	if (free == KAV_MAX_AUTH_KEYS)
 		return -ENOSPC;
-
-	k = kav_key_slot(t, free);
-	kav_seq_begin(t, &k->seq);
-	k->flags = KAV_KEY_VALID | flags;
-	k->vni = key->vni;
-	k->user_id = KAV_NONE;
-	kav_seq_end(t, &k->seq);
-	/* A removed slot's counts were 0; a fresh one's are. */
-	WARN_ON_ONCE(kav_key_uses(t, free)->nr_entries ||
-		     kav_key_uses(t, free)->nr_endpoints);
-	kav_keys_changed(t);
 	*handle = free;
 	return 0;
 }
 
-int kav_key_remove(struct kav_table *t, u64 handle)
+/*
+ * Put @key in slot @handle, which kav_key_room() found free under this
+ * t->lock hold, with extra @flags (KAV_KEY_DOMAIN).
+ */
+void kav_key_insert(struct kav_table *t, const struct kav_auth_key *key,
+		    u32 flags, u64 free)
+{
+	struct kav_key_slot *k = kav_key_slot(t, free);
+
+	lockdep_assert_held(&t->lock);
+	kav_slot_seq_begin(t, k);
+	WRITE_ONCE(k->flags, KAV_KEY_VALID | flags);
+	k->vni = key->vni;
+	k->user_id = KAV_NONE;
+	kav_slot_seq_end(t, k);
+	/* A removed slot's counts were 0; a fresh one's are. */
+	WARN_ON_ONCE(kav_key_uses(t, free)->nr_entries ||
+		     kav_key_uses(t, free)->nr_endpoints);
+	kav_keys_changed(t);
+}
+
+/* May slot @handle go? Nothing may be bound to it (t->lock held). */
+int kav_key_removable(struct kav_table *t, u64 handle)
 {
 	struct kav_key_count *c;
-	struct kav_key_slot *k;
 
 	lockdep_assert_held(&t->lock);
 	if (!kav_key_valid(t, handle))
 		return -EINVAL;
-	k = kav_key_slot(t, handle);
 	/* The domain's key is part of every AV of a keyed domain. */
-	if (k->flags & KAV_KEY_DOMAIN)
+	if (kav_slot_flags(t, handle) & KAV_KEY_DOMAIN)
 		return -EPERM;
 	c = kav_key_uses(t, handle);
 	if (c->nr_entries || c->nr_endpoints)
 		return -EBUSY;
-	kav_seq_begin(t, &k->seq);
-	memset((u8 *)k + sizeof(k->seq), 0, sizeof(*k) - sizeof(k->seq));
-	kav_seq_end(t, &k->seq);
-	kav_keys_changed(t);
 	return 0;
 }
 
-/* The grant behind slot @handle was revoked: the key is unusable. */
-void kav_key_revoke(struct kav_table *t, u64 handle)
+/* Empty slot @handle, which kav_key_removable() allowed. */
+void kav_key_remove(struct kav_table *t, u64 handle)
 {
 	struct kav_key_slot *k = kav_key_slot(t, handle);
 
 	lockdep_assert_held(&t->lock);
-	kav_seq_begin(t, &k->seq);
-	k->flags |= KAV_KEY_REVOKED;
-	kav_seq_end(t, &k->seq);
+	kav_slot_seq_begin(t, k);
+	WRITE_ONCE(k->flags, 0);
+	k->vni = 0;
+	k->user_id = 0;
+	k->__reserved = 0;
+	kav_slot_seq_end(t, k);
+	kav_keys_changed(t);
+}
+
+/*
+ * The grant behind slot @handle was revoked: the key is unusable. Only
+ * t->key_lock held (kav_grants.c), never t->lock.
+ */
+void kav_key_revoke(struct kav_table *t, u64 handle)
+{
+	struct kav_key_slot *k = kav_key_slot(t, handle);
+
+	kav_slot_seq_begin(t, k);
+	WRITE_ONCE(k->flags, k->flags | KAV_KEY_REVOKED);
+	kav_slot_seq_end(t, k);
 	kav_keys_changed(t);
 }
 
@@ -180,9 +234,11 @@ int kav_key_set_user_id(struct kav_table *t, u64 handle, u64 user_id)
 	if (!kav_key_valid(t, handle))
 		return -EINVAL;
 	k = kav_key_slot(t, handle);
-	kav_seq_begin(t, &k->seq);
+	spin_lock(&t->key_lock);
+	kav_slot_seq_begin(t, k);
 	k->user_id = user_id;
-	kav_seq_end(t, &k->seq);
+	kav_slot_seq_end(t, k);
+	spin_unlock(&t->key_lock);
 	return 0;
 }
 

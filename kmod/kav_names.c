@@ -138,13 +138,13 @@ bool kav_named_is_job(const struct kav_named *named)
 	return named->len == sizeof(struct kav_job_name) && !named->name[0];
 }
 
-/* How listings name a job's table: "job:<grant id>", as snprintf(). */
-int kav_named_job_label(const struct kav_named *named, char *buf, size_t len)
+/* The grant whose job a job's table is (listings). */
+u32 kav_named_job_grant(const struct kav_named *named)
 {
 	struct kav_job_name job;
 
 	memcpy(&job, named->name, sizeof(job));
-	return snprintf(buf, len, "job:%u", job.grant_id);
+	return job.grant_id;
 }
 
 /* Are @named's names @id's own (so that it may create there)? */

@@ -126,9 +126,11 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd);
 struct kav_av_file *kav_av_file_of(struct file *file);
 void kav_av_get(struct kav_av *av);
 void kav_av_put(struct kav_av *av);
-void kav_av_revoke(struct kav_av *av, struct kav_grant *g);
 int kav_av_pin(struct kav_av *av, bool pin, const char *tag);
 void kav_avs_unpin_all(void);
+
+/* kav_consumer.c: revocation callbacks (no kav lock held) */
+void kav_consumers_revoke(u32 vni);
 
 /* kav_av_write.c: the mutating ioctls of an AV file */
 int kav_av_insert(void *obj, struct kav_ucmd *ucmd);
@@ -147,8 +149,7 @@ struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
 struct kav_named *kav_named_job(const struct kav_av_create *cmd,
 				struct kav_domain *domain);
 bool kav_named_is_job(const struct kav_named *named);
-int kav_named_job_label(const struct kav_named *named, char *buf,
-			size_t len);
+u32 kav_named_job_grant(const struct kav_named *named);
 bool kav_named_is_own(const struct kav_named *named,
 		      const struct kav_identity *id);
 struct kav_av *kav_names_find(const struct kav_identity *id,

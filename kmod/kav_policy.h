@@ -18,6 +18,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/rcupdate.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/kav.h>
@@ -56,6 +57,13 @@ struct kav_grant {
 	bool revoked;
 	atomic64_t nr_entries;		/* entries its holders wrote */
 	atomic_t nr_avs;		/* key slots (AVs) it authorised */
+	/*
+	 * The key slots it authorised (struct kav_slot_hold), so that a
+	 * revocation visits them and nothing else. The lock is held for a
+	 * few stores a slot, never across a tenant's work.
+	 */
+	spinlock_t holders_lock;
+	struct list_head holders;
 };
 
 /* kav_identity.c */
@@ -85,7 +93,7 @@ struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated);
 struct kav_grant *kav_grant_set(u32 id, const struct kav_grant_change *c);
 struct kav_grant *kav_grant_lookup(u32 id);
 unsigned int kav_grants_generation(void);
-struct kav_grant *kav_grant_revoke(u32 id, void (*revoke_users)(struct kav_grant *));
+struct kav_grant *kav_grant_revoke(u32 id);
 int kav_grants_walk(int (*fn)(const struct kav_grant *g, void *arg),
 		    void *arg, u32 *pos);
 u64 kav_grants_count(void);
@@ -107,12 +115,7 @@ void kav_deny(enum kav_deny why, const struct kav_identity *id, u32 vni,
 	      const char *op);
 void kav_deny_mode(const struct kav_identity *id, u32 mode, bool write);
 u64 kav_deny_count(enum kav_deny why);
-void kav_revoke_read_lock(void);
-void kav_revoke_read_unlock(void);
 void kav_grants_exit(void);
-
-/* kav_consumer.c: revocation callbacks (no kav lock held) */
-void kav_consumers_revoke(const struct kav_grant *g);
 
 /* kav_rule.c: the rule */
 int kav_may_bind(const struct kav_identity *id, const struct kav_grant *hint,
@@ -142,8 +145,18 @@ struct kav_charge {
 	u64 gone;			/* a removal's count, then 0 */
 };
 
+struct kav_table;
+
+/* Slot @handle of @t is on its grant's holder list (@t NULL: it is not). */
+struct kav_slot_hold {
+	struct list_head node;		/* in kav_grant.holders */
+	struct kav_table *t;
+	u32 handle;
+};
+
 struct kav_key_grants {
-	struct kav_grant *g[KAV_MAX_AUTH_KEYS];
+	struct kav_grant *g[KAV_MAX_AUTH_KEYS];	/* written under key_lock */
+	struct kav_slot_hold hold[KAV_MAX_AUTH_KEYS];
 	struct kav_charge *charges;	/* [nr_charges] */
 	u32 nr_charges;
 	u16 **owner;			/* pages of u16: charge + 1, 0: none */
@@ -159,9 +172,12 @@ struct kav_batch_grants {
 };
 
 struct kav_key_counts;
-struct kav_table;
 struct kav_insert_batch;
 
+void kav_key_grants_hold(struct kav_key_grants *kg, struct kav_table *t,
+			 u64 handle, struct kav_grant *g);
+void kav_key_grants_unhold(struct kav_key_grants *kg, u64 handle,
+			   struct kav_grant *g);
 void kav_key_grants_set(struct kav_key_grants *kg, u64 handle,
 			struct kav_grant *g);
 struct kav_grant *kav_key_grants_of(const struct kav_key_grants *kg,

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Every live domain and AV, by id, for administrators (netlink listings)
- * and for revocation, which must reach every AV a grant authorised a key
- * in. Objects leave the registry before they are freed; AVs are freed
+ * Every live domain and AV, by id, for administrators (netlink listings
+ * and commands). Objects leave the registry before they are freed; AVs are freed
  * after an RCU grace period so that a walk can take a reference safely.
  */
 #include <linux/xarray.h>
@@ -30,14 +29,20 @@ unsigned int kav_registry_generation(void)
 	return atomic_read(&kav_registry_gen);
 }
 
-/* xa_alloc_cyclic() returns 1 when it wrapped: still a success. */
+/*
+ * xa_alloc_cyclic() returns 1 when it wrapped: still a success. It may
+ * write *@id before it fails: 0 (not registered) is put back, so that
+ * the object's teardown does not erase someone else's id.
+ */
 static int kav_registry_alloc(struct xarray *xa, u32 *id, void *obj, u32 *next)
 {
 	int ret = xa_alloc_cyclic(xa, id, obj, xa_limit_31b, next,
-				  GFP_KERNEL_ACCOUNT);
+				  KAV_TENANT_GFP);
 
-	if (ret < 0)
+	if (ret < 0) {
+		*id = 0;
 		return ret;
+	}
 	kav_registry_changed();
 	return 0;
 }
@@ -135,20 +140,6 @@ u64 kav_registry_count_domains(void)
 	xa_for_each(&kav_domains, id, d)
 		n++;
 	return n;
-}
-
-static int kav_revoke_av(struct kav_av *av, void *arg)
-{
-	kav_av_revoke(av, arg);
-	return 0;
-}
-
-/* Mark every key slot @g authorised revoked, in every AV. */
-void kav_registry_revoke(struct kav_grant *g)
-{
-	u32 pos = 0;
-
-	kav_registry_walk_avs(kav_revoke_av, g, &pos);
 }
 
 static int kav_stats_av(struct kav_av *av, void *arg)

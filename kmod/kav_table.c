@@ -346,8 +346,10 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 	if (!t->header_page)
 		return -ENOMEM;
 	mutex_init(&t->lock);
+	spin_lock_init(&t->key_lock);
 	xa_init(&t->pages);
 	xa_init(&t->used);
+	xa_init(&t->kindex);
 	t->memcg = get_mem_cgroup_from_mm(current->mm);
 
 	hdr = page_address(t->header_page);
@@ -378,6 +380,9 @@ void kav_table_destroy(struct kav_table *t)
 	xa_for_each(&t->used, n, page)
 		__free_page(page);
 	xa_destroy(&t->used);
+	xa_for_each(&t->kindex, n, page)
+		__free_page(page);
+	xa_destroy(&t->kindex);
 	__free_page(t->header_page);
 	mem_cgroup_put(t->memcg);
 	mutex_destroy(&t->lock);

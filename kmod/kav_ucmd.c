@@ -78,7 +78,7 @@ int kav_user_out_pin(struct kav_user_out *out, u64 uptr, size_t bytes)
 	out->offset = offset_in_page(start);
 	out->nr_pages = DIV_ROUND_UP(out->offset + bytes, PAGE_SIZE);
 	out->pages = kvmalloc_array(out->nr_pages, sizeof(*out->pages),
-				    GFP_KERNEL_ACCOUNT);
+				    KAV_TENANT_GFP);
 	if (!out->pages)
 		return -ENOMEM;
 	ret = pin_user_pages_fast(start & PAGE_MASK, out->nr_pages, FOLL_WRITE,

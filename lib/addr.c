@@ -112,7 +112,6 @@ int kav_addr_check(uint32_t fi_format, const void *addr, size_t addr_max,
 int kav_addr_stage(uint32_t fi_format, const void *addr, uint8_t *slot,
 		   size_t slot_size)
 {
-	struct sockaddr_in sin;
 	size_t len;
 	int ret;
 
@@ -120,14 +119,10 @@ int kav_addr_stage(uint32_t fi_format, const void *addr, uint8_t *slot,
 	if (ret)
 		return ret;
 	memset(slot, 0, slot_size);
-	if (fi_format != FI_ADDR_STR && kav_family(addr) == AF_INET) {
-		/* sin_zero is padding: store it as zeros, whatever we got. */
-		memcpy(&sin, addr, sizeof(sin));
-		memset(sin.sin_zero, 0, sizeof(sin.sin_zero));
-		memcpy(slot, &sin, sizeof(sin));
-	} else {
-		memcpy(slot, addr, len);
-	}
+	memcpy(slot, addr, len);
+	/* As the kernel stores it: padding cleared (uapi/linux/kav.h). */
+	if (fi_format != FI_ADDR_STR)
+		kav_sockaddr_normalize(slot, (uint32_t)len);
 	return 0;
 }
 

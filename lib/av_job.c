@@ -218,7 +218,8 @@ int kav_job_find(struct kav_av *av, const uint8_t *slot, uint64_t *index)
 	    kav_addr_check(av->addr_format, slot, av->slot_size, &len))
 		return -FI_ENOENT;
 	link = __atomic_load_n(&job->buckets[kav_index_hash(slot, (__u32)len,
-							    job->key_slot) &
+							    job->key_slot,
+							    job->seed) &
 					     job->mask], __ATOMIC_ACQUIRE);
 	/* A chain has at most nr_slots links: a cycle cannot hold us. */
 	limit = kav_table_nr_slots(&av->table);
@@ -261,6 +262,13 @@ static void kav_job_attach_index(struct kav_av *av, struct kav_job *job)
 	uint64_t off = h->index_offset, next = h->index_next_offset;
 	uint64_t size = av->table.map_size, max = av->table.max_entries;
 
+	/* A hash this library does not know: the kernel decides alone. */
+	if (nb && h->index_hash != KAV_INDEX_HASH_FNV1A) {
+		kav_warn("job AV: the table's address index uses hash %u, "
+			 "unknown to this libkav: every insert asks the kernel",
+			 h->index_hash);
+		return;
+	}
 	if (!nb || (nb & (nb - 1)) || (off & 3) || (next & 3) ||
 	    off > size || (size - off) / 4 < nb ||
 	    next > size || (size - next) / 4 < max) {
@@ -271,6 +279,7 @@ static void kav_job_attach_index(struct kav_av *av, struct kav_job *job)
 		return;
 	}
 	job->mask = nb - 1;
+	job->seed = h->index_seed;
 	job->buckets = (const uint32_t *)(av->table.base + off);
 	job->next = (const uint32_t *)(av->table.base + next);
 }

@@ -41,6 +41,7 @@ struct kav_job {
 	uint32_t key_slot;		/* the domain key's slot in the table */
 	/* The table's address index (0 buckets: none, the kernel decides). */
 	uint32_t mask;			/* index_buckets - 1 */
+	uint64_t seed;			/* index_seed */
 	const uint32_t *buckets;
 	const uint32_t *next;
 	uint64_t max;			/* fi_addrs the view can hold */

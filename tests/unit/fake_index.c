@@ -60,6 +60,9 @@ void fake_index_init(struct fake_ktable *t, uint64_t count)
 
 	/* Right after the entries (no fi_addr array): the old map_size. */
 	h->index_buckets = buckets;
+	h->index_hash = KAV_INDEX_HASH_FNV1A;
+	/* Any seed: readers must use the header's, as the kernel's is random. */
+	h->index_seed = 0x9e3779b97f4a7c15ULL;
 	h->index_offset = h->map_size;
 	h->index_next_offset = h->index_offset + bucket_pages * FAKE_PAGE;
 	h->map_size = h->index_next_offset +
@@ -83,7 +86,8 @@ void fake_index_grow(struct fake_ktable *t, uint64_t first, uint64_t last)
 static uint32_t *fake_bucket_of(void *mem, const void *addr, uint32_t len,
 				uint64_t key)
 {
-	return fake_buckets(mem) + (kav_index_hash(addr, len, key) &
+	return fake_buckets(mem) + (kav_index_hash(addr, len, key,
+						   fake_ihdr(mem)->index_seed) &
 				    (fake_ihdr(mem)->index_buckets - 1));
 }
 

@@ -59,6 +59,7 @@ static const struct kc_attr_desc kc_attrs[KAV_A_MAX + 1] = {
 	A(TAG,			"tag",		"tag",		KC_STR),
 	A(GRANT_UPDATED,	"updated",	"updated",	KC_FLAG),
 	A(STAT_DENY_MODE,	"deny_mode",	"deny-mode",	KC_U64),
+	A(AV_JOB,		"job",		"job",		KC_FLAG),
 };
 
 /*
@@ -67,7 +68,7 @@ static const struct kc_attr_desc kc_attrs[KAV_A_MAX + 1] = {
  * once; the selector attributes print as one nested object.
  */
 static const int kc_print_order[] = {
-	KAV_A_GRANT_ID, KAV_A_AV_ID, KAV_A_AV_NAME, KAV_A_IPC_NS,
+	KAV_A_GRANT_ID, KAV_A_AV_ID, KAV_A_AV_JOB, KAV_A_AV_NAME, KAV_A_IPC_NS,
 	KAV_A_DOMAIN_ID, KAV_A_ENTRY_INDEX,
 	KAV_A_ENTRY_ADDR, KAV_A_ADDR_FORMAT, KAV_A_VNI, KAV_A_KEY_REVOKED,
 	KAV_A_SEL_TYPE, KAV_A_SEL_ID, KAV_A_SEL_CGROUP_PATH,

@@ -12,8 +12,8 @@
 
 /* NAME is last: a name may be long, and the last column is not padded. */
 enum { A_ID, A_DOMAIN, A_PID, A_USER, A_UID, A_CGROUP, A_MODE, A_FORMAT,
-	A_VNI, A_ENTRIES, A_MEM, A_OPEN, A_PINNED, A_TAG, A_IPC_NS, A_NAME,
-	A_NCOLS };
+	A_VNI, A_ENTRIES, A_MEM, A_OPEN, A_PINNED, A_TAG, A_IPC_NS, A_JOB,
+	A_NAME, A_NCOLS };
 
 #define DEF	KC_COL_DEFAULT
 #define RIGHT	KC_COL_RIGHT
@@ -46,6 +46,8 @@ const struct kc_column kc_av_cols[] = {
 	[A_TAG]     = { "TAG", "tag", KC_COL_STR, DEF, "the pin's tag" },
 	[A_IPC_NS]  = { "IPC-NS", "ipc_ns", KC_COL_NUM, RIGHT,
 			"IPC namespace of a named AV (inode)" },
+	[A_JOB]     = { "JOB", "job_grant_id", KC_COL_NUM, DEF | RIGHT,
+			"a job's table: the grant id of its job" },
 	[A_NAME]    = { "NAME", "name", KC_COL_STR, DEF,
 			"a named AV's name (escaped)" },
 };
@@ -133,6 +135,9 @@ static int on_av(uint8_t cmd, struct nlattr **tb, void *arg)
 		kc_out_u64(o, A_OPEN, v32);
 	if (kc_get_u32(tb, KAV_A_IPC_NS, &v32))
 		kc_out_u64(o, A_IPC_NS, v32);
+	/* A job's table has no name: its job is its grant. */
+	if (tb[KAV_A_AV_JOB] && kc_get_u32(tb, KAV_A_GRANT_ID, &v32))
+		kc_out_u64(o, A_JOB, v32);
 	/* Unnamed AVs have no name, mode or pin: their cells stay "-". */
 	if (tb[KAV_A_AV_NAME]) {
 		const unsigned char *p = nla_data(tb[KAV_A_AV_NAME]);

@@ -537,10 +537,21 @@ struct kav_whoami {
  *	bucket. An entry is linked, with release semantics, only once it is
  *	complete and valid, and never unlinked (job tables never remove).
  *	Address a of length n under key handle k is in bucket
- *	kav_index_hash(a, n, k) & (index_buckets - 1); a reader follows the
- *	chain (at most nr_slots steps) and compares each entry it reaches,
- *	under the entry's seq, by addr_len, address bytes and auth_key.
- *	Finding nothing proves nothing: insert, and the kernel decides.
+ *	kav_index_hash(a, n, k, index_seed) & (index_buckets - 1) when
+ *	@index_hash is KAV_INDEX_HASH_FNV1A; a reader follows the chain (at
+ *	most nr_slots steps) and compares each entry it reaches, under the
+ *	entry's seq, by addr_len, address bytes and auth_key. Finding
+ *	nothing proves nothing: insert, and the kernel decides. The kernel
+ *	itself never walks these chains (anyone who reads this header can
+ *	aim addresses at one bucket): its find-or-insert uses an index of
+ *	its own under a secret key.
+ * @index_hash: which hash places addresses in the buckets above: 0 (no
+ *	index) or KAV_INDEX_HASH_FNV1A. A reader that does not know the
+ *	value must not use the index (it may still insert: the kernel finds
+ *	an address already there), so the hash can change without a new
+ *	@version.
+ * @__reserved0: 0
+ * @index_seed: the hash's seed, random per table; public, like the hash
  * @__reserved: 0; keeps what follows off the cache lines above
  * @generation: table sequence; odd while a window of a batch is being
  *	applied, even otherwise, advanced by 2 for every window: a batch is
@@ -549,10 +560,11 @@ struct kav_whoami {
  *	to a window boundary (each entry whole, @nr_valid exact)
  * @nr_valid: number of entries currently valid
  *
- * The first 76 bytes change rarely (@nr_slots when a page is added,
- * @key_gen on key changes) and are what lookups read; @generation and
- * @nr_valid, which every batch writes, sit at byte 128, two cache lines
- * away, so a writer does not take the readers' line from them.
+ * The first 112 bytes change rarely (@nr_slots when a page is added,
+ * @key_gen on key changes; the rest never after creation) and are what
+ * lookups read; @generation and @nr_valid, which every batch writes, sit
+ * at byte 128, on the next cache line, so a writer does not take the
+ * readers' lines from them.
  */
 struct kav_table_header {
 	__u32 magic;
@@ -572,20 +584,63 @@ struct kav_table_header {
 	__u32 index_buckets;
 	__aligned_u64 index_offset;
 	__aligned_u64 index_next_offset;
-	__u32 __reserved[8];
+	__u32 index_hash;
+	__u32 __reserved0;
+	__aligned_u64 index_seed;
+	__u32 __reserved[4];
 	__aligned_u64 generation;
 	__aligned_u64 nr_valid;
 };
 
 /*
- * The address index's hash (struct kav_table_header.index_buckets): 64-bit
- * FNV-1a over the address bytes, seeded with the key handle, folded to 32
- * bits. The kernel and readers compute it with this one function.
+ * Socket addresses are stored normalised, so that one endpoint is one
+ * address (and one entry of a job table): what tells no two endpoints
+ * apart is cleared by the kernel before an address is stored or
+ * compared. IPv4: sin_zero. IPv6: sin6_flowinfo, and sin6_scope_id
+ * unless the address is link-local unicast (fe80::/10) or interface- or
+ * link-local multicast (ff01::/16, ff02::/16), where the scope names the
+ * interface. Readers that look an address up in the mapping normalise
+ * it the same way first. @len is the sockaddr's length (16 or 28);
+ * other families and string addresses are left alone.
  */
-static inline __u32 kav_index_hash(const void *addr, __u32 len, __u64 key)
+#define KAV_AF_INET		2	/* AF_INET */
+#define KAV_AF_INET6		10	/* AF_INET6 */
+
+static inline void kav_sockaddr_normalize(void *addr, __u32 len)
+{
+	__u8 *p = (__u8 *)addr;
+	const __u8 *a6 = p + 8;		/* sin6_addr */
+	__u16 family;
+	int scoped;
+
+	__builtin_memcpy(&family, p, sizeof(family));
+	if (family == KAV_AF_INET && len >= 16) {
+		__builtin_memset(p + 8, 0, 8);		/* sin_zero */
+	} else if (family == KAV_AF_INET6 && len >= 28) {
+		scoped = (a6[0] == 0xfe && (a6[1] & 0xc0) == 0x80) ||
+			 (a6[0] == 0xff && ((a6[1] & 0x0f) == 1 ||
+					    (a6[1] & 0x0f) == 2));
+		__builtin_memset(p + 4, 0, 4);		/* sin6_flowinfo */
+		if (!scoped)
+			__builtin_memset(p + 24, 0, 4);	/* sin6_scope_id */
+	}
+}
+
+/* struct kav_table_header.index_hash */
+#define KAV_INDEX_HASH_FNV1A	1U
+
+/*
+ * The mapped address index's hash, KAV_INDEX_HASH_FNV1A: 64-bit FNV-1a
+ * over the address bytes, its offset basis mixed with the key handle and
+ * the table's index_seed, folded to 32 bits. The kernel (writing the
+ * mapped chains) and readers compute it with this one function. It is
+ * public: nothing may rely on it to spread addresses an adversary picks.
+ */
+static inline __u32 kav_index_hash(const void *addr, __u32 len, __u64 key,
+				   __u64 seed)
 {
 	const __u8 *p = (const __u8 *)addr;
-	__u64 h = 0xcbf29ce484222325ULL ^ key;
+	__u64 h = 0xcbf29ce484222325ULL ^ key ^ seed;
 	__u32 i;
 
 	for (i = 0; i < len; i++) {
@@ -763,7 +818,7 @@ enum kav_genl_attr {
 	KAV_A_STAT_DENY_REVOKED,	/* u64: out, denials: key revoked */
 	KAV_A_STAT_DENY_KEYLESS,	/* u64: out, denials: no key, keyless off */
 	KAV_A_STAT_DENY_LIMIT,		/* u64: out, denials: grant limit */
-	KAV_A_AV_NAME,		/* binary: out, a named AV's name (job:ID) */
+	KAV_A_AV_NAME,		/* binary: out, a named AV's name */
 	KAV_A_AV_MODE,		/* u32: out, a named AV's mode bits */
 	KAV_A_AV_PINNED,	/* flag: out, pinned by an administrator */
 	KAV_A_IPC_NS,		/* u32: out, the name's IPC namespace (inode) */
@@ -772,6 +827,9 @@ enum kav_genl_attr {
 	KAV_A_TAG,		/* string: a grant's or pin's tag */
 	KAV_A_GRANT_UPDATED,	/* flag: out, GRANT_ADD updated a grant */
 	KAV_A_STAT_DENY_MODE,	/* u64: out, denials: named AV mode bits */
+	KAV_A_AV_JOB,		/* flag: out, a job's table (KAV_AV_JOB);
+				 * KAV_A_GRANT_ID is its job's grant
+				 */
 	__KAV_A_MAX,
 };
 
