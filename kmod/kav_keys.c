@@ -238,6 +238,8 @@ int kav_key_set_user_id(struct kav_table *t, u64 handle, u64 user_id)
 	kav_slot_seq_begin(t, k);
 	k->user_id = user_id;
 	kav_slot_seq_end(t, k);
+	/* Readers that cached the slot (and ENTRY_GET's stamp) see it. */
+	kav_keys_changed(t);
 	spin_unlock(&t->key_lock);
 	return 0;
 }

@@ -15,11 +15,12 @@
  * finds an AV already on its way out unhashes it, so that the name can be
  * taken again at once.
  *
- * Locking: kav_names_lock nests inside kav_revoke_sem (AV creation takes
- * both, in that order; the whole order is at kav_av_create()). Nobody may
- * drop an AV reference while holding it: the drop may be the last one,
- * and kav_av_free() takes it (and asserts, under lockdep, that it is not
- * held). AV creation puts a half-made AV only after releasing both.
+ * Locking: the whole order is at kav_av_create(). It covers a lookup
+ * and a link, never an allocation that grows with a tenant's request.
+ * Nobody may drop an AV reference while holding it: the drop may be the
+ * last one, and kav_av_free() takes it (and asserts, under lockdep, that
+ * it is not held). AV creation puts a half-made AV only after releasing
+ * it.
  */
 #include <linux/hashtable.h>
 #include <linux/ipc_namespace.h>

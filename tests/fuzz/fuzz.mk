@@ -13,7 +13,8 @@ FUZZ_KERNELS ?= debug 6.12
 FUZZ_ARGS    ?=
 FUZZ_SRCS    := tests/fuzz/kav_fuzzer.c tests/fuzz/fz_prog.c
 FUZZ_DEPS    := $(FUZZ_SRCS) tests/fuzz/kav_fuzzer.h uapi/linux/kav.h \
-		tests/selftests/kav_test_util.h tests/selftests/kav_nl_util.h
+		tests/selftests/kav_test_util.h tests/selftests/kav_nl_util.h \
+		tests/selftests/kav_collide.h
 
 .PHONY: fuzz fuzz-canary fuzz-replay fuzz-clean
 

@@ -220,7 +220,8 @@ static void gen_args(struct fz_rng *r, struct fz_call *c)
 		       (fz_chance(r, 4) ? FZ_ADDR_WRONG : 0) |
 		       (fz_chance(r, 50) ? FZ_ADDR_IN6 : 0) |
 		       (fz_chance(r, 5) ? FZ_ADDR_BAD : 0) |
-		       (fz_chance(r, 20) ? FZ_ADDR_REPEAT : 0);
+		       (fz_chance(r, 20) ? FZ_ADDR_REPEAT : 0) |
+		       (fz_chance(r, 10) ? FZ_ADDR_COLLIDE : 0);
 		a[4] = gen_corrupt(r);
 		break;
 	case OP_REMOVE:

@@ -70,6 +70,7 @@
 #include <linux/kcov.h>
 #include "kav_test_util.h"
 #include "kav_nl_util.h"
+#include "kav_collide.h"
 #include "kav_fuzzer.h"
 
 #define PAGE		4096UL
@@ -409,6 +410,57 @@ out:
 	munmap(p, map_size);
 }
 
+/*
+ * FZ_ADDR_COLLIDE: @count IPv4 addresses of one public bucket of the job
+ * table behind @fd (kav_collide.h), so that programs build long chains
+ * and insert into them, as a tenant aiming at one bucket would; the
+ * bucket depends on @off. Per thread, the last set is kept. At most
+ * 2^24 candidates: beyond what that finds the batch repeats them. NULL
+ * if @fd is no job table.
+ */
+#define COLLIDE_MAX	4096
+
+static const uint8_t *collide_addrs(int fd, uint64_t off, uint32_t count)
+{
+	static __thread struct sockaddr_in set[COLLIDE_MAX];
+	static __thread uint64_t c_seed, c_off;
+	static __thread uint32_t c_buckets, c_n;
+	const volatile struct kav_table_header *h;
+	uint32_t buckets, n, i;
+	uint64_t seed;
+
+	if (!count || count > COLLIDE_MAX)
+		return NULL;
+	h = kav_map_header(fd);
+	if (!h)
+		return NULL;
+	buckets = h->index_buckets;
+	seed = kav_collide_seed(h);
+	munmap((void *)h, (size_t)sysconf(_SC_PAGESIZE));
+	if (!buckets || (buckets & (buckets - 1)))
+		return NULL;
+	n = (1U << 24) / buckets;
+	if (n > count)
+		n = count;
+	if (!n)
+		n = 1;
+	if (buckets != c_buckets || seed != c_seed || off != c_off ||
+	    n > c_n) {
+		/* A job table's addresses are under its one key, handle 0. */
+		c_n = kav_collide_in(buckets, 0, seed,
+				     0x0a000000u + (uint32_t)off * 65536,
+				     (uint16_t)(4000 + off), set, n, NULL);
+		c_buckets = buckets;
+		c_seed = seed;
+		c_off = off;
+	}
+	if (!c_n)
+		return NULL;
+	for (i = c_n; i < count; i++)
+		set[i] = set[i % c_n];
+	return (const uint8_t *)set;
+}
+
 static void op_insert(const uint64_t *a)
 {
 	static __thread uint8_t local[64 * 32];
@@ -430,6 +482,12 @@ static void op_insert(const uint64_t *a)
 	if ((uint64_t)count + off > ADDRS_MAX)
 		off = 0;
 	base += off * stride;
+	if ((a[3] & FZ_ADDR_COLLIDE) && fmt == KAV_ADDR_SOCKADDR_IN) {
+		const uint8_t *c = collide_addrs(fd, off, count);
+
+		if (c)
+			base = c;
+	}
 	/* Repeats (find-or-insert in one batch), or a bad last address. */
 	if ((a[3] & (FZ_ADDR_REPEAT | FZ_ADDR_BAD)) && count &&
 	    count <= 64) {
@@ -1330,9 +1388,11 @@ static void check_index(const volatile struct kav_table_header *h,
 			e = ENTRY(idx);
 			if (!(e->flags & KAV_ENTRY_VALID) ||
 			    (seen_e[idx / 8] & (1U << (idx % 8))) ||
-			    (kav_index_hash((const void *)e->addr, e->addr_len,
-					    e->auth_key == KAV_ENTRY_NO_KEY ?
-					    KAV_NONE : e->auth_key) &
+			    (kav_collide_hash((const void *)e->addr,
+					      e->addr_len,
+					      e->auth_key == KAV_ENTRY_NO_KEY ?
+					      KAV_NONE : e->auth_key,
+					      kav_collide_seed(h)) &
 			     (nb - 1)) != b) {
 				violation("slot %u: job table: bucket %" PRIu64
 					  " links entry %" PRIu64 " (flags 0x%x): "

@@ -33,6 +33,8 @@
 #define FZ_ADDR_IN6	(1ULL << 29)	/* KAV_ADDR_SOCKADDR: IPv6 ones */
 #define FZ_ADDR_BAD	(1ULL << 30)	/* the last one invalid */
 #define FZ_ADDR_REPEAT	(1ULL << 31)	/* a batch repeating 3 addresses */
+/* IPv4 addresses of one public bucket of the job table's index */
+#define FZ_ADDR_COLLIDE	(1ULL << 32)
 /* OP_INSERT a[2]: a thread's own fi_addrs, checked on a job table. */
 #define FZ_OUT_CHECKED	7
 /* Tags (grant add and set, pins, dump filters): see kav_fuzzer.c. */

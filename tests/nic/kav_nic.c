@@ -104,6 +104,11 @@ static const struct kav_consumer_ops kav_nic_ops = {
 	.revoke = kav_nic_revoke,
 };
 
+/* A driver that forgot its callback (KAV_NIC_BIND_NULL_REVOKE). */
+static const struct kav_consumer_ops kav_nic_null_ops = {
+	.revoke = NULL,
+};
+
 /* Resolve @fi_addr into qp->res; qp->lock held. */
 static int kav_nic_resolve(struct kav_nic_qp *qp, u64 fi_addr)
 {
@@ -311,7 +316,8 @@ static int kav_nic_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static long kav_nic_bind(struct kav_nic_qp *qp, unsigned long arg)
+static long kav_nic_bind(struct kav_nic_qp *qp, unsigned long arg,
+			 const struct kav_consumer_ops *ops)
 {
 	struct kav_consumer *c;
 	long ret = 0;
@@ -323,7 +329,7 @@ static long kav_nic_bind(struct kav_nic_qp *qp, unsigned long arg)
 		ret = -EBUSY;
 		goto out;
 	}
-	c = kav_consumer_get_notify((int)arg, &kav_nic_ops, qp);
+	c = kav_consumer_get_notify((int)arg, ops, qp);
 	if (IS_ERR(c)) {
 		ret = PTR_ERR(c);
 		goto out;
@@ -334,6 +340,20 @@ static long kav_nic_bind(struct kav_nic_qp *qp, unsigned long arg)
 out:
 	mutex_unlock(&qp->mutex);
 	return ret;
+}
+
+static long kav_nic_bind_ops(struct kav_nic_qp *qp, void __user *uarg)
+{
+	struct kav_nic_bind b;
+
+	if (copy_from_user(&b, uarg, sizeof(b)))
+		return -EFAULT;
+	if (b.flags & ~KAV_NIC_BIND_NULL_REVOKE)
+		return -EINVAL;
+	if (b.fd < 0)
+		return -EBADF;
+	return kav_nic_bind(qp, b.fd, b.flags & KAV_NIC_BIND_NULL_REVOKE ?
+			    &kav_nic_null_ops : &kav_nic_ops);
 }
 
 /*
@@ -500,7 +520,9 @@ static long kav_nic_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case KAV_NIC_IOC_BIND:
-		return kav_nic_bind(qp, arg);
+		return kav_nic_bind(qp, arg, &kav_nic_ops);
+	case KAV_NIC_IOC_BIND_OPS:
+		return kav_nic_bind_ops(qp, (void __user *)arg);
 	case KAV_NIC_IOC_SEND:
 		return kav_nic_send(qp, (void __user *)arg);
 	case KAV_NIC_IOC_SCAN:

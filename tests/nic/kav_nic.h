@@ -172,6 +172,22 @@ struct kav_nic_raw {
 	__u8 res[504];
 };
 
+/* struct kav_nic_bind.flags */
+#define KAV_NIC_BIND_NULL_REVOKE	0x1U	/* ops without .revoke */
+
+/**
+ * struct kav_nic_bind - KAV_NIC_IOC_BIND_OPS
+ * @fd: an AV fd of the calling process, as for KAV_NIC_IOC_BIND
+ * @flags: KAV_NIC_BIND_*; others are EINVAL
+ *
+ * Errors are KAV_NIC_IOC_BIND's, and kav_consumer_get_notify()'s as it
+ * returned them (EINVAL for ops it refuses).
+ */
+struct kav_nic_bind {
+	__s32 fd;
+	__u32 flags;
+};
+
 #define KAV_NIC_IOC_BIND	_IO(KAV_NIC_IOCTL_TYPE, 1)
 #define KAV_NIC_IOC_SEND	_IOWR(KAV_NIC_IOCTL_TYPE, 2, struct kav_nic_send)
 #define KAV_NIC_IOC_SCAN	_IOWR(KAV_NIC_IOCTL_TYPE, 3, struct kav_nic_scan)
@@ -179,5 +195,6 @@ struct kav_nic_raw {
 #define KAV_NIC_IOC_STREAM_STOP	_IO(KAV_NIC_IOCTL_TYPE, 5)
 #define KAV_NIC_IOC_STATS	_IOR(KAV_NIC_IOCTL_TYPE, 6, struct kav_nic_stats)
 #define KAV_NIC_IOC_LAST_RES	_IOR(KAV_NIC_IOCTL_TYPE, 7, struct kav_nic_raw)
+#define KAV_NIC_IOC_BIND_OPS	_IOW(KAV_NIC_IOCTL_TYPE, 8, struct kav_nic_bind)
 
 #endif /* _UAPI_KAV_NIC_H */

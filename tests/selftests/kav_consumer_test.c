@@ -14,6 +14,18 @@
  *                        process context) and torn the ring down, and no
  *                        resolve after it returned the revoked key; the
  *                        other key of the AV resolves on
+ *   revoke_after_key_remove  the tenant sends under VNI_S (the ring holds
+ *                        its descriptors), removes its entries under
+ *                        VNI_S and the key's slot, then the admin revokes
+ *                        VNI_S: GRANT_DEL returns after the callback tore
+ *                        down every VNI_S descriptor (issue 34, R1: the
+ *                        AV no longer holding the key must not opt the
+ *                        NIC's state out of the revocation)
+ *   null_revoke_refused  kav_consumer_get_notify() with ops whose .revoke
+ *                        is NULL fails with EINVAL (the NIC's
+ *                        KAV_NIC_BIND_NULL_REVOKE); the queue pair is
+ *                        closed before anything is revoked, since a
+ *                        module that accepts it would call NULL there
  *   unload_order         a consumer holds kav.ko: kav cannot be removed
  *                        while kav_nic holds one, kav_nic not while its
  *                        queue pair is open; released, kav_nic unloads,
@@ -248,6 +260,77 @@ TEST_F_TIMEOUT(consumer, revoke_softirq, 180)
 TEST_F_TIMEOUT(consumer, revoke_hardirq, 180)
 {
 	revoke_during_resolves(_metadata, self, KAV_NIC_STREAM_HARDIRQ);
+}
+
+/* Descriptors the revocation callbacks tore down between @st0 and @st1. */
+static int ring_count(const struct kav_nic_stats *st0,
+		      const struct kav_nic_stats *st1)
+{
+	return (int)(st1->nr_torn_down - st0->nr_torn_down);
+}
+
+TEST_F_TIMEOUT(consumer, revoke_after_key_remove, 180)
+{
+	struct kav_nic_stats st0, st1;
+	uint64_t odd[NR_EACH];
+	int i;
+
+	/* Send to every destination: the ring holds both keys' descriptors. */
+	ASSERT_EQ(0, nic_stream(self->nic, 0, 2 * NR_EACH, 0));
+	memset(&st0, 0, sizeof(st0));
+	ASSERT_EQ(0, nic_wait_runs(self->nic, &st0, 4, &st0));
+	ASSERT_EQ(0, ioctl(self->nic, KAV_NIC_IOC_STREAM_STOP, 0));
+	ASSERT_EQ(0, nic_stats(self->nic, &st0));
+	ASSERT_LE(2 * NR_EACH, st0.nr_ok);
+	ASSERT_EQ(0, st0.nr_callbacks);
+	/* The tenant drops VNI_S: its entries, then its slot. */
+	for (i = 0; i < NR_EACH; i++)
+		odd[i] = 2 * i + 1;
+	ASSERT_EQ(0, kav_remove(self->av, odd, NR_EACH, NULL));
+	ASSERT_EQ(0, kav_key_remove(self->av, self->h_s));
+	/* The NIC still holds what it built under VNI_S. */
+	ASSERT_EQ(0, kav_nl_grant_del(&self->nl, self->g_s));
+	self->g_s = 0;
+	ASSERT_EQ(0, nic_stats(self->nic, &st1));
+	EXPECT_EQ(1, st1.nr_callbacks);
+	EXPECT_EQ(VNI_S, st1.last_revoked_vni);
+	EXPECT_EQ(0, st1.nr_callbacks_atomic);
+	/* Odd destinations held VNI_S descriptors: every one torn down. */
+	EXPECT_EQ(KAV_NIC_RING / 2, ring_count(&st0, &st1))
+		TH_LOG("%d of %d VNI_S descriptors torn down when GRANT_DEL returned",
+		       ring_count(&st0, &st1), KAV_NIC_RING / 2);
+	EXPECT_EQ(0, st1.nr_ring_revoked);
+	EXPECT_EQ(0, st1.nr_stale);
+}
+
+static int nic_bind_ops(int nic, int av, uint32_t flags)
+{
+	struct kav_nic_bind b = { .fd = av, .flags = flags };
+
+	return ioctl(nic, KAV_NIC_IOC_BIND_OPS, &b) ? -errno : 0;
+}
+
+TEST_F_TIMEOUT(consumer, null_revoke_refused, 120)
+{
+	int nic = kav_nic_open(), ret;
+
+	ASSERT_LE(0, nic);
+	/* The knob itself: unknown flags are the NIC's EINVAL. */
+	EXPECT_EQ(-EINVAL, nic_bind_ops(nic, self->av, 0x80));
+	ret = nic_bind_ops(nic, self->av, KAV_NIC_BIND_NULL_REVOKE);
+	/*
+	 * Accepted, the consumer is on kav's list, and the next revocation
+	 * would call NULL: put it back before the fixture revokes anything.
+	 */
+	close(nic);
+	EXPECT_EQ(-EINVAL, ret) TH_LOG("ops without .revoke were %s",
+				       ret ? "refused, not with EINVAL" :
+				       "accepted");
+	/* With the callback, the same AV binds (the knob's other half). */
+	nic = kav_nic_open();
+	ASSERT_LE(0, nic);
+	EXPECT_EQ(0, nic_bind_ops(nic, self->av, 0));
+	close(nic);
 }
 
 /* delete_module(@name) without waiting: 0 or -errno. */

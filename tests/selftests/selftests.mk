@@ -5,8 +5,11 @@ SELFTEST_DIR  := $(BUILD)/selftests
 KSFT_HDR_DIR  := $(BUILD)/kselftest
 # kav_module_test unloads and reloads kav.ko, so it runs last, and
 # kav_chaos_test (which does too) right before it. kav_netlink_test,
-# kav_attack_test and kav_trust_test load the test NIC module (tests/nic)
-# and unload it before they end, so that kav can be unloaded after them.
+# kav_attack_test, kav_trust_test and kav_flood_test load the test NIC
+# module (tests/nic) and unload it before they end, so that kav can be
+# unloaded after them. kav_flood_test is race-sensitive (victims against a
+# flood call in flight, a kill during one), so it is in SELFTEST_RACE and
+# with it SELFTEST_RT.
 # kav_consumer_test (late) unloads kav_nic and kav.ko, and reloads kav.ko.
 # kav_slurm_test runs tools/slurm/* with tools/kavctl/kavctl, which
 # tests/vm/check.sh installs in the guest's /tests next to it (make tools);
@@ -18,7 +21,7 @@ SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_whoami_test kav_
 		  kav_netlink_test kav_attack_test kav_trust_test kav_named_test \
 		  kav_uffd_test kav_kavctl_test kav_slurm_test kav_av_fill_test \
 		  kav_apply_test \
-		  kav_instant_on_test kav_layout_test kav_job_test \
+		  kav_instant_on_test kav_layout_test kav_job_test kav_flood_test \
 		  kav_concurrency_test kav_race_test kav_view_test \
 		  kav_scale_test kav_memory_test kav_hook_test kav_share_test
 SELFTEST_LATE  := kav_fail_nth_test kav_fuzz_test kav_consumer_test kav_chaos_test \
@@ -28,7 +31,7 @@ SELFTEST_NAMES := $(SELFTEST_EARLY) $(SELFTEST_LATE)
 # (tests/vm/check.sh --race-tests; kernel "kcsan").
 SELFTEST_RACE := kav_concurrency_test kav_race_test kav_attack_test kav_trust_test \
 		 kav_uffd_test kav_fuzz_test kav_view_test kav_job_test \
-		 kav_consumer_test
+		 kav_flood_test kav_consumer_test
 # The programs run on the PREEMPT_RT kernel (check.sh --rt-tests): the
 # race-sensitive ones and those whose outcome preemption, sleeping
 # spinlocks or threaded irq_work can change: bounded windows, limits
@@ -49,6 +52,7 @@ SELFTEST_DEPS := tests/selftests/kav_test_util.h uapi/linux/kav.h \
 		 tests/selftests/kav_fi_compat.h \
 		 tests/selftests/kav_nl_util.h tests/selftests/kav_test_seccomp.h \
 		 tests/selftests/kav_attack_util.h tests/selftests/kav_proc_mem.h \
+		 tests/selftests/kav_collide.h \
 		 tests/nic/kav_nic.h \
 		 lib/libkav.a $(KSFT_HDR_DIR)/kselftest_harness.h
 

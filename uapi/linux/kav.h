@@ -173,8 +173,10 @@ struct kav_av_create {
  * (ENOSPC). Once the grant is
  * revoked, inserts and opens of the table fail with EKEYREVOKED. The
  * table is owned by its creator, mode 0600, counts once against the
- * grant's AVs, lives while any fd or mapping holds it and is listed
- * (KAV_A_AV_NAME) as "job:<grant id>"; no KAV_AV_NAMED open reaches it.
+ * grant's AVs, lives while any fd or mapping holds it (AV_PIN refuses
+ * it: EINVAL) and is listed
+ * with KAV_A_AV_JOB and its job's KAV_A_GRANT_ID, never by a name; no
+ * KAV_AV_NAMED open reaches it.
  */
 
 /* struct kav_av_create.result */
@@ -508,9 +510,9 @@ struct kav_whoami {
  *	published with release semantics after their page exists; it never
  *	decreases, so a reader may cache it as a bound
  * @key_gen: key generation: advanced (release) after every key slot
- *	insert, remove or revocation has completed, so a reader that cached
- *	the key slots' flags and VNIs knows they are still current while
- *	@key_gen is unchanged
+ *	insert, remove, user id change or revocation has completed, so a
+ *	reader that cached the key slots knows they are still current while
+ *	@key_gen is unchanged (ENTRY_GET flags NLM_F_DUMP_INTR when it moved)
  * @keys_offset: byte offset in the header page of the auth-key slots
  *	(struct kav_key_slot[max_keys]); slot n is key handle n
  * @max_keys: KAV_MAX_AUTH_KEYS

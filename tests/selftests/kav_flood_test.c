@@ -1,0 +1,876 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Issue 34, "No tenant can stall the node": a tenant that floods its own
+ * job table must not hold up anybody else, nor its own revocation.
+ *
+ * The mapped index's hash is public and so is its bucket count: tenant A
+ * computes L addresses of one bucket (kav_collide.h), inserts them into
+ * its job table, then inserts KAV_BATCH_MAX copies of the chain's oldest
+ * entry in one call. A kernel that walks the public chain for each of
+ * them, under the table's mutex, spends 16384 * L steps there (about
+ * 25 s on 6.12 under TCG with the defaults) and blocks whatever waits
+ * for that mutex: a revocation, then everything behind the revocation.
+ *
+ *   victims_return_during_a_flood
+ *                  while one flood call is in flight: (i) the admin's
+ *                  GRANT_DEL of another uid's grant, (ii) another
+ *                  tenant's AV_CREATE, (iii) an unprivileged generic
+ *                  netlink CTRL_CMD_GETFAMILY. In at least one round each
+ *                  of them returns while the flood call that was in
+ *                  flight when it started is still in flight
+ *   killed_flooder_is_reaped_during_a_flood
+ *                  a flooder SIGKILLed during its flood call is reaped
+ *                  while a second flooder's call, started before it on
+ *                  another job table of the tenant, is still in flight
+ *   revocation_reaches_the_nic_during_a_flood
+ *                  GRANT_DEL of the tenant's own grant while it floods its
+ *                  job table under that grant: the model NIC's (tests/nic)
+ *                  revocation callback has run when GRANT_DEL returns,
+ *                  and the flood call is still in flight
+ *
+ * Only the order of events decides, never a duration. A flooder counts
+ * its calls in shared memory (odd while one is in flight); a victim reads
+ * the count before and after its own call. After the fix a flood call is
+ * short and may end before a victim does, so each test runs rounds (up
+ * to KAV_FLOOD_ROUNDS, 20) and stops at the first in which the order was
+ * shown. On a module that serialises the victims behind the flood, no
+ * round can show it, and each round lasts a whole flood call: rounds stop
+ * once they have taken KAV_FLOOD_BUDGET seconds (45) as well. That bound
+ * only limits how long the program keeps trying.
+ *
+ * A victim starts once the flood call is past its copy phase: once the
+ * flooder has spent on the CPU, in the call, 1.5 times what a call of the
+ * same batch that fails on its last address takes (measured per run).
+ * The copy and checks of the addresses run before the table's mutex is
+ * taken; a victim that started before the mutex was taken could pass
+ * it first, and show an order the flood never allowed.
+ *
+ * The addresses are KAV_ADDR_STR strings of 480 bytes by default (L =
+ * 2048): a fixed kernel hashes and compares each one at its length, so
+ * that its flood call lasts long enough (about 0.1 s under TCG) for a
+ * GRANT_DEL, whose grace period alone takes 15-20 ms, to fit in it. An
+ * IPv4 flood call (KAV_FLOOD_FORMAT=in, L = 4096, the maintainer's
+ * measurement) lasts about 10 ms there. KAV_FLOOD_CHAIN sets L; on a
+ * KASAN or KCSAN kernel L is 8 times smaller.
+ *
+ * Runs as root in the test VM; loads kav_nic.ko and unloads it at the end.
+ */
+#include <linux/futex.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include "kselftest_harness.h"
+#include "kav_attack_util.h"
+#include "kav_collide.h"
+#include "kav_nl_util.h"
+#include "kav_test_grants.h"
+
+#define UID_A		3401	/* the flooding tenant */
+#define UID_B		3402	/* another tenant: AV_CREATE */
+#define UID_C		3403	/* whose grant the admin revokes */
+#define UID_NOBODY	65534	/* the generic netlink lookup */
+
+#define VNI_A1		34100	/* tenant A's table T1 */
+#define VNI_A2		34101	/* tenant A's table T2 */
+#define VNI_B		34102
+#define VNI_C		34103
+#define VNI_K0		34200	/* revocation rounds: VNI_K0 + round */
+
+#define BUCKETS		4096	/* AV_CREATE count: index_buckets */
+#define STR_LEN		480	/* KAV_ADDR_STR: 479 characters and NUL */
+#define NR_NIC_ENTRIES	64
+
+#define GATE_NUM	3	/* the gate is GATE_NUM / GATE_DEN of */
+#define GATE_DEN	2	/* the copy phase, measured */
+
+KAV_NIC_UNLOAD_AT_EXIT();
+
+/* ------------------------------------------------------------ config */
+
+struct flood_cfg {
+	bool str;		/* KAV_ADDR_STR, else KAV_ADDR_SOCKADDR_IN */
+	uint32_t chain;		/* L */
+	uint32_t rounds;	/* R */
+	double budget;		/* s */
+};
+
+static bool debug_kernel(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " kasan_report\n") ||
+			strstr(line, " __tsan_read4\n");
+	fclose(f);
+	return found;
+}
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : def;
+}
+
+static struct flood_cfg flood_cfg(void)
+{
+	const char *fmt = getenv("KAV_FLOOD_FORMAT");
+	struct flood_cfg c = { .str = !(fmt && !strcmp(fmt, "in")) };
+
+	c.chain = c.str ? 2048 : 4096;
+	if (debug_kernel())
+		c.chain /= 8;
+	c.chain = (uint32_t)env_u64("KAV_FLOOD_CHAIN", c.chain);
+	if (c.chain < 2)
+		c.chain = 2;
+	if (c.chain > KAV_BATCH_MAX)
+		c.chain = KAV_BATCH_MAX;
+	c.rounds = (uint32_t)env_u64("KAV_FLOOD_ROUNDS", 20);
+	c.budget = (double)env_u64("KAV_FLOOD_BUDGET", 45);
+	return c;
+}
+
+/* ----------------------------------------------------- shared memory */
+
+static long futex(uint32_t *w, int op, uint32_t val)
+{
+	return syscall(SYS_futex, w, op, val, NULL, NULL, 0);
+}
+
+static uint32_t ld(uint32_t *w)
+{
+	return __atomic_load_n(w, __ATOMIC_ACQUIRE);
+}
+
+static void st(uint32_t *w, uint32_t v)
+{
+	__atomic_store_n(w, v, __ATOMIC_RELEASE);
+}
+
+/* Bump @w and wake whoever waits on it. */
+static void bump(uint32_t *w)
+{
+	__atomic_add_fetch(w, 1, __ATOMIC_ACQ_REL);
+	futex(w, FUTEX_WAKE, INT32_MAX);
+}
+
+/* Wait until @w differs from @old; then its value. */
+static uint32_t wait_change(uint32_t *w, uint32_t old)
+{
+	uint32_t v;
+
+	while ((v = ld(w)) == old)
+		futex(w, FUTEX_WAIT, old);
+	return v;
+}
+
+/*
+ * One flooder process: @cmd asks for one flood call (target @which); @seq
+ * is odd while one is in flight; @cpu0 its CPU time when it started.
+ */
+struct flooder {
+	uint32_t cmd, seq, ready, which;
+	int32_t pid, err;
+	int64_t cpu0;		/* ns */
+	int64_t copy_ns;	/* a failing call's CPU time, the most of 3 */
+	uint32_t chain[2];	/* chain lengths read back, T1 and T2 */
+	uint64_t fi[2];		/* what the flood address's insert returned */
+};
+
+#define FL_EXIT		0xffffffffU
+
+/* One victim process: @cmd starts its call, @done = @cmd when it ended. */
+struct victim {
+	uint32_t cmd, done, started, ready;
+	int32_t pid, rc;
+	uint32_t watch;		/* index of the flooder it watches */
+	uint32_t s0, s1;	/* that flooder's seq at start and end */
+};
+
+enum { V_GRANT_DEL, V_AV_CREATE, V_GETFAMILY, NR_VICTIMS };
+
+static const char *const victim_name[NR_VICTIMS] = {
+	"GRANT_DEL", "AV_CREATE", "CTRL_CMD_GETFAMILY",
+};
+
+struct shm {
+	struct flood_cfg cfg;
+	struct flooder fl[3];
+	struct victim v[NR_VICTIMS];
+	uint32_t grant_id;	/* V_GRANT_DEL's next grant */
+};
+
+static int64_t cpu_ns(clockid_t ck)
+{
+	struct timespec ts;
+
+	if (clock_gettime(ck, &ts))
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A process's state letter (/proc/PID/stat), '?' if unknown. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] && p[2] ? p[2] : '?';
+}
+
+/* -------------------------------------------------------- the tables */
+
+/* A tenant's job table and what floods it. */
+struct table {
+	int dom, av;
+	struct kav_av_create c;
+	struct kav_map m;
+	uint32_t stride, bucket;
+	char *addrs;		/* the chain, oldest first */
+	char *flood;		/* KAV_BATCH_MAX copies of one chain entry */
+};
+
+static int open_job(const struct flood_cfg *cfg, uint32_t vni,
+		    struct table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->dom = kav_open_domain();
+	if (t->dom < 0)
+		return -errno;
+	if (kav_domain_set_key(t->dom, vni))
+		return -errno;
+	t->c.size = sizeof(t->c);
+	t->c.flags = KAV_AV_JOB;
+	t->c.addr_format = cfg->str ? KAV_ADDR_STR : KAV_ADDR_SOCKADDR_IN;
+	t->c.addr_max = cfg->str ? STR_LEN : 0;
+	t->c.count = BUCKETS;
+	if (ioctl(t->dom, KAV_IOC_AV_CREATE, &t->c))
+		return -errno;
+	t->av = t->c.fd;
+	t->stride = cfg->str ? STR_LEN : sizeof(struct sockaddr_in);
+	return kav_map_av(t->av, t->c.map_size, &t->m);
+}
+
+static int insert_batch(int av, const void *a, uint32_t stride, uint32_t n,
+			uint64_t *fi)
+{
+	struct kav_av_insert in = {
+		.size = sizeof(in), .count = n, .addr_stride = stride,
+		.addrs = (uintptr_t)a, .fi_addrs = (uintptr_t)fi,
+		.err_index = KAV_NO_INDEX,
+	};
+
+	return ioctl(av, KAV_IOC_AV_INSERT, &in) ? -errno : 0;
+}
+
+/*
+ * Build the chain of @t (one batch: its entries are linked oldest
+ * first) and the flood batch: copies of the entry @depth links from the
+ * chain's head (the oldest: @depth == L). Returns the chain's length as
+ * the mapping shows it, or -errno.
+ */
+static int64_t build_chain(const struct flood_cfg *cfg, struct table *t,
+			   char tag, uint32_t depth, uint64_t *fi_out)
+{
+	uint32_t L = cfg->chain, n, i, k;
+	uint64_t fi;
+
+	t->addrs = calloc(L, t->stride);
+	t->flood = malloc((size_t)KAV_BATCH_MAX * t->stride);
+	if (!t->addrs || !t->flood)
+		return -ENOMEM;
+	/* A job table's entries are under its one key, handle 0. */
+	if (cfg->str)
+		n = kav_collide_str(t->m.h->index_buckets, 0,
+				    kav_collide_seed(t->m.h), STR_LEN, tag,
+				    t->addrs, t->stride, L, &t->bucket);
+	else
+		n = kav_collide_in_table(t->m.h, 0, 0x0a000000u |
+					 (uint32_t)tag << 16, 3400,
+					 (struct sockaddr_in *)t->addrs, L,
+					 &t->bucket);
+	if (n != L)
+		return -ERANGE;
+	if (insert_batch(t->av, t->addrs, t->stride, L, NULL))
+		return -errno;
+	k = L - depth;		/* entry k of the batch is k + 1 links deep */
+	for (i = 0; i < KAV_BATCH_MAX; i++)
+		memcpy(t->flood + (size_t)i * t->stride,
+		       t->addrs + (size_t)k * t->stride, t->stride);
+	/* It is there already: the flood adds and charges nothing. */
+	if (insert_batch(t->av, t->addrs + (size_t)k * t->stride, t->stride,
+			 1, &fi))
+		return -errno;
+	*fi_out = fi;
+	return (int64_t)kav_collide_chain_len(t->m.h, t->bucket);
+}
+
+static int flood_call(const struct table *t, uint32_t n)
+{
+	return insert_batch(t->av, t->flood, t->stride, n, NULL);
+}
+
+/*
+ * The CPU time of a call that copies and checks the whole flood batch
+ * and then fails on its last address, before any lock: the most of 3.
+ */
+static int64_t copy_phase_ns(const struct flood_cfg *cfg, struct table *t)
+{
+	size_t last = (size_t)(KAV_BATCH_MAX - 1) * t->stride;
+	char save[KAV_ADDR_MAX_LEN];
+	int64_t most = 0, t0, d;
+	int i, ret;
+
+	memcpy(save, t->flood + last, t->stride);
+	if (cfg->str)
+		t->flood[last] = ' ';		/* not printable ASCII */
+	else
+		((struct sockaddr_in *)(t->flood + last))->sin_family = 0;
+	for (i = 0; i < 3; i++) {
+		t0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+		ret = flood_call(t, KAV_BATCH_MAX);
+		d = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - t0;
+		if (ret != -EINVAL)
+			return -1;
+		if (d > most)
+			most = d;
+	}
+	memcpy(t->flood + last, save, t->stride);
+	return most;
+}
+
+/* -------------------------------------------------------- flooders */
+
+/* One flood call, counted: seq odd while it is in flight. */
+static void counted_call(struct flooder *f, const struct table *t)
+{
+	f->cpu0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+	bump(&f->seq);
+	f->err = flood_call(t, KAV_BATCH_MAX);
+	bump(&f->seq);
+}
+
+/*
+ * Tenant A's holder: creates T1 (VNI_A1, flooded at the chain's oldest
+ * entry) and T2 (VNI_A2, flooded half way down its chain), keeps them
+ * alive and floods one of them per command.
+ */
+struct holder_arg {
+	struct shm *shm;
+	int idx;
+};
+
+static int holder(void *p)
+{
+	struct holder_arg *a = p;
+	struct shm *shm = a->shm;
+	struct flooder *f = &shm->fl[a->idx];
+	const struct flood_cfg *cfg = &shm->cfg;
+	struct table t[2];
+	int64_t len;
+	uint32_t cmd = 0;
+	int i;
+
+	f->pid = getpid();
+	CK(kav_become(UID_A, UID_A, 0, NULL) == 0);
+	for (i = 0; i < 2; i++) {
+		CK(open_job(cfg, i ? VNI_A2 : VNI_A1, &t[i]) == 0);
+		CK_EQ(t[i].m.h->index_buckets, BUCKETS);
+		len = build_chain(cfg, &t[i], i ? 'B' : 'A',
+				  i ? cfg->chain / 2 : cfg->chain, &f->fi[i]);
+		CK(len >= 0);
+		f->chain[i] = (uint32_t)len;
+	}
+	f->copy_ns = copy_phase_ns(cfg, &t[0]);
+	CK(f->copy_ns > 0);
+	st(&f->ready, 1);
+	futex(&f->ready, FUTEX_WAKE, INT32_MAX);
+	for (;;) {
+		cmd = wait_change(&f->cmd, cmd);
+		if (cmd == FL_EXIT)
+			return 0;
+		counted_call(f, &t[ld(&f->which)]);
+	}
+}
+
+/*
+ * A second flooder of T1, forked for each round of the SIGKILL test: it
+ * opens the job's table (T1, held by the holder) and floods its oldest
+ * entry, entry 0 of the chain, which it reads from the mapping.
+ */
+static int killed_flooder(void *p)
+{
+	struct holder_arg *a = p;
+	struct shm *shm = a->shm;
+	struct flooder *f = &shm->fl[a->idx];
+	const volatile struct kav_entry *e;
+	struct table t;
+	uint32_t i, cmd;
+
+	f->pid = getpid();
+	CK(kav_become(UID_A, UID_A, 0, NULL) == 0);
+	CK(open_job(&shm->cfg, VNI_A1, &t) == 0);
+	CK_EQ(t.c.result, 0);			/* the holder's T1 */
+	t.flood = malloc((size_t)KAV_BATCH_MAX * t.stride);
+	CK(t.flood);
+	e = kav_entry_at(t.m.h, 0);
+	CK(e->flags & KAV_ENTRY_VALID);
+	for (i = 0; i < KAV_BATCH_MAX; i++)
+		memcpy(t.flood + (size_t)i * t.stride, (const void *)e->addr,
+		       e->addr_len);
+	cmd = ld(&f->cmd);
+	st(&f->ready, 1);
+	futex(&f->ready, FUTEX_WAKE, INT32_MAX);
+	for (;;) {
+		cmd = wait_change(&f->cmd, cmd);
+		if (cmd == FL_EXIT)
+			return 0;
+		counted_call(f, &t);
+	}
+}
+
+/* ----------------------------------------------------------- victims */
+
+struct victim_arg {
+	struct shm *shm;
+	int idx;
+};
+
+static int victim(void *p)
+{
+	struct victim_arg *a = p;
+	struct shm *shm = a->shm;
+	struct victim *v = &shm->v[a->idx];
+	struct kav_nl nl = { .fd = -1 };
+	uint32_t cmd = 0, *seq;
+	int dom = -1, av;
+
+	v->pid = getpid();
+	switch (a->idx) {
+	case V_GRANT_DEL:		/* the admin */
+		CK(kav_nl_open(&nl) == 0);
+		break;
+	case V_AV_CREATE:		/* tenant B, with a key of its own */
+		CK(kav_become(UID_B, UID_B, 0, NULL) == 0);
+		dom = kav_open_domain();
+		CK(dom >= 0);
+		CK(kav_domain_set_key(dom, VNI_B) == 0);
+		break;
+	case V_GETFAMILY:		/* nobody, no capability */
+		CK(kav_become(UID_NOBODY, UID_NOBODY, 0, NULL) == 0);
+		CK(kav_nl_socket(&nl) == 0);
+		break;
+	}
+	st(&v->ready, 1);
+	futex(&v->ready, FUTEX_WAKE, INT32_MAX);
+	for (;;) {
+		cmd = wait_change(&v->cmd, cmd);
+		if (cmd == FL_EXIT)
+			return 0;
+		seq = &shm->fl[ld(&v->watch)].seq;
+		v->s0 = ld(seq);
+		st(&v->started, cmd);
+		switch (a->idx) {
+		case V_GRANT_DEL:
+			v->rc = kav_nl_grant_del(&nl, shm->grant_id);
+			break;
+		case V_AV_CREATE:
+			av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+			v->rc = av < 0 ? av : 0;
+			if (av >= 0)
+				close(av);
+			break;
+		case V_GETFAMILY:
+			v->rc = kav_nl_resolve(&nl);
+			break;
+		}
+		v->s1 = ld(seq);
+		st(&v->done, cmd);
+		futex(&v->done, FUTEX_WAKE, INT32_MAX);
+	}
+}
+
+/* Did victim @v return while the call in flight at its start still was? */
+static bool victim_overlapped(const struct victim *v)
+{
+	return (v->s0 & 1) && v->s1 == v->s0;
+}
+
+/* ----------------------------------------------------------- fixture */
+
+FIXTURE(flood) {
+	struct shm *shm;
+	pid_t pids[8];
+	int nr_pids;
+	uint32_t grants[4];
+	int nr_grants;
+	int64_t gate_ns;
+};
+
+/* Start @fn(@arg) (a holder, flooder or victim) and wait until it is set up. */
+static int start(FIXTURE_DATA(flood) *self, int (*fn)(void *), void *arg,
+		 uint32_t *ready)
+{
+	pid_t pid = kav_spawn(fn, arg);
+	int rc;
+
+	if (pid < 0)
+		return -1;
+	self->pids[self->nr_pids++] = pid;
+	/* A child that fails its setup exits: do not wait for it forever. */
+	while (!ld(ready)) {
+		if (waitpid(pid, &rc, WNOHANG) == pid) {
+			self->pids[--self->nr_pids] = 0;
+			return -1;
+		}
+		usleep(2000);
+	}
+	return 0;
+}
+
+FIXTURE_SETUP(flood)
+{
+	static struct holder_arg ha;
+	static struct victim_arg va[NR_VICTIMS];
+	uint32_t vnis[] = { VNI_A1, VNI_A2, VNI_B }, uids[] = { UID_A, UID_A,
+								UID_B };
+	struct flooder *f;
+	int i;
+
+	self->nr_pids = self->nr_grants = 0;
+	self->shm = kav_shared(sizeof(*self->shm));
+	ASSERT_NE(NULL, self->shm);
+	memset(self->shm, 0, sizeof(*self->shm));
+	self->shm->cfg = flood_cfg();
+	for (i = 0; i < 3; i++) {
+		self->grants[i] = kav_test_grant_one(vnis[i], uids[i], 0);
+		ASSERT_NE(0, self->grants[i]);
+		self->nr_grants++;
+	}
+	ha.shm = self->shm;
+	ha.idx = 0;
+	ASSERT_EQ(0, start(self, holder, &ha, &self->shm->fl[0].ready));
+	f = &self->shm->fl[0];
+	/* The chains are there: each L links long in the mapping. */
+	ASSERT_EQ(self->shm->cfg.chain, f->chain[0]);
+	ASSERT_EQ(self->shm->cfg.chain, f->chain[1]);
+	/* The flood's address is the chain's oldest entry, index 0. */
+	ASSERT_EQ(0, f->fi[0]);
+	self->gate_ns = f->copy_ns * GATE_NUM / GATE_DEN;
+	ksft_print_msg("%s addresses, chain of %u in a bucket of %u, copy phase %.1f ms of CPU, victims start after %.1f ms\n",
+		       self->shm->cfg.str ? "480-byte string" : "IPv4",
+		       self->shm->cfg.chain, BUCKETS, f->copy_ns / 1e6,
+		       self->gate_ns / 1e6);
+	for (i = 0; i < NR_VICTIMS; i++) {
+		va[i].shm = self->shm;
+		va[i].idx = i;
+		ASSERT_EQ(0, start(self, victim, &va[i],
+				   &self->shm->v[i].ready));
+	}
+}
+
+FIXTURE_TEARDOWN(flood)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		st(&self->shm->fl[i].cmd, FL_EXIT);
+		futex(&self->shm->fl[i].cmd, FUTEX_WAKE, INT32_MAX);
+	}
+	for (i = 0; i < NR_VICTIMS; i++) {
+		st(&self->shm->v[i].cmd, FL_EXIT);
+		futex(&self->shm->v[i].cmd, FUTEX_WAKE, INT32_MAX);
+	}
+	for (i = 0; i < self->nr_pids; i++)
+		if (self->pids[i] > 0)
+			kav_reap(self->pids[i]);
+	for (i = 0; i < self->nr_grants; i++)
+		kav_test_grant_del(self->grants[i]);
+	munmap(self->shm, sizeof(*self->shm));
+}
+
+/*
+ * Ask flooder @f for one call of target @which and wait until it is in
+ * flight and past its copy phase: its odd seq, or 0 if the call ended
+ * first (the round shows nothing).
+ */
+static uint32_t flood_started(FIXTURE_DATA(flood) *self, struct flooder *f,
+			      uint32_t which)
+{
+	uint32_t before = ld(&f->seq), seq;
+	clockid_t ck;
+
+	st(&f->which, which);
+	bump(&f->cmd);
+	while ((seq = ld(&f->seq)) == before)
+		usleep(100);
+	if (!(seq & 1) || clock_getcpuclockid(f->pid, &ck))
+		return 0;
+	while (ld(&f->seq) == seq) {
+		if (cpu_ns(ck) - f->cpu0 >= self->gate_ns)
+			return seq;
+		usleep(200);
+	}
+	return 0;
+}
+
+/* Wait until flooder @f's call @seq has ended; its result. */
+static int flood_ended(struct flooder *f, uint32_t seq)
+{
+	wait_change(&f->seq, seq);
+	return f->err;
+}
+
+static void start_victim(struct shm *shm, int i, uint32_t watch)
+{
+	st(&shm->v[i].watch, watch);
+	bump(&shm->v[i].cmd);
+}
+
+static void wait_victim(struct shm *shm, int i)
+{
+	uint32_t cmd = ld(&shm->v[i].cmd), d;
+
+	while ((d = ld(&shm->v[i].done)) != cmd)
+		futex(&shm->v[i].done, FUTEX_WAIT, d);
+}
+
+/* Until victim @i has started and is asleep (D) or done. */
+static void victim_waiting(struct shm *shm, int i, struct flooder *f,
+			   uint32_t seq)
+{
+	struct victim *v = &shm->v[i];
+	uint32_t cmd = ld(&v->cmd);
+
+	while (ld(&v->started) != cmd)
+		usleep(100);
+	while (ld(&v->done) != cmd && ld(&f->seq) == seq &&
+	       proc_state(v->pid) != 'D')
+		usleep(100);
+}
+
+static bool out_of_rounds(const struct flood_cfg *cfg, uint32_t round,
+			  double t0)
+{
+	return round >= cfg->rounds ||
+	       (round && kav_now() - t0 >= cfg->budget);
+}
+
+TEST_F_TIMEOUT(flood, victims_return_during_a_flood, 900)
+{
+	struct shm *shm = self->shm;
+	struct flooder *f = &shm->fl[0];
+	uint32_t round, seq, shown = 0, nr_ok[NR_VICTIMS] = { 0 }, gated = 0;
+	double t0 = kav_now(), t;
+	int i;
+
+	for (round = 0; !out_of_rounds(&shm->cfg, round, t0); round++) {
+		shm->grant_id = kav_test_grant_one(VNI_C, UID_C, 0);
+		ASSERT_NE(0, shm->grant_id);
+		t = kav_now();
+		seq = flood_started(self, f, 0);
+		if (!seq) {
+			ASSERT_EQ(0, kav_test_grant_del(shm->grant_id));
+			continue;
+		}
+		gated++;
+		/*
+		 * The revocation first: on a module that serialises it behind
+		 * the flood, the other two then wait behind it.
+		 */
+		start_victim(shm, V_GRANT_DEL, 0);
+		victim_waiting(shm, V_GRANT_DEL, f, seq);
+		start_victim(shm, V_AV_CREATE, 0);
+		start_victim(shm, V_GETFAMILY, 0);
+		for (i = 0; i < NR_VICTIMS; i++)
+			wait_victim(shm, i);
+		EXPECT_EQ(0, flood_ended(f, seq));
+		EXPECT_EQ(0, shm->v[V_GRANT_DEL].rc);
+		EXPECT_EQ(0, shm->v[V_AV_CREATE].rc);
+		EXPECT_EQ(0, shm->v[V_GETFAMILY].rc);
+		if (shm->v[V_GRANT_DEL].rc)
+			kav_test_grant_del(shm->grant_id);
+		shown = 1;
+		for (i = 0; i < NR_VICTIMS; i++) {
+			if (victim_overlapped(&shm->v[i]))
+				nr_ok[i]++;
+			else
+				shown = 0;
+		}
+		ksft_print_msg("round %u: %.2f s; %s %s, %s %s, %s %s the flood call\n",
+			       round + 1, kav_now() - t,
+			       victim_name[0], victim_overlapped(&shm->v[0]) ?
+			       "returned during" : "returned after",
+			       victim_name[1], victim_overlapped(&shm->v[1]) ?
+			       "returned during" : "returned after",
+			       victim_name[2], victim_overlapped(&shm->v[2]) ?
+			       "returned during" : "returned after");
+		if (shown)
+			break;
+	}
+	ksft_print_msg("%u rounds (%u past the copy phase): returned during the flood call: GRANT_DEL %u, AV_CREATE %u, GETFAMILY %u\n",
+		       round + (shown ? 1 : 0), gated, nr_ok[0], nr_ok[1],
+		       nr_ok[2]);
+	EXPECT_TRUE(shown) TH_LOG("no round in which every victim returned while the flood call it met was in flight");
+}
+
+TEST_F_TIMEOUT(flood, killed_flooder_is_reaped_during_a_flood, 900)
+{
+	static struct holder_arg ka = { .idx = 1 };
+	struct shm *shm = self->shm;
+	struct flooder *f2 = &shm->fl[0], *f1 = &shm->fl[1];
+	uint32_t round, s2, s1, shown = 0;
+	double t0 = kav_now(), t;
+	int rc;
+
+	ka.shm = shm;
+	for (round = 0; !out_of_rounds(&shm->cfg, round, t0); round++) {
+		memset(f1, 0, sizeof(*f1));
+		ASSERT_EQ(0, start(self, killed_flooder, &ka, &f1->ready));
+		t = kav_now();
+		/*
+		 * The second flooder first, on T2 half way down its chain:
+		 * on a module that walks the chains, its call ends first.
+		 */
+		s2 = flood_started(self, f2, 1);
+		s1 = s2 ? flood_started(self, f1, 0) : 0;
+		if (!s1 || ld(&f2->seq) != s2) {
+			kill(f1->pid, SIGKILL);
+			kav_reap(self->pids[--self->nr_pids]);
+			if (s2)
+				flood_ended(f2, s2);
+			continue;
+		}
+		ASSERT_EQ(0, kill(f1->pid, SIGKILL));
+		rc = kav_reap(self->pids[--self->nr_pids]);
+		self->pids[self->nr_pids] = 0;
+		shown = ld(&f2->seq) == s2;
+		EXPECT_EQ(128 + SIGKILL, rc);
+		EXPECT_EQ(0, flood_ended(f2, s2));
+		ksft_print_msg("round %u: %.2f s; the killed flooder was reaped %s the other flood call\n",
+			       round + 1, kav_now() - t,
+			       shown ? "during" : "after");
+		if (shown)
+			break;
+	}
+	EXPECT_TRUE(shown) TH_LOG("the killed flooder was never reaped while the other flooder's call was in flight");
+}
+
+/* ------------------------------------------------ revocation and NIC */
+
+/*
+ * Tenant A's NIC user for one round: a private AV under @vni bound to
+ * the NIC (inherited fd @nic), and the job table under the same grant,
+ * which it floods on command.
+ */
+struct nic_arg {
+	struct shm *shm;
+	uint32_t vni;
+	int nic;
+};
+
+static int nic_tenant(void *p)
+{
+	struct nic_arg *a = p;
+	struct flooder *f = &a->shm->fl[2];
+	struct table t;
+	uint64_t fi;
+	uint32_t cmd, i;
+	int dom, av;
+	int64_t len;
+
+	f->pid = getpid();
+	CK(kav_become(UID_A, UID_A, 0, NULL) == 0);
+	dom = kav_open_domain();
+	CK(dom >= 0);
+	CK(kav_domain_set_key(dom, a->vni) == 0);
+	av = kav_create_av(dom, KAV_ADDR_SOCKADDR_IN, NULL);
+	CK(av >= 0);
+	for (i = 0; i < NR_NIC_ENTRIES; i++)
+		CK(kav_insert_one(av, 0x0a220000 + i, 3400, KAV_NONE, &fi) == 0);
+	CK(kav_nic_bind(a->nic, av) == 0);
+	CK(open_job(&a->shm->cfg, a->vni, &t) == 0);
+	len = build_chain(&a->shm->cfg, &t, 'N', a->shm->cfg.chain, &fi);
+	CK_EQ(len, a->shm->cfg.chain);
+	cmd = ld(&f->cmd);
+	st(&f->ready, 1);
+	futex(&f->ready, FUTEX_WAKE, INT32_MAX);
+	for (;;) {
+		cmd = wait_change(&f->cmd, cmd);
+		if (cmd == FL_EXIT)
+			return 0;
+		counted_call(f, &t);
+	}
+}
+
+static int nic_stats(int nic, struct kav_nic_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	return ioctl(nic, KAV_NIC_IOC_STATS, s) ? -errno : 0;
+}
+
+TEST_F_TIMEOUT(flood, revocation_reaches_the_nic_during_a_flood, 900)
+{
+	static struct nic_arg na;
+	struct shm *shm = self->shm;
+	struct flooder *f = &shm->fl[2];
+	struct kav_nic_stats s;
+	uint32_t round, seq, shown = 0, id, s1;
+	double t0 = kav_now(), t;
+	struct kav_nl nl;
+
+	ASSERT_EQ(0, kav_nic_load());
+	ASSERT_EQ(0, kav_nl_open(&nl));
+	na.shm = shm;
+	for (round = 0; !out_of_rounds(&shm->cfg, round, t0); round++) {
+		na.vni = VNI_K0 + round;
+		id = kav_test_grant_one(na.vni, UID_A, 0);
+		ASSERT_NE(0, id);
+		na.nic = kav_nic_open();
+		ASSERT_LE(0, na.nic);
+		memset(f, 0, sizeof(*f));
+		ASSERT_EQ(0, start(self, nic_tenant, &na, &f->ready));
+		t = kav_now();
+		seq = flood_started(self, f, 0);
+		ASSERT_EQ(0, kav_nl_grant_del(&nl, id));
+		ASSERT_EQ(0, nic_stats(na.nic, &s));
+		s1 = ld(&f->seq);
+		/* Whenever GRANT_DEL returns, the callback has run. */
+		EXPECT_EQ(1, s.nr_callbacks);
+		EXPECT_EQ(na.vni, s.last_revoked_vni);
+		EXPECT_EQ(0, s.nr_callbacks_atomic);
+		shown = seq && s1 == seq && s.nr_callbacks == 1;
+		if (seq)
+			flood_ended(f, seq);
+		st(&f->cmd, FL_EXIT);
+		futex(&f->cmd, FUTEX_WAKE, INT32_MAX);
+		EXPECT_EQ(0, kav_reap(self->pids[--self->nr_pids]));
+		self->pids[self->nr_pids] = 0;
+		close(na.nic);
+		if (seq)
+			ksft_print_msg("round %u: %.2f s; GRANT_DEL returned, its callback run, %s the flood call\n",
+				       round + 1, kav_now() - t,
+				       s1 == seq ? "during" : "after");
+		if (shown)
+			break;
+	}
+	kav_nl_close(&nl);
+	EXPECT_TRUE(shown) TH_LOG("GRANT_DEL never returned, with the NIC told, while the revoked tenant's flood call was in flight");
+}
+
+TEST_HARNESS_MAIN
