@@ -24,6 +24,18 @@
 #                       batches, in the 6.12 and 6.12-rt guests (the
 #                       "Latency" table of Documentation/benchmarks.rst);
 #                       never judged, not part of make check or make bench
+#
+#   make bench-revoke   kav_revoke_bench (bench/revoke): GRANT_DEL of an
+#                       unrelated grant at rest and while a tenant floods
+#                       a colliding chain of its job table, and the job
+#                       table's insert cost, in one 6.12 guest (the
+#                       "Revocation under a flood" section of
+#                       Documentation/benchmarks.rst); never judged.
+#                       KAV_SRC=DIR builds the guest's kav.ko from DIR's
+#                       kmod/ and uapi/ (an older module, for the
+#                       before), KAV_REVOKE_BUILD its build directory
+#                       (build/bench/revoke-vm), KAV_REVOKE_ARGS the
+#                       program's options
 
 BENCH_DIR  := $(BUILD)/bench
 BENCH_BIN  := $(BENCH_DIR)/kav_bench
@@ -69,7 +81,28 @@ bench-latency: $(LATENCY_BIN)
 	KAV_VM_JOBS=1 KAV_VM_CHECKS=0 KAV_TRIXIE=0 KAV_DEBUG_KERNEL=0 tests/vm/check.sh \
 		--kernels "$${KAV_KERNELS:-6.12 6.12-rt}" --selftests "$(LATENCY_BIN)"
 
-.PHONY: bench bench-clean bench-latency bench-native bench-native-smoke bench-ompi \
+# kav_revoke_bench: raw uAPI too; runs against any kav.ko with job
+# tables (it reads the hash's seed only where the header has one).
+REVOKE_BIN := $(BENCH_DIR)/kav_revoke_bench
+
+$(REVOKE_BIN): bench/revoke/kav_revoke_bench.c tests/selftests/kav_test_util.h \
+		tests/selftests/kav_attack_util.h tests/selftests/kav_collide.h \
+		tests/selftests/kav_nl_util.h tests/selftests/kav_test_grants.h \
+		tests/nic/kav_nic.h uapi/linux/kav.h lib/libkav.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KAV_CFLAGS) -I$(CURDIR)/tests/selftests \
+		-I$(CURDIR)/tests/nic $< -o $@ lib/libkav.a
+
+# Its own build directory: a guest of make vmtest or make check keeps
+# its build/vm/<kver>; the old module's run gets another one.
+bench-revoke: $(REVOKE_BIN)
+	KAV_BUILD=$${KAV_REVOKE_BUILD:-$(BENCH_DIR)/revoke-vm} KAV_VM_JOBS=1 \
+	KAV_VM_CHECKS=0 KAV_TRIXIE=0 KAV_DEBUG_KERNEL=0 \
+	KAV_TEST_TIMEOUT=$${KAV_TEST_TIMEOUT:-900} tests/vm/check.sh \
+		--kernels "$${KAV_KERNELS:-6.12}" --selftests "$(REVOKE_BIN)" \
+		--args "$${KAV_REVOKE_ARGS:-}"
+
+.PHONY: bench bench-clean bench-latency bench-revoke bench-native bench-native-smoke bench-ompi \
 	bench-ompi-deps
 
 $(BENCH_BIN): $(BENCH_SRCS) $(BENCH_DEPS)

@@ -24,7 +24,9 @@
  */
 #include <linux/hashtable.h>
 #include <linux/ipc_namespace.h>
-#include <linux/jhash.h>
+#include <linux/once.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -35,10 +37,19 @@
 DEFINE_MUTEX(kav_names_lock);
 static DEFINE_HASHTABLE(kav_names, 8);
 
+/*
+ * Tenants choose the names, and lookups walk a bucket under
+ * kav_names_lock, which every named create takes: the hash is keyed with
+ * a secret, so that nobody can aim names at one bucket.
+ */
+static siphash_key_t kav_names_key;
+
 static u32 kav_name_hash(const struct ipc_namespace *ns, kuid_t owner,
 			 const char *name, u32 len)
 {
-	return jhash(name, len, hash_ptr(ns, 32) ^ __kuid_val(owner));
+	get_random_once(&kav_names_key, sizeof(kav_names_key));
+	return (u32)(siphash(name, len, &kav_names_key) ^
+		     hash_ptr(ns, 32) ^ __kuid_val(owner));
 }
 
 /*

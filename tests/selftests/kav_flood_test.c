@@ -12,38 +12,54 @@
  * for that mutex: a revocation, then everything behind the revocation.
  *
  *   victims_return_during_a_flood
- *                  while one flood call is in flight: (i) the admin's
- *                  GRANT_DEL of another uid's grant, (ii) another
- *                  tenant's AV_CREATE, (iii) an unprivileged generic
- *                  netlink CTRL_CMD_GETFAMILY. In at least one round each
- *                  of them returns while the flood call that was in
- *                  flight when it started is still in flight
+ *                  while two flooders flood the table without a pause:
+ *                  (i) the admin's GRANT_DEL of another uid's grant,
+ *                  (ii) another tenant's AV_CREATE, (iii) an unprivileged
+ *                  generic netlink CTRL_CMD_GETFAMILY. Each of them, in at
+ *                  least one round, returns while a flood call that was
+ *                  in flight (and queued: below) when it started still is
  *   killed_flooder_is_reaped_during_a_flood
- *                  a flooder SIGKILLed during its flood call is reaped
- *                  while a second flooder's call, started before it on
- *                  another job table of the tenant, is still in flight
+ *                  while they flood, a third flooder of the same table is
+ *                  SIGKILLed in its call; in at least one round it is
+ *                  reaped while a (queued) call of the two that was in
+ *                  flight at the kill still is
  *   revocation_reaches_the_nic_during_a_flood
  *                  GRANT_DEL of the tenant's own grant while it floods its
  *                  job table under that grant: the model NIC's (tests/nic)
  *                  revocation callback has run when GRANT_DEL returns,
  *                  and the flood call is still in flight
  *
- * Only the order of events decides, never a duration. A flooder counts
- * its calls in shared memory (odd while one is in flight); a victim reads
- * the count before and after its own call. After the fix a flood call is
- * short and may end before a victim does, so each test runs rounds (up
- * to KAV_FLOOD_ROUNDS, 20) and stops at the first in which the order was
- * shown. On a module that serialises the victims behind the flood, no
- * round can show it, and each round lasts a whole flood call: rounds stop
- * once they have taken KAV_FLOOD_BUDGET seconds (45) as well. That bound
- * only limits how long the program keeps trying.
+ * Only the order of events decides, never a duration. Each flooder runs
+ * at nice 19 (the victims at 0 get the CPU), calls again as soon as a
+ * call returns, and counts its calls in shared memory (odd while one is
+ * in flight); at each call's start it also notes the other flooder's
+ * count. A victim reads the counts before and after its own call.
  *
- * A victim starts once the flood call is past its copy phase: once the
- * flooder has spent on the CPU, in the call, 1.5 times what a call of the
- * same batch that fails on its last address takes (measured per run).
- * The copy and checks of the addresses run before the table's mutex is
- * taken; a victim that started before the mutex was taken could pass
- * it first, and show an order the flood never allowed.
+ * A call is "queued" at an instant if it is in flight and the other
+ * flooder has ended a call since it started. On a module that walks the
+ * chain under the table's mutex, calls end one walk apart, so such a
+ * call was past its copy phase (which runs before the mutex is taken)
+ * when that other call ended: it holds the mutex or waits for it ahead
+ * of anything that comes later, and ends before a victim gets it. A call
+ * still in its copy phase is not queued: a victim could pass it at the
+ * mutex and show an order the flood never allowed.
+ *
+ * Before the rounds, each flooder has ended one call (a warm-up,
+ * KAV_FLOOD_WARMUP seconds at most, 120: on such a module the second
+ * one's first call ends a whole walk after the first's). After the fix a
+ * flood call is short and a victim may not fit in it, so each test runs
+ * rounds (up to KAV_FLOOD_ROUNDS, 20) until the order was shown (by each
+ * victim); on a module that serialises the victims behind the flood no
+ * round can show it, and each round lasts a whole flood call: rounds stop
+ * once they have taken KAV_FLOOD_BUDGET seconds (60) as well. These
+ * bounds only limit how long the program keeps trying. The copy phase
+ * (a call of the same batch that fails on its last address) is measured
+ * and printed; revocation_reaches_the_nic_during_a_flood waits for 1.5
+ * times it, in CPU time, before its GRANT_DEL.
+ *
+ * The killed flooder floods KAV_BATCH_MAX / 16 copies per call: on the
+ * fixed module its call (copied whole before the first check for a
+ * signal) is then short enough to end within another flooder's call.
  *
  * The addresses are KAV_ADDR_STR strings of 480 bytes by default (L =
  * 2048): a fixed kernel hashes and compares each one at its length, so
@@ -70,8 +86,7 @@
 #define UID_C		3403	/* whose grant the admin revokes */
 #define UID_NOBODY	65534	/* the generic netlink lookup */
 
-#define VNI_A1		34100	/* tenant A's table T1 */
-#define VNI_A2		34101	/* tenant A's table T2 */
+#define VNI_A1		34100	/* tenant A's job table */
 #define VNI_B		34102
 #define VNI_C		34103
 #define VNI_K0		34200	/* revocation rounds: VNI_K0 + round */
@@ -83,6 +98,12 @@
 #define GATE_NUM	3	/* the gate is GATE_NUM / GATE_DEN of */
 #define GATE_DEN	2	/* the copy phase, measured */
 
+#define NR_FLOODING	2	/* fl[0] (the holder) and fl[1] flood */
+#define FL_KILLED	2	/* fl[2]: the SIGKILL test's third flooder */
+#define FL_NIC		3	/* fl[3]: the NIC test's tenant */
+#define NR_FL		4
+#define KILLED_BATCH	(KAV_BATCH_MAX / 16)
+
 KAV_NIC_UNLOAD_AT_EXIT();
 
 /* ------------------------------------------------------------ config */
@@ -92,6 +113,7 @@ struct flood_cfg {
 	uint32_t chain;		/* L */
 	uint32_t rounds;	/* R */
 	double budget;		/* s */
+	double warmup;		/* s */
 };
 
 static bool debug_kernel(void)
@@ -130,7 +152,8 @@ static struct flood_cfg flood_cfg(void)
 	if (c.chain > KAV_BATCH_MAX)
 		c.chain = KAV_BATCH_MAX;
 	c.rounds = (uint32_t)env_u64("KAV_FLOOD_ROUNDS", 20);
-	c.budget = (double)env_u64("KAV_FLOOD_BUDGET", 45);
+	c.budget = (double)env_u64("KAV_FLOOD_BUDGET", 60);
+	c.warmup = (double)env_u64("KAV_FLOOD_WARMUP", 120);
 	return c;
 }
 
@@ -169,26 +192,34 @@ static uint32_t wait_change(uint32_t *w, uint32_t old)
 }
 
 /*
- * One flooder process: @cmd asks for one flood call (target @which); @seq
- * is odd while one is in flight; @cpu0 its CPU time when it started.
+ * One flooder process: @cmd asks for one flood call (FL_NIC), or for
+ * calls without end (FL_RUN); @seq is odd while one is in flight; @cpu0
+ * its CPU time when it started, @base[] the flooding ones' @seq then.
  */
 struct flooder {
 	uint32_t cmd, seq, ready, which;
 	int32_t pid, err;
 	int64_t cpu0;		/* ns */
 	int64_t copy_ns;	/* a failing call's CPU time, the most of 3 */
-	uint32_t chain[2];	/* chain lengths read back, T1 and T2 */
-	uint64_t fi[2];		/* what the flood address's insert returned */
+	uint32_t chain;		/* the chain's length read back */
+	uint64_t fi;		/* what the flood address's insert returned */
+	uint32_t base[NR_FLOODING];
 };
 
+#define FL_RUN		1
 #define FL_EXIT		0xffffffffU
+
+/* The flooding ones' counts at an instant; @queued[i]: see the top. */
+struct snap {
+	uint32_t seq[NR_FLOODING];
+	bool queued[NR_FLOODING];
+};
 
 /* One victim process: @cmd starts its call, @done = @cmd when it ended. */
 struct victim {
 	uint32_t cmd, done, started, ready;
 	int32_t pid, rc;
-	uint32_t watch;		/* index of the flooder it watches */
-	uint32_t s0, s1;	/* that flooder's seq at start and end */
+	struct snap s0, s1;	/* the flooders at its start and end */
 };
 
 enum { V_GRANT_DEL, V_AV_CREATE, V_GETFAMILY, NR_VICTIMS };
@@ -199,7 +230,7 @@ static const char *const victim_name[NR_VICTIMS] = {
 
 struct shm {
 	struct flood_cfg cfg;
-	struct flooder fl[3];
+	struct flooder fl[NR_FL];
 	struct victim v[NR_VICTIMS];
 	uint32_t grant_id;	/* V_GRANT_DEL's next grant */
 };
@@ -356,19 +387,87 @@ static int64_t copy_phase_ns(const struct flood_cfg *cfg, struct table *t)
 
 /* -------------------------------------------------------- flooders */
 
-/* One flood call, counted: seq odd while it is in flight. */
-static void counted_call(struct flooder *f, const struct table *t)
+/* One flood call of @n, counted: seq odd while it is in flight. */
+static void counted_call(struct shm *shm, struct flooder *f,
+			 const struct table *t, uint32_t n)
 {
+	int i;
+
+	for (i = 0; i < NR_FLOODING; i++)
+		__atomic_store_n(&f->base[i], ld(&shm->fl[i].seq),
+				 __ATOMIC_RELAXED);
 	f->cpu0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
 	bump(&f->seq);
-	f->err = flood_call(t, KAV_BATCH_MAX);
+	f->err = flood_call(t, n);
 	bump(&f->seq);
 }
 
+/* Flood calls of @n while @f->cmd is FL_RUN, until FL_EXIT. */
+static int flood_loop(struct shm *shm, struct flooder *f,
+		      const struct table *t, uint32_t n)
+{
+	uint32_t cmd;
+
+	for (;;) {
+		cmd = ld(&f->cmd);
+		if (cmd == FL_EXIT)
+			return 0;
+		if (cmd == FL_RUN)
+			counted_call(shm, f, t, n);
+		else
+			futex(&f->cmd, FUTEX_WAIT, cmd);
+	}
+}
+
+/* The flooding ones' counts, and which calls in flight are queued. */
+static void snapshot(struct shm *shm, struct snap *s)
+{
+	uint32_t b;
+	int i, j;
+
+	for (i = 0; i < NR_FLOODING; i++)
+		s->seq[i] = ld(&shm->fl[i].seq);
+	for (i = 0; i < NR_FLOODING; i++) {
+		s->queued[i] = false;
+		if (!(s->seq[i] & 1))
+			continue;
+		/* Its @base[] is that call's if @seq has not moved since. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		for (j = 0; j < NR_FLOODING; j++) {
+			if (j == i)
+				continue;
+			b = __atomic_load_n(&shm->fl[i].base[j],
+					    __ATOMIC_RELAXED);
+			/* seq >> 1: the calls ended */
+			if ((s->seq[j] >> 1) > (b >> 1))
+				s->queued[i] = true;
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (ld(&shm->fl[i].seq) != s->seq[i])
+			s->queued[i] = false;
+	}
+}
+
+/* Was a call queued at @s0 still in flight at @s1? */
+static bool during(const struct snap *s0, const struct snap *s1)
+{
+	int i;
+
+	for (i = 0; i < NR_FLOODING; i++)
+		if (s0->queued[i] && s1->seq[i] == s0->seq[i])
+			return true;
+	return false;
+}
+
+/* Nice 19: whoever waits for the CPU at 0 goes first. */
+static int be_nice(void)
+{
+	return setpriority(PRIO_PROCESS, 0, 19) ? -errno : 0;
+}
+
 /*
- * Tenant A's holder: creates T1 (VNI_A1, flooded at the chain's oldest
- * entry) and T2 (VNI_A2, flooded half way down its chain), keeps them
- * alive and floods one of them per command.
+ * Tenant A's holder, fl[0]: creates the job table (VNI_A1), builds its
+ * chain, keeps it alive and floods the chain's oldest entry.
  */
 struct holder_arg {
 	struct shm *shm;
@@ -381,46 +480,38 @@ static int holder(void *p)
 	struct shm *shm = a->shm;
 	struct flooder *f = &shm->fl[a->idx];
 	const struct flood_cfg *cfg = &shm->cfg;
-	struct table t[2];
+	struct table t;
 	int64_t len;
-	uint32_t cmd = 0;
-	int i;
 
 	f->pid = getpid();
 	CK(kav_become(UID_A, UID_A, 0, NULL) == 0);
-	for (i = 0; i < 2; i++) {
-		CK(open_job(cfg, i ? VNI_A2 : VNI_A1, &t[i]) == 0);
-		CK_EQ(t[i].m.h->index_buckets, BUCKETS);
-		len = build_chain(cfg, &t[i], i ? 'B' : 'A',
-				  i ? cfg->chain / 2 : cfg->chain, &f->fi[i]);
-		CK(len >= 0);
-		f->chain[i] = (uint32_t)len;
-	}
-	f->copy_ns = copy_phase_ns(cfg, &t[0]);
+	CK(open_job(cfg, VNI_A1, &t) == 0);
+	CK_EQ(t.m.h->index_buckets, BUCKETS);
+	len = build_chain(cfg, &t, 'A', cfg->chain, &f->fi);
+	CK(len >= 0);
+	f->chain = (uint32_t)len;
+	f->copy_ns = copy_phase_ns(cfg, &t);
 	CK(f->copy_ns > 0);
+	CK(be_nice() == 0);
 	st(&f->ready, 1);
 	futex(&f->ready, FUTEX_WAKE, INT32_MAX);
-	for (;;) {
-		cmd = wait_change(&f->cmd, cmd);
-		if (cmd == FL_EXIT)
-			return 0;
-		counted_call(f, &t[ld(&f->which)]);
-	}
+	return flood_loop(shm, f, &t, KAV_BATCH_MAX);
 }
 
 /*
- * A second flooder of T1, forked for each round of the SIGKILL test: it
- * opens the job's table (T1, held by the holder) and floods its oldest
- * entry, entry 0 of the chain, which it reads from the mapping.
+ * Another flooder of the holder's table, fl[1] (at nice 19, whole
+ * batches) or fl[FL_KILLED] (forked for each round of the SIGKILL test,
+ * KILLED_BATCH): it opens the job's table and floods its oldest entry,
+ * entry 0 of the chain, which it reads from the mapping.
  */
-static int killed_flooder(void *p)
+static int t1_flooder(void *p)
 {
 	struct holder_arg *a = p;
 	struct shm *shm = a->shm;
 	struct flooder *f = &shm->fl[a->idx];
 	const volatile struct kav_entry *e;
 	struct table t;
-	uint32_t i, cmd;
+	uint32_t i;
 
 	f->pid = getpid();
 	CK(kav_become(UID_A, UID_A, 0, NULL) == 0);
@@ -433,15 +524,12 @@ static int killed_flooder(void *p)
 	for (i = 0; i < KAV_BATCH_MAX; i++)
 		memcpy(t.flood + (size_t)i * t.stride, (const void *)e->addr,
 		       e->addr_len);
-	cmd = ld(&f->cmd);
+	if (a->idx < NR_FLOODING)
+		CK(be_nice() == 0);
 	st(&f->ready, 1);
 	futex(&f->ready, FUTEX_WAKE, INT32_MAX);
-	for (;;) {
-		cmd = wait_change(&f->cmd, cmd);
-		if (cmd == FL_EXIT)
-			return 0;
-		counted_call(f, &t);
-	}
+	return flood_loop(shm, f, &t,
+			  a->idx < NR_FLOODING ? KAV_BATCH_MAX : KILLED_BATCH);
 }
 
 /* ----------------------------------------------------------- victims */
@@ -457,7 +545,7 @@ static int victim(void *p)
 	struct shm *shm = a->shm;
 	struct victim *v = &shm->v[a->idx];
 	struct kav_nl nl = { .fd = -1 };
-	uint32_t cmd = 0, *seq;
+	uint32_t cmd = 0;
 	int dom = -1, av;
 
 	v->pid = getpid();
@@ -482,8 +570,7 @@ static int victim(void *p)
 		cmd = wait_change(&v->cmd, cmd);
 		if (cmd == FL_EXIT)
 			return 0;
-		seq = &shm->fl[ld(&v->watch)].seq;
-		v->s0 = ld(seq);
+		snapshot(shm, &v->s0);
 		st(&v->started, cmd);
 		switch (a->idx) {
 		case V_GRANT_DEL:
@@ -499,16 +586,16 @@ static int victim(void *p)
 			v->rc = kav_nl_resolve(&nl);
 			break;
 		}
-		v->s1 = ld(seq);
+		snapshot(shm, &v->s1);
 		st(&v->done, cmd);
 		futex(&v->done, FUTEX_WAKE, INT32_MAX);
 	}
 }
 
-/* Did victim @v return while the call in flight at its start still was? */
+/* Did victim @v return while a call queued at its start still was? */
 static bool victim_overlapped(const struct victim *v)
 {
-	return (v->s0 & 1) && v->s1 == v->s0;
+	return during(&v->s0, &v->s1);
 }
 
 /* ----------------------------------------------------------- fixture */
@@ -547,8 +634,7 @@ FIXTURE_SETUP(flood)
 {
 	static struct holder_arg ha;
 	static struct victim_arg va[NR_VICTIMS];
-	uint32_t vnis[] = { VNI_A1, VNI_A2, VNI_B }, uids[] = { UID_A, UID_A,
-								UID_B };
+	uint32_t vnis[] = { VNI_A1, VNI_B }, uids[] = { UID_A, UID_B };
 	struct flooder *f;
 	int i;
 
@@ -557,7 +643,7 @@ FIXTURE_SETUP(flood)
 	ASSERT_NE(NULL, self->shm);
 	memset(self->shm, 0, sizeof(*self->shm));
 	self->shm->cfg = flood_cfg();
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 2; i++) {
 		self->grants[i] = kav_test_grant_one(vnis[i], uids[i], 0);
 		ASSERT_NE(0, self->grants[i]);
 		self->nr_grants++;
@@ -566,16 +652,14 @@ FIXTURE_SETUP(flood)
 	ha.idx = 0;
 	ASSERT_EQ(0, start(self, holder, &ha, &self->shm->fl[0].ready));
 	f = &self->shm->fl[0];
-	/* The chains are there: each L links long in the mapping. */
-	ASSERT_EQ(self->shm->cfg.chain, f->chain[0]);
-	ASSERT_EQ(self->shm->cfg.chain, f->chain[1]);
+	/* The chain is there: L links long in the mapping. */
+	ASSERT_EQ(self->shm->cfg.chain, f->chain);
 	/* The flood's address is the chain's oldest entry, index 0. */
-	ASSERT_EQ(0, f->fi[0]);
+	ASSERT_EQ(0, f->fi);
 	self->gate_ns = f->copy_ns * GATE_NUM / GATE_DEN;
-	ksft_print_msg("%s addresses, chain of %u in a bucket of %u, copy phase %.1f ms of CPU, victims start after %.1f ms\n",
+	ksft_print_msg("%s addresses, chain of %u in a bucket of %u, copy phase %.1f ms of CPU\n",
 		       self->shm->cfg.str ? "480-byte string" : "IPv4",
-		       self->shm->cfg.chain, BUCKETS, f->copy_ns / 1e6,
-		       self->gate_ns / 1e6);
+		       self->shm->cfg.chain, BUCKETS, f->copy_ns / 1e6);
 	for (i = 0; i < NR_VICTIMS; i++) {
 		va[i].shm = self->shm;
 		va[i].idx = i;
@@ -588,7 +672,7 @@ FIXTURE_TEARDOWN(flood)
 {
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < NR_FL; i++) {
 		st(&self->shm->fl[i].cmd, FL_EXIT);
 		futex(&self->shm->fl[i].cmd, FUTEX_WAKE, INT32_MAX);
 	}
@@ -605,17 +689,15 @@ FIXTURE_TEARDOWN(flood)
 }
 
 /*
- * Ask flooder @f for one call of target @which and wait until it is in
- * flight and past its copy phase: its odd seq, or 0 if the call ended
- * first (the round shows nothing).
+ * Ask flooder @f for one call and wait until it is in flight and past
+ * its copy phase: its odd seq, or 0 if the call ended first (the round
+ * shows nothing).
  */
-static uint32_t flood_started(FIXTURE_DATA(flood) *self, struct flooder *f,
-			      uint32_t which)
+static uint32_t flood_started(FIXTURE_DATA(flood) *self, struct flooder *f)
 {
 	uint32_t before = ld(&f->seq), seq;
 	clockid_t ck;
 
-	st(&f->which, which);
 	bump(&f->cmd);
 	while ((seq = ld(&f->seq)) == before)
 		usleep(100);
@@ -636,9 +718,47 @@ static int flood_ended(struct flooder *f, uint32_t seq)
 	return f->err;
 }
 
-static void start_victim(struct shm *shm, int i, uint32_t watch)
+/* Tell flooder @i to flood without a pause. */
+static void flood_on(struct shm *shm, int i)
 {
-	st(&shm->v[i].watch, watch);
+	st(&shm->fl[i].cmd, FL_RUN);
+	futex(&shm->fl[i].cmd, FUTEX_WAKE, INT32_MAX);
+}
+
+/*
+ * Start the second flooder, let both flood, and wait until each has
+ * ended a call (at most cfg.warmup seconds): false if one did not.
+ */
+static bool flooding(FIXTURE_DATA(flood) *self)
+{
+	static struct holder_arg fa = { .idx = 1 };
+	struct shm *shm = self->shm;
+	double t0 = kav_now();
+	bool all;
+	int i;
+
+	fa.shm = shm;
+	if (start(self, t1_flooder, &fa, &shm->fl[1].ready))
+		return false;
+	for (i = 0; i < NR_FLOODING; i++)
+		flood_on(shm, i);
+	do {
+		all = true;
+		for (i = 0; i < NR_FLOODING; i++)
+			if (ld(&shm->fl[i].seq) < 2)
+				all = false;
+		if (all)
+			break;
+		usleep(10000);
+	} while (kav_now() - t0 < shm->cfg.warmup);
+	ksft_print_msg("warm-up: %.2f s, calls ended %u and %u%s\n",
+		       kav_now() - t0, ld(&shm->fl[0].seq) >> 1,
+		       ld(&shm->fl[1].seq) >> 1, all ? "" : ": too long");
+	return all;
+}
+
+static void start_victim(struct shm *shm, int i)
+{
 	bump(&shm->v[i].cmd);
 }
 
@@ -651,16 +771,14 @@ static void wait_victim(struct shm *shm, int i)
 }
 
 /* Until victim @i has started and is asleep (D) or done. */
-static void victim_waiting(struct shm *shm, int i, struct flooder *f,
-			   uint32_t seq)
+static void victim_waiting(struct shm *shm, int i)
 {
 	struct victim *v = &shm->v[i];
 	uint32_t cmd = ld(&v->cmd);
 
 	while (ld(&v->started) != cmd)
 		usleep(100);
-	while (ld(&v->done) != cmd && ld(&f->seq) == seq &&
-	       proc_state(v->pid) != 'D')
+	while (ld(&v->done) != cmd && proc_state(v->pid) != 'D')
 		usleep(100);
 }
 
@@ -671,104 +789,102 @@ static bool out_of_rounds(const struct flood_cfg *cfg, uint32_t round,
 	       (round && kav_now() - t0 >= cfg->budget);
 }
 
+static const char *when(bool during)
+{
+	return during ? "during" : "after";
+}
+
 TEST_F_TIMEOUT(flood, victims_return_during_a_flood, 900)
 {
 	struct shm *shm = self->shm;
-	struct flooder *f = &shm->fl[0];
-	uint32_t round, seq, shown = 0, nr_ok[NR_VICTIMS] = { 0 }, gated = 0;
-	double t0 = kav_now(), t;
+	uint32_t round, nr_ok[NR_VICTIMS] = { 0 };
+	bool ok[NR_VICTIMS], all = false;
+	double t0, t;
 	int i;
 
-	for (round = 0; !out_of_rounds(&shm->cfg, round, t0); round++) {
+	ASSERT_TRUE(flooding(self)) TH_LOG("a flooder never ended a call");
+	t0 = kav_now();
+	for (round = 0; !all && !out_of_rounds(&shm->cfg, round, t0);
+	     round++) {
 		shm->grant_id = kav_test_grant_one(VNI_C, UID_C, 0);
 		ASSERT_NE(0, shm->grant_id);
 		t = kav_now();
-		seq = flood_started(self, f, 0);
-		if (!seq) {
-			ASSERT_EQ(0, kav_test_grant_del(shm->grant_id));
-			continue;
-		}
-		gated++;
 		/*
 		 * The revocation first: on a module that serialises it behind
 		 * the flood, the other two then wait behind it.
 		 */
-		start_victim(shm, V_GRANT_DEL, 0);
-		victim_waiting(shm, V_GRANT_DEL, f, seq);
-		start_victim(shm, V_AV_CREATE, 0);
-		start_victim(shm, V_GETFAMILY, 0);
+		start_victim(shm, V_GRANT_DEL);
+		victim_waiting(shm, V_GRANT_DEL);
+		start_victim(shm, V_AV_CREATE);
+		start_victim(shm, V_GETFAMILY);
 		for (i = 0; i < NR_VICTIMS; i++)
 			wait_victim(shm, i);
-		EXPECT_EQ(0, flood_ended(f, seq));
 		EXPECT_EQ(0, shm->v[V_GRANT_DEL].rc);
 		EXPECT_EQ(0, shm->v[V_AV_CREATE].rc);
 		EXPECT_EQ(0, shm->v[V_GETFAMILY].rc);
 		if (shm->v[V_GRANT_DEL].rc)
 			kav_test_grant_del(shm->grant_id);
-		shown = 1;
+		all = true;
 		for (i = 0; i < NR_VICTIMS; i++) {
-			if (victim_overlapped(&shm->v[i]))
+			ok[i] = victim_overlapped(&shm->v[i]);
+			if (ok[i])
 				nr_ok[i]++;
-			else
-				shown = 0;
+			if (!nr_ok[i])
+				all = false;
 		}
-		ksft_print_msg("round %u: %.2f s; %s %s, %s %s, %s %s the flood call\n",
+		ksft_print_msg("round %u: %.2f s; %s %s, %s %s, %s %s a queued flood call\n",
 			       round + 1, kav_now() - t,
-			       victim_name[0], victim_overlapped(&shm->v[0]) ?
-			       "returned during" : "returned after",
-			       victim_name[1], victim_overlapped(&shm->v[1]) ?
-			       "returned during" : "returned after",
-			       victim_name[2], victim_overlapped(&shm->v[2]) ?
-			       "returned during" : "returned after");
-		if (shown)
-			break;
+			       victim_name[0], when(ok[0]),
+			       victim_name[1], when(ok[1]),
+			       victim_name[2], when(ok[2]));
 	}
-	ksft_print_msg("%u rounds (%u past the copy phase): returned during the flood call: GRANT_DEL %u, AV_CREATE %u, GETFAMILY %u\n",
-		       round + (shown ? 1 : 0), gated, nr_ok[0], nr_ok[1],
-		       nr_ok[2]);
-	EXPECT_TRUE(shown) TH_LOG("no round in which every victim returned while the flood call it met was in flight");
+	ksft_print_msg("%u rounds: returned during a queued flood call: GRANT_DEL %u, AV_CREATE %u, GETFAMILY %u\n",
+		       round, nr_ok[0], nr_ok[1], nr_ok[2]);
+	for (i = 0; i < NR_FLOODING; i++)
+		EXPECT_EQ(0, shm->fl[i].err);
+	EXPECT_NE(0, nr_ok[V_GRANT_DEL]) TH_LOG("GRANT_DEL never returned while a flood call queued at its start was in flight");
+	EXPECT_NE(0, nr_ok[V_AV_CREATE]) TH_LOG("AV_CREATE never returned while a flood call queued at its start was in flight");
+	EXPECT_NE(0, nr_ok[V_GETFAMILY]) TH_LOG("CTRL_CMD_GETFAMILY never returned while a flood call queued at its start was in flight");
 }
 
 TEST_F_TIMEOUT(flood, killed_flooder_is_reaped_during_a_flood, 900)
 {
-	static struct holder_arg ka = { .idx = 1 };
+	static struct holder_arg ka = { .idx = FL_KILLED };
 	struct shm *shm = self->shm;
-	struct flooder *f2 = &shm->fl[0], *f1 = &shm->fl[1];
-	uint32_t round, s2, s1, shown = 0;
-	double t0 = kav_now(), t;
+	struct flooder *k = &shm->fl[FL_KILLED];
+	uint32_t round, ks, shown = 0;
+	struct snap s0, s1;
+	bool in_call;
+	double t0, t;
 	int rc;
 
+	ASSERT_TRUE(flooding(self)) TH_LOG("a flooder never ended a call");
+	t0 = kav_now();
 	ka.shm = shm;
-	for (round = 0; !out_of_rounds(&shm->cfg, round, t0); round++) {
-		memset(f1, 0, sizeof(*f1));
-		ASSERT_EQ(0, start(self, killed_flooder, &ka, &f1->ready));
+	for (round = 0; !shown && !out_of_rounds(&shm->cfg, round, t0);
+	     round++) {
+		memset(k, 0, sizeof(*k));
+		ASSERT_EQ(0, start(self, t1_flooder, &ka, &k->ready));
 		t = kav_now();
-		/*
-		 * The second flooder first, on T2 half way down its chain:
-		 * on a module that walks the chains, its call ends first.
-		 */
-		s2 = flood_started(self, f2, 1);
-		s1 = s2 ? flood_started(self, f1, 0) : 0;
-		if (!s1 || ld(&f2->seq) != s2) {
-			kill(f1->pid, SIGKILL);
-			kav_reap(self->pids[--self->nr_pids]);
-			if (s2)
-				flood_ended(f2, s2);
-			continue;
-		}
-		ASSERT_EQ(0, kill(f1->pid, SIGKILL));
+		flood_on(shm, FL_KILLED);
+		/* Kill it in a call: the flooders as they are then. */
+		do {
+			snapshot(shm, &s0);
+			ks = ld(&k->seq);
+		} while (!(ks & 1));
+		ASSERT_EQ(0, kill(k->pid, SIGKILL));
 		rc = kav_reap(self->pids[--self->nr_pids]);
 		self->pids[self->nr_pids] = 0;
-		shown = ld(&f2->seq) == s2;
+		snapshot(shm, &s1);
 		EXPECT_EQ(128 + SIGKILL, rc);
-		EXPECT_EQ(0, flood_ended(f2, s2));
-		ksft_print_msg("round %u: %.2f s; the killed flooder was reaped %s the other flood call\n",
-			       round + 1, kav_now() - t,
-			       shown ? "during" : "after");
-		if (shown)
-			break;
+		/* It never returned from the call it was killed in. */
+		in_call = ld(&k->seq) == ks;
+		shown = in_call && during(&s0, &s1);
+		ksft_print_msg("round %u: %.2f s; the killed flooder was reaped %s a queued flood call%s\n",
+			       round + 1, kav_now() - t, when(shown),
+			       in_call ? "" : " (killed between calls)");
 	}
-	EXPECT_TRUE(shown) TH_LOG("the killed flooder was never reaped while the other flooder's call was in flight");
+	EXPECT_TRUE(shown) TH_LOG("the killed flooder was never reaped while a flood call queued at the kill was in flight");
 }
 
 /* ------------------------------------------------ revocation and NIC */
@@ -787,7 +903,7 @@ struct nic_arg {
 static int nic_tenant(void *p)
 {
 	struct nic_arg *a = p;
-	struct flooder *f = &a->shm->fl[2];
+	struct flooder *f = &a->shm->fl[FL_NIC];
 	struct table t;
 	uint64_t fi;
 	uint32_t cmd, i;
@@ -814,7 +930,7 @@ static int nic_tenant(void *p)
 		cmd = wait_change(&f->cmd, cmd);
 		if (cmd == FL_EXIT)
 			return 0;
-		counted_call(f, &t);
+		counted_call(a->shm, f, &t, KAV_BATCH_MAX);
 	}
 }
 
@@ -828,7 +944,7 @@ TEST_F_TIMEOUT(flood, revocation_reaches_the_nic_during_a_flood, 900)
 {
 	static struct nic_arg na;
 	struct shm *shm = self->shm;
-	struct flooder *f = &shm->fl[2];
+	struct flooder *f = &shm->fl[FL_NIC];
 	struct kav_nic_stats s;
 	uint32_t round, seq, shown = 0, id, s1;
 	double t0 = kav_now(), t;
@@ -846,7 +962,7 @@ TEST_F_TIMEOUT(flood, revocation_reaches_the_nic_during_a_flood, 900)
 		memset(f, 0, sizeof(*f));
 		ASSERT_EQ(0, start(self, nic_tenant, &na, &f->ready));
 		t = kav_now();
-		seq = flood_started(self, f, 0);
+		seq = flood_started(self, f);
 		ASSERT_EQ(0, kav_nl_grant_del(&nl, id));
 		ASSERT_EQ(0, nic_stats(na.nic, &s));
 		s1 = ld(&f->seq);
