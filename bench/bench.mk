@@ -110,9 +110,10 @@ $(BENCH_BIN): $(BENCH_SRCS) $(BENCH_DEPS)
 	$(CC) $(CFLAGS) $(KAV_CFLAGS) -I$(CURDIR)/tests/selftests \
 		$(BENCH_SRCS) -o $@ lib/libkav.a -lfabric
 
-bench: deps $(BENCH_BIN) $(NATIVE_BIN) hook-deps bench-ompi-deps
+bench: deps $(BENCH_BIN) $(NATIVE_BIN) hook-deps bench-ompi-deps $(REVOKE_BIN)
 	KAV_MPI_INIT_TAR=$(MPI_INIT_TAR) KAV_GUEST_9P_FILES="$(GUEST_9P_FILES)" \
 		bench/run.sh $(BENCH_BIN) $(NATIVE_BIN)
+	$(MAKE) --no-print-directory bench-revoke
 
 $(MPI_INIT_BIN): tests/ompi/kav_mpi_init.c
 	@mkdir -p $(@D)
