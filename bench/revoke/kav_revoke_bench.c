@@ -93,11 +93,14 @@ static int cmp_i64(const void *a, const void *b)
 /* Median and max of @n values (sorted in place). */
 static void stats(int64_t *v, uint32_t n, double *med, double *max)
 {
+	size_t mid = n / 2;
+
 	*med = *max = 0;
 	if (!n)
 		return;
 	qsort(v, n, sizeof(*v), cmp_i64);
-	*med = n & 1 ? (double)v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+	*med = n & 1 ? (double)v[mid] :
+	       ((double)v[mid - 1] + (double)v[mid]) / 2.0;
 	*max = (double)v[n - 1];
 }
 
@@ -176,6 +179,9 @@ static int insert(int av, const void *a, uint32_t stride, uint32_t n,
  * Tenant A: its job table, the chain of cfg.chain colliding addresses
  * (one batch, oldest first), then one flood call per command.
  */
+/* The flooder's chain and flood batch: its process's until it exits. */
+static char *addrs, *flood;
+
 static int flooder(void)
 {
 	uint32_t stride = cfg.str ? STR_LEN : sizeof(struct sockaddr_in);
@@ -183,7 +189,7 @@ static int flooder(void)
 	const volatile struct kav_table_header *h;
 	struct kav_av_create c;
 	struct kav_map m = { 0 };
-	char *addrs, *flood, save[KAV_ADDR_MAX_LEN];
+	char save[KAV_ADDR_MAX_LEN];
 	size_t last = (size_t)(KAV_BATCH_MAX - 1) * stride;
 	uint64_t seed, fi;
 	int64_t t0, d;
@@ -196,7 +202,7 @@ static int flooder(void)
 	if (av < 0 || kav_map_av(av, c.map_size, &m))
 		return 11;
 	h = m.h;
-	if (!h->index_buckets)
+	if (!h || !h->index_buckets)
 		return 12;
 	/* An old header has no index_hash: reserved, 0, and no seed. */
 	shm->seeded = h->index_hash != 0;
@@ -423,41 +429,49 @@ static int insert_rows(bool str, uint32_t *vni, double *out)
 	int dom, av, ret = 0;
 
 	if (!a || !fi || !fi2)
-		return -ENOMEM;
-	for (i = 0; i < (n > s ? n : s); i++)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < (n > s ? n : s); i++)
 		make_addr(str, i, a + (size_t)i * stride);
 	for (rep = 0; rep < cfg.reps && !ret; rep++) {
 		/* Batches into a fresh job table, then again. */
 		av = job_table((*vni)++, str, n, &dom, &c);
-		if (av < 0)
-			return av;
+		if (av < 0) {
+			ret = av;
+			goto out;
+		}
 		v[R_JOB_NEW][rep] = timed_inserts(av, a, stride, n, cfg.batch,
 						  fi);
 		v[R_JOB_FIND][rep] = timed_inserts(av, a, stride, n,
 						   cfg.batch, fi2);
-		if (memcmp(fi, fi2, n * sizeof(*fi)))
+		if (memcmp(fi, fi2, n * sizeof(*fi)) != 0)
 			ret = -EBADMSG;	/* a present address got a new entry */
 		close(av);
 		close(dom);
 		/* Singles, as Open MPI inserts its peers. */
 		av = job_table((*vni)++, str, s, &dom, &c);
-		if (av < 0)
-			return av;
+		if (av < 0) {
+			ret = av;
+			goto out;
+		}
 		v[R_JOB_1_NEW][rep] = timed_inserts(av, a, stride, s, 1, fi);
 		v[R_JOB_1_FIND][rep] = timed_inserts(av, a, stride, s, 1, fi2);
-		if (memcmp(fi, fi2, s * sizeof(*fi)))
+		if (memcmp(fi, fi2, s * sizeof(*fi)) != 0)
 			ret = -EBADMSG;
 		close(av);
 		/* The private AV: no index. */
 		av = private_av(dom, str, n);
-		if (av < 0)
-			return av;
+		if (av < 0) {
+			ret = av;
+			goto out;
+		}
 		v[R_PRIV_NEW][rep] = timed_inserts(av, a, stride, n, cfg.batch,
 						   fi);
 		close(av);
 		av = private_av(dom, str, s);
-		if (av < 0)
-			return av;
+		if (av < 0) {
+			ret = av;
+			goto out;
+		}
 		v[R_PRIV_1][rep] = timed_inserts(av, a, stride, s, 1, fi);
 		close(av);
 		close(dom);
@@ -469,6 +483,7 @@ static int insert_rows(bool str, uint32_t *vni, double *out)
 		qsort(v[row], cfg.reps, sizeof(double), cmp_d);
 		out[row] = v[row][cfg.reps / 2];
 	}
+out:
 	free(a);
 	free(fi);
 	free(fi2);
@@ -610,7 +625,7 @@ int main(int argc, char **argv)
 	if (fl > 0) {
 		printf("# flood: %s addresses, chain of %u in bucket %u of %u (mapped chain %u long; %s hash), built in %.1f ms; copy phase %.1f ms of CPU\n",
 		       cfg.str ? "480-byte string" : "IPv4", cfg.chain,
-		       shm->bucket, BUCKETS, shm->chain_len,
+		       shm->bucket, (unsigned int)BUCKETS, shm->chain_len,
 		       shm->seeded ? "seeded" : "unseeded (old header)",
 		       shm->build_ns / 1e6, shm->copy_ns / 1e6);
 		fflush(stdout);
@@ -640,7 +655,7 @@ int main(int argc, char **argv)
 	printf("# @@KAV-REVOKE-BEGIN\n");
 	printf("# kernel %s; flood: %s, L = %u, %u copies of the chain's oldest address per call\n",
 	       u.release, cfg.str ? "480-byte KAV_ADDR_STR" : "IPv4",
-	       cfg.chain, KAV_BATCH_MAX);
+	       cfg.chain, (unsigned int)KAV_BATCH_MAX);
 	printf("# | GRANT_DEL (unrelated grant) | n | median ms | max ms |\n");
 	printf("# |---|---:|---:|---:|\n");
 	printf("# | at rest | %u | %.2f | %.2f |\n", r.n_rest, rm / 1e6,

@@ -115,7 +115,7 @@ run_cppcheck() {
 	out=$(cd "$REPO" && cppcheck --quiet --std=c11 \
 		--enable=warning,style,performance,portability \
 		--inline-suppr --suppressions-list="$HERE/cppcheck.suppress" \
-		-D_GNU_SOURCE -Iuapi -Ilib/include -Ilib -Itests/selftests \
+		-D_GNU_SOURCE -Iuapi -Ilib/include -Ilib -Itests/selftests -Itests/nic \
 		-Ibench -Itests/unit \
 		--template='{file}:{line}: {severity}: {message} [{id}]' \
 		lib prov tools bench 2>&1)
@@ -131,7 +131,7 @@ run_clang_tidy() {
 	read -r -a nl <<<"$(pkg-config --cflags libnl-genl-3.0 smartcols 2>/dev/null)"
 	out=$(cd "$REPO" && clang-tidy --quiet --config-file="$HERE/clang-tidy.yaml" \
 		"${srcs[@]}" -- -std=gnu11 -D_GNU_SOURCE -Iuapi -Ilib/include -Ilib \
-		-Itools -Itests/selftests -Ibench -Itests/unit "${nl[@]}" 2>&1 |
+		-Itools -Itests/selftests -Itests/nic -Ibench -Itests/unit "${nl[@]}" 2>&1 |
 		grep -E -A3 'warning:|error:' || true)
 	report clang-tidy "$out"
 }
