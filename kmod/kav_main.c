@@ -36,6 +36,7 @@ static int __init kav_init(void)
 {
 	int ret;
 
+	kav_names_init();
 	/* Objects report to the registry and notifications from now on. */
 	kav_objects_set_hooks(&kav_admin_hooks);
 	ret = kav_genl_init();

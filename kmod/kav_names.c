@@ -24,7 +24,6 @@
  */
 #include <linux/hashtable.h>
 #include <linux/ipc_namespace.h>
-#include <linux/once.h>
 #include <linux/random.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
@@ -44,10 +43,15 @@ static DEFINE_HASHTABLE(kav_names, 8);
  */
 static siphash_key_t kav_names_key;
 
+/* At module load: get_random_once() would hold the module for a while. */
+void kav_names_init(void)
+{
+	get_random_bytes(&kav_names_key, sizeof(kav_names_key));
+}
+
 static u32 kav_name_hash(const struct ipc_namespace *ns, kuid_t owner,
 			 const char *name, u32 len)
 {
-	get_random_once(&kav_names_key, sizeof(kav_names_key));
 	return (u32)(siphash(name, len, &kav_names_key) ^
 		     hash_ptr(ns, 32) ^ __kuid_val(owner));
 }

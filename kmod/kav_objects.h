@@ -150,6 +150,7 @@ struct kav_named *kav_named_job(const struct kav_av_create *cmd,
 				struct kav_domain *domain);
 bool kav_named_is_job(const struct kav_named *named);
 u32 kav_named_job_grant(const struct kav_named *named);
+void kav_names_init(void);
 bool kav_named_is_own(const struct kav_named *named,
 		      const struct kav_identity *id);
 struct kav_av *kav_names_find(const struct kav_identity *id,

@@ -456,11 +456,12 @@ int fake_ktable_key_set_user_id(struct fake_ktable *t, uint64_t handle,
 
 	if (!fake_ktable_key_valid(t, handle))
 		return -EINVAL;
-	/* Not a key change for key_gen: VNI and flags stay. */
 	k = fake_table_key(t->mem, (uint32_t)handle);
 	fake_seq_begin(&k->seq);
 	k->user_id = user_id;
 	fake_seq_end(&k->seq);
+	/* As the kernel: ENTRY_GET's stamp and slot caches see it. */
+	fake_keys_changed(t->mem);
 	return 0;
 }
 
