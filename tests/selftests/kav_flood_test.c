@@ -299,16 +299,11 @@ static int open_job(const struct flood_cfg *cfg, uint32_t vni,
 	return kav_map_av(t->av, t->c.map_size, &t->m);
 }
 
+/* kav_attack_util.h's kav_insert_stride(), without err_index. */
 static int insert_batch(int av, const void *a, uint32_t stride, uint32_t n,
-			uint64_t *fi)
+			 uint64_t *fi)
 {
-	struct kav_av_insert in = {
-		.size = sizeof(in), .count = n, .addr_stride = stride,
-		.addrs = (uintptr_t)a, .fi_addrs = (uintptr_t)fi,
-		.err_index = KAV_NO_INDEX,
-	};
-
-	return ioctl(av, KAV_IOC_AV_INSERT, &in) ? -errno : 0;
+	return kav_insert_stride(av, a, stride, n, fi, NULL);
 }
 
 /*
