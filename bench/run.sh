@@ -32,7 +32,7 @@
 # plus the Open MPI pattern (about 20 minutes) and MPI_Init (about 10).
 #
 # Env: KAV_BENCH_ARGS  extra kav_bench arguments (e.g. "--reps 3")
-#      KAV_MPI_INIT_TAR  bench/bench.mk's kav-mpi-init.tar: run MPI_Init
+#      KAV_MPI_INIT_TAR  mk/bench.mk's kav-mpi-init.tar: run MPI_Init
 #                        (KAV_GUEST_9P_FILES, KAV_MPI_INIT_*: see
 #                        bench/ompi/run.sh)
 set -euo pipefail
@@ -59,7 +59,7 @@ KAV_EXTRA_FILES="$FT/fi_rdm_tagged_pingpong" \
 KAV_VM_MEM=${KAV_VM_MEM:-16G} KAV_VM_CHECKS=0 \
 KAV_TEST_TIMEOUT=${KAV_TEST_TIMEOUT:-7200} \
 KAV_VM_TIMEOUT=${KAV_VM_TIMEOUT:-7500} \
-	"$REPO/tests/vm/check.sh" --demo --kernels 6.12 \
+	"$REPO/lanes/vm/vm.sh" --demo --kernels 6.12 \
 	--args "--full ${KAV_BENCH_ARGS:-}" \
 	--selftests "$BIN $HERE/hook/hook-bench-guest.sh" |
 	tee "$OUT/output.txt" || rc=$?

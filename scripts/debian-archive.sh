@@ -5,8 +5,8 @@
 #
 # Print the URI of the Debian archive this machine's apt already uses (for
 # its own release, e.g. bookworm), as apt reports it: apt-get indextargets.
-# Roots of other releases (tests/trixie/root.sh) and source downloads
-# (tests/hook/sources.sh) come from the same archive, so no archive host
+# Roots of other releases (lanes/trixie/root.sh) and source downloads
+# (lanes/hook/sources.sh) come from the same archive, so no archive host
 # name is ever written into the tree. --security: the security archive
 # (the one serving <codename>-security) instead.
 #

@@ -20,21 +20,21 @@ PACKAGES=(
 	bash-completion		# tests/unit/test_kavctl_completion.sh
 	libfabric-bin		# fi_info: the hook is listed (make pkgcheck)
 	netbase			# /etc/services: fabtests' fi_av_test in the guest
-	slurmctld slurmd slurm-client munge	# tests/slurm: a real Slurm in the VM
+	slurmctld slurmd slurm-client munge	# lanes/slurm: a real Slurm in the VM
 	sparse pkg-config gcc make
-	# the debug kernel (tests/vm/debug-kernel.sh) builds from linux-source
+	# the debug kernel (lanes/vm/debug-kernel.sh) builds from linux-source
 	bc bison flex libelf-dev libssl-dev python3 perl
 	cppcheck clang-tidy shellcheck	# make lint
-	python3-yaml python3-jsonschema	# make lint: the kernel's YNL generator (tests/lint/ynl-check.sh)
+	python3-yaml python3-jsonschema	# make lint: the kernel's YNL generator (lanes/lint/ynl-check.sh)
 	valgrind		# make bench: callgrind counts the native reads
 	man-db groff-base	# make lint: the man pages
 	dkms dh-dkms debhelper dpkg-dev lintian	# make deb, make pkgcheck
-	curl			# tests/hook/sources.sh: Debian's MPICH orig tarball
-	debootstrap		# tests/trixie/root.sh: the trixie root
-	autoconf automake libtool	# tests/hook/build-fabtests.sh: autoreconf
+	curl			# lanes/hook/sources.sh: Debian's MPICH orig tarball
+	debootstrap		# lanes/trixie/root.sh: the trixie root
+	autoconf automake libtool	# lanes/hook/build-fabtests.sh: autoreconf
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64	# Debian 6.12 PREEMPT_RT (VM_KERNELS 6.12-rt)
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross	# make lint: tests/litmus/aarch64-codegen.sh
-	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-system-arm	# tests/arm64: the arm64 lane
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross	# make lint: lanes/lint/aarch64-codegen.sh
+	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-system-arm	# lanes/arm64: the arm64 lane
 )
 SERIES=(6.1 6.12)
 

@@ -9,7 +9,7 @@
 # not next to the checkout.
 #
 # --version V: the copy becomes release V (its VERSION file and a new
-# debian/changelog entry), for tests/pkg/upgrade-check.sh's version N+1.
+# debian/changelog entry), for lanes/pkg/upgrade-check.sh's version N+1.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -3,7 +3,7 @@
 #
 # hook-bench.sh OUT.md [--smoke]: what FI_HOOK=kav costs, natively on the
 # host, in one run: libfabric's fi_rdm_tagged_pingpong (fabtests, built by
-# tests/hook/build-fabtests.sh) over tcp;ofi_rxm and udp;ofi_rxd on
+# lanes/hook/build-fabtests.sh) over tcp;ofi_rxm and udp;ofi_rxd on
 # 127.0.0.1, without and with the hook, alternately.
 #
 #   latency, rate  8-byte pingpong, usec/xfer and Mxfers/s as fabtests
@@ -40,7 +40,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 die() { echo "hook-bench.sh: $*" >&2; exit 1; }
-[[ -x $FT/fi_rdm_tagged_pingpong ]] || die "no fabtests in $FT (tests/hook/build-fabtests.sh)"
+[[ -x $FT/fi_rdm_tagged_pingpong ]] || die "no fabtests in $FT (lanes/hook/build-fabtests.sh)"
 [[ -f $FAKE && -f $REPO/prov/libkav-fi.so ]] || die "build first: make prov $FAKE"
 
 # env_for MODE: the environment words of one side.

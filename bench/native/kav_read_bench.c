@@ -522,7 +522,7 @@ static void report(FILE *out)
 		"Measured natively on %s (%ld CPUs, Linux %s), not under "
 		"TCG: libkav.so.0 as shipped (no test seams) reading tables "
 		"in kav.ko's exact layout, made by the fake kernel "
-		"(tests/unit/fake_table.c; kav_layout_test checks them "
+		"(tests/doubles/kernel/fake_table.c; kav_layout_test checks them "
 		"against the module byte for byte), beside libfabric %u.%u's "
 		"udp, tcp and sockets AVs in the same process. Every AV "
 		"holds N entries of one random cycle; random: independent "
@@ -588,7 +588,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	for (ci = 0; ci < RB_MAX_CASES * NR_RB_ACCESS * NR_RB_METHODS; ci++)
 		(&ipr[0][0][0])[ci] = -1;	/* not counted */
-	/* libkav's ioctls go to the fake kernel (tests/unit/fake_ioctl.c). */
+	/* libkav's ioctls go to the fake kernel (tests/doubles/kernel/fake_ioctl.c). */
 	fake_ioctl_install();
 	fake_ioctl_enter = rb_malloc_pause;
 	ret = open_domains();

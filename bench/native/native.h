@@ -2,7 +2,7 @@
 /*
  * kav_read_bench: the read path natively, on the host. The production
  * libkav.so.0 runs over tables in kav.ko's exact layout, made by the fake
- * kernel (tests/unit/fake_table.c, checked against the module by
+ * kernel (tests/doubles/kernel/fake_table.c, checked against the module by
  * kav_layout_test): this executable defines ioctl() and close(), so that
  * libkav's kav ioctls reach the fake kernel and its mmap() and reads run
  * unchanged. libfabric 1.17's udp, tcp and sockets AVs are read in the

@@ -4,13 +4,13 @@
 # mpi-init-guest.sh DIR: make bench's "MPI_Init" table. Run by
 # bench/ompi/kav_mpi_init_vm chrooted in the trixie root (Open MPI 5.0.7,
 # libfabric 2.1) in the guest, with the real kav.ko. DIR holds
-# kav_mpi_init (tests/ompi/kav_mpi_init.c, built with the root's mpicc),
+# kav_mpi_init (tests/apps/kav_mpi_init.c, built with the root's mpicc),
 # libkav-fi.so, libkav.so.0 and kavctl built against libfabric 2.1.
 #
 # Jobs of 2, 8 and 32 ranks on this one node (oversubscribed: the guest
 # has 2 vCPUs), as an unprivileged user granted the job's VNI, over Open
 # MPI's ofi MTL on libfabric's tcp provider, the same command line as
-# tests/ompi (kav-ompi-guest.sh), once without and once with
+# lanes/ompi (kav-ompi-guest.sh), once without and once with
 # FI_HOOK=kav, alternately, REPS times each. Per job: MPI_Init's time,
 # the maximum over the ranks (kav_mpi_init prints it), and the job's wall
 # time (mpirun's start to its exit). With the hook, each rank's stats line
@@ -91,7 +91,7 @@ median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 
-# The same interface as tests/ompi: Open MPI over tcp needs one that is
+# The same interface as lanes/ompi: Open MPI over tcp needs one that is
 # not loopback (kav-ompi-guest.sh says why).
 netif() {
 	ip link show kav0 >/dev/null 2>&1 && return 0

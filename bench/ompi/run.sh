@@ -3,15 +3,15 @@
 #
 # bench/ompi/run.sh TAR [OUT.md]: make bench-ompi, and make bench's
 # "MPI_Init" step: boots Debian's 6.12 kernel with kav.ko, the trixie
-# root over 9p (tests/trixie/root.sh), and runs kav_mpi_init_vm, which
+# root over 9p (lanes/trixie/root.sh), and runs kav_mpi_init_vm, which
 # times Open MPI 5 jobs of 2, 8 and 32 ranks with and without FI_HOOK=kav
-# (mpi-init-guest.sh). TAR is bench/bench.mk's kav-mpi-init.tar. Writes
+# (mpi-init-guest.sh). TAR is mk/bench.mk's kav-mpi-init.tar. Writes
 # the markdown table to OUT.md (build/bench/mpi-init.md) and the guest's
 # output beside it (mpi-init-output.txt).
 #
 # Env: KAV_MPI_INIT_RANKS ("2 8 32"), KAV_MPI_INIT_REPS (3): passed to
 #      the guest; KAV_VM_MEM (8G: 32 ranks of Open MPI);
-#      KAV_GUEST_9P_FILES (tests/slurm/slurm.mk's GUEST_9P_FILES: the
+#      KAV_GUEST_9P_FILES (lanes/slurm/slurm.mk's GUEST_9P_FILES: the
 #      guest's 9p modules and guest-9p.sh)
 set -euo pipefail
 
@@ -26,12 +26,12 @@ args="KAV_MPI_INIT_RANKS=${KAV_MPI_INIT_RANKS:-2 8 32}"
 args=${args// /,}
 args+=" KAV_MPI_INIT_REPS=${KAV_MPI_INIT_REPS:-3}"
 rc=0
-KAV_VM_TRIXIE_ROOT=$("$REPO/tests/trixie/root.sh") \
-KAV_EXTRA_FILES="$TAR ${KAV_GUEST_9P_FILES:-$REPO/tests/vm/guest-9p.sh}" \
+KAV_VM_TRIXIE_ROOT=$("$REPO/lanes/trixie/root.sh") \
+KAV_EXTRA_FILES="$TAR ${KAV_GUEST_9P_FILES:-$REPO/lanes/vm/guest-9p.sh}" \
 KAV_VM_MEM=${KAV_VM_MEM:-8G} KAV_VM_CHECKS=0 \
 KAV_TEST_TIMEOUT=${KAV_TEST_TIMEOUT:-5400} \
 KAV_VM_TIMEOUT=${KAV_VM_TIMEOUT:-5700} \
-	"$REPO/tests/vm/check.sh" --demo --kernels 6.12 --args "$args" \
+	"$REPO/lanes/vm/vm.sh" --demo --kernels 6.12 --args "$args" \
 	--selftests "$HERE/kav_mpi_init_vm" | tee "$LOG" || rc=$?
 table=$(sed -n '/^@@KAV-MPI-INIT-BEGIN$/,/^@@KAV-MPI-INIT-END$/{//!p}' "$LOG")
 if [[ -z $table ]]; then

@@ -40,7 +40,7 @@
 #include <unistd.h>
 #include <kav/kav.h>
 
-#include "../selftests/kav_test_seccomp.h"
+#include "../selftests/include/kav_test_seccomp.h"
 
 #define VNI	42
 #define TENANT	1001		/* holds the grant */

@@ -10,7 +10,7 @@
 # from .rela.text) are the points that can be reached, so "12 of 40
 # points" is block coverage. Lines: the source lines (kmod/ only) holding
 # points, and how many of them were reached. KAV_KO must be the module the
-# guest ran, built with -g (tests/vm/build-kmod.sh does on the debug
+# guest ran, built with -g (lanes/vm/build-kmod.sh does on the debug
 # kernels): build/vm/<kver>/kmod/kav.ko.
 set -euo pipefail
 export LC_ALL=C

@@ -14,7 +14,7 @@
  * so that whatever it leaves open is closed when it ends. Oracles:
  *   - kernel reports: /dev/kmsg is read after each program; any BUG,
  *     WARNING, Oops, KASAN, UBSAN, KFENCE, lockdep, hung-task or stall
- *     line is blamed on it (the host's check.sh also scans the console);
+ *     line is blamed on it (the host's lanes/vm/vm.sh also scans the console);
  *   - a program that does not end (a task stuck in kav);
  *   - invariants, when every thread is done, through each AV's mapped
  *     table: generation even, nr_valid == the valid entries (never
@@ -1868,7 +1868,7 @@ static int kmsg_scan(void)
 			continue;
 		/*
 		 * A KCSAN report counts only if one racing access is kav's
-		 * own (tests/vm/check.sh judges that from the console):
+		 * own (lanes/vm/vm.sh judges that from the console):
 		 * shown here, but it does not end the campaign.
 		 */
 		if (strstr(msg, "BUG: KCSAN:")) {

@@ -4,7 +4,7 @@
 # run.sh [--time S] [--kernels "6.12 debug"] [--replay FILE] [--args "A"] BIN
 #
 # Run kav_fuzzer (BIN) in the test VM on each kernel, one after the other
-# (tests/vm/check.sh), for S seconds each, then, per kernel:
+# (lanes/vm/vm.sh), for S seconds each, then, per kernel:
 #   - save every reproducer the guest printed to
 #     <build>/vm/<kver>/fuzz-repro-N.txt (replay: --replay FILE),
 #   - map the kav PCs kcov reached to functions and lines of kav.ko
@@ -72,7 +72,7 @@ main() {
 	touch "$stamp"
 	KAV_EXTRA_FILES=$extra KAV_TEST_TIMEOUT=$((time + 300)) \
 		KAV_VM_TIMEOUT=$((time + 900)) \
-		"$REPO/tests/vm/check.sh" --kernels "$kernels" \
+		"$REPO/lanes/vm/vm.sh" --kernels "$kernels" \
 		--selftests "$bin" --args "$args" || rc=$?
 	for dir in "$VMDIR"/*/; do
 		dir=${dir%/}

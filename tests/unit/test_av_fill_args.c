@@ -3,7 +3,7 @@
  * kav-av-fill's input parsing (tools/instant/fill_args.c): numbers, the
  * appnum, mode bits, host lists, Slurm's SLURM_TASKS_PER_NODE syntax and
  * the rank of --rank-exec. The program itself runs in the VM
- * (tests/selftests/kav_av_fill_test.c).
+ * (tests/selftests/userland/kav_av_fill_test.c).
  */
 #include <stdarg.h>
 #include <stddef.h>

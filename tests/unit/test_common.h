@@ -14,7 +14,7 @@
 
 #include "kav_priv.h"
 /* kav_test_av_bind(): fi_av_bind() without 2.x's deprecation warning. */
-#include "../selftests/kav_fi_compat.h"
+#include "../selftests/include/kav_fi_compat.h"
 
 static inline struct sockaddr_in test_sin(const char *ip, uint16_t port)
 {

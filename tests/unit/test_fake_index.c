@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * The fake kernel's job tables (tests/unit/fake_kav.c, fake_index.c), on
+ * The fake kernel's job tables (tests/doubles/kernel/fake_kav.c, fake_index.c), on
  * which libkav's job-AV tests and the native benchmark run: one table per
  * (uid, domain key, format), find-or-insert, the index a reader walks,
  * and every refusal the kernel gives (kav_job_test checks the kernel's;

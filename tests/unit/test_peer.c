@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * kav as the owner of peer AVs and peer AV sets (lib/peer.c, fi_peer(3)),
- * imported by the mock offload provider of tests/peer over a kav AV
+ * imported by the mock offload provider of tests/doubles/peer over a kav AV
  * backed by the fake kernel.
  */
 #include <stdlib.h>

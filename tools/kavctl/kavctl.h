@@ -31,7 +31,7 @@
 
 #include <linux/kav.h>
 
-/* The release: tools/tools.mk passes VERSION (the top of the tree). */
+/* The release: mk/tools.mk passes VERSION (the top of the tree). */
 #ifndef KAVCTL_VERSION
 #define KAVCTL_VERSION		"unreleased"
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * The hook's inline translation (prov/kav_hook.h kavh_xlate()) in a
- * function of its own, for tests/litmus/aarch64-codegen.sh. Compiled
+ * function of its own, for lanes/lint/aarch64-codegen.sh. Compiled
  * only, never linked or run.
  */
 #include "kav_hook.h"

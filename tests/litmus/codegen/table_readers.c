@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * The inline reads of lib/table.h, each in a function of its own, for
- * tests/litmus/aarch64-codegen.sh to disassemble as libkav inlines them
+ * lanes/lint/aarch64-codegen.sh to disassemble as libkav inlines them
  * (lib/av_lookup.c, lib/view.c and lib/av_job.c are compiled as they
  * are). Compiled only, never linked or run.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * The inline readers of the installed <kav/kav_view.h>, each in a function
- * of its own, for tests/litmus/aarch64-codegen.sh to disassemble as a
+ * of its own, for lanes/lint/aarch64-codegen.sh to disassemble as a
  * provider's data path inlines them. Compiled only, never linked or run.
  */
 #include <string.h>

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cluster.sh [OUTDIR]: the cluster test (make cluster-check). Two
+# trixie nodes boot systemd from the node image (image.sh) in QEMU (TCG,
+# 3 GiB each, one CPU for node 1 and two for node 2, -snapshot), joined
+# by a private network: a QEMU dgram netdev between two UDP ports on the
+# host's loopback, which carries the guests' Ethernet frames to each
+# other and nowhere else
+# (10.77.0.0/24 exists only there). Node 1's kav-cluster-test.service
+# (node/cluster-test.sh) runs the test and writes TAP to its second
+# serial port, OUTDIR/node1/results.log; this script prints it and fails
+# if any case failed or the test did not finish.
+#
+# Env: KAV_CLUSTER_TIMEOUT  seconds for the whole test (default 2400)
+#      KAV_CLUSTER_MEM      each guest's memory (default 3G)
+set -euo pipefail
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+OUT=$(realpath -m "${1:-$REPO/build/cluster}")
+TIMEOUT=${KAV_CLUSTER_TIMEOUT:-2400}
+QEMU=${QEMU:-qemu-system-x86_64}
+
+die() { echo "cluster.sh: $*" >&2; exit 1; }
+note() { echo "cluster.sh: $*" >&2; }
+
+# boot N PORT_SELF PORT_PEER: node N in the background; its pid in PIDS.
+PIDS=()
+boot() {
+	local n=$1 dir=$OUT/node$1
+	mkdir -p "$dir"
+	rm -f "$dir/console.log" "$dir/results.log"
+	# Node 2 gets two CPUs: DKMS builds kav.ko there (the upgrade) while
+	# node 1 waits, so the host's second core is otherwise idle.
+	"$QEMU" -accel tcg -m "${KAV_CLUSTER_MEM:-3G}" -smp $((n == 2 ? 2 : 1)) -nodefaults \
+		-display none -monitor none \
+		-kernel "$OUT/vmlinuz" -initrd "$OUT/initrd.img" \
+		-append "root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet systemd.hostname=kavnode$n kav.node=$n systemd.show_status=error" \
+		-drive "file=$OUT/node.img,format=raw,if=virtio,snapshot=on" \
+		-netdev "dgram,id=net0,local.type=inet,local.host=127.0.0.1,local.port=$2,remote.type=inet,remote.host=127.0.0.1,remote.port=$3" \
+		-device "virtio-net-pci,netdev=net0,mac=52:54:00:4b:00:0$n" \
+		-serial "file:$dir/console.log" -serial "file:$dir/results.log" \
+		</dev/null >"$dir/qemu.log" 2>&1 &
+	PIDS+=($!)
+}
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+}
+
+main() {
+	local start=$SECONDS port rc=0 res
+	[[ $EUID == 0 ]] || die "needs root (the image is built in a chroot)"
+	"$HERE/image.sh" "$OUT" || die "no node image"
+	# Two free UDP ports next to each other (none is bound on any address).
+	port=$((20000 + ($$ % 20000)))
+	trap cleanup EXIT
+	boot 2 $((port + 1)) "$port"
+	boot 1 "$port" $((port + 1))
+	note "booted kavnode1 and kavnode2 (TCG; the test takes about 15 min; console: $OUT/node1/console.log)"
+	res=$OUT/node1/results.log
+	local end=$((SECONDS + TIMEOUT))
+	while kill -0 "${PIDS[1]}" 2>/dev/null; do
+		if ((SECONDS > end)); then
+			note "timed out after ${TIMEOUT}s"
+			rc=1
+			break
+		fi
+		sleep 5
+	done
+	cleanup
+	trap - EXIT
+	tr -d '\r' <"$res" | sed 's/^/[cluster] /'
+	if ! grep -q '^@@KAV-CLUSTER-DONE' "$res"; then
+		note "the test did not finish; the end of node 1's console:"
+		tail -n 40 "$OUT/node1/console.log" | sed 's/^/[node1] /'
+		rc=1
+	fi
+	local passed failed
+	passed=$(grep -c '^ok ' "$res" || true)
+	failed=$(grep -c '^not ok ' "$res" || true)
+	((failed == 0)) || rc=1
+	echo "cluster: $passed passed, $failed failed in $((SECONDS - start)) s"
+	return "$rc"
+}
+
+main "$@"

@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# setup.sh OUT MPICH: make the trixie root a cluster node. Runs chrooted in
+# an overlay of the root (lanes/cluster/image.sh), at image time, as an
+# administrator would set up a node (Documentation/admin-guide.rst,
+# "Deploying on a cluster"): OUT holds deb/ (kav's packages), deb-next/
+# (the upgrade) and src/ (the tree); MPICH is MPICH's prefix for trixie.
+set -euo pipefail
+export LC_ALL=C DEBIAN_FRONTEND=noninteractive
+
+OUT=${1:?usage: setup.sh OUT MPICH}
+MPICH=${2:?usage: setup.sh OUT MPICH}
+SRC=$OUT/src
+NODE=$SRC/lanes/cluster/node
+LIB=/usr/lib/kav-cluster		# the test's own files on the node
+
+step() { echo "setup.sh: $*"; }
+
+# 0. The nodes boot trixie's 6.12: trixie-backports' kernel goes (DKMS
+# would build for it at every install, in the guest too).
+mapfile -t newer < <(dpkg-query -W -f='${Package}\n' 'linux-*' |
+	grep -E '^linux-(image|headers|kbuild)-(amd64$|7\.)')
+[[ ${#newer[@]} == 0 ]] || apt-get purge -y -q "${newer[@]}"
+apt-get autoremove -y -q --purge
+
+# 1. kav from its packages: DKMS builds kav.ko for the root's kernel.
+debs=()
+for f in "$OUT"/deb/*.deb; do
+	[[ $f == *-dbgsym_* ]] || debs+=("$f")
+done
+step "installing ${debs[*]##*/}"
+dpkg -i "${debs[@]}"
+dkms status kav
+ls /lib/modules/*/updates/dkms/kav.ko*
+
+# 2. Users of the two tenants (uids as on every node of a site).
+useradd -m -u 1001 -s /bin/bash alice
+useradd -m -u 1002 -s /bin/bash bob
+
+# 3. Munge and Slurm: one key and one configuration for every node.
+dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
+chown munge:munge /etc/munge/munge.key
+chmod 0400 /etc/munge/munge.key
+install -m 0644 "$NODE/slurm.conf" "$NODE/cgroup.conf" /etc/slurm/
+install -d -o slurm -g slurm /var/lib/slurm/slurmctld /var/lib/slurm/slurmd
+install -m 0644 "$NODE/kav-slurm.conf" /etc/kav/slurm.conf
+install -m 0644 "$NODE/grants-cluster.conf" /etc/kav/grants.d/cluster.conf
+# slurmctld on the first node only.
+install -d /etc/systemd/system/slurmctld.service.d
+printf '[Unit]\nConditionHost=kavnode1\n' \
+	>/etc/systemd/system/slurmctld.service.d/kav-cluster.conf
+
+# 4. The nodes' network and names; ssh between them as root.
+install -m 0644 "$NODE/hosts" /etc/hosts
+install -m 0644 "$NODE"/*.service "$NODE"/*.slice /etc/systemd/system/
+install -m 0755 -d $LIB $LIB/bin
+install -m 0755 "$NODE"/*.sh $LIB/
+rm -f $LIB/setup.sh
+systemctl enable kav-cluster-net.service kav-cluster-test.service
+ssh-keygen -q -A
+install -d -m 0700 /root/.ssh
+ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/id_ed25519
+cp /root/.ssh/id_ed25519.pub /root/.ssh/authorized_keys
+printf 'Host *\n\tStrictHostKeyChecking no\n\tUserKnownHostsFile /dev/null\n\tLogLevel ERROR\n\tConnectTimeout 20\n' \
+	>/root/.ssh/config
+: >/etc/machine-id
+
+# 5. Nothing the test does not need starts at boot (TCG is slow).
+systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
+	e2scrub_reap.service fstrim.timer dpkg-db-backup.timer \
+	logrotate.timer man-db.timer podman-auto-update.timer \
+	podman-clean-transient.timer podman-restart.service \
+	getty@tty1.service serial-getty@ttyS0.service \
+	systemd-timesyncd.service 2>/dev/null || true
+rm -f /usr/sbin/policy-rc.d
+
+# 6. Containers: a root file system made of the node's own /usr (bound
+# read-only at run time), and kav's CDI spec.
+mkdir -p /srv/kavctr/etc /srv/kavctr/usr /srv/kavctr/tmp /srv/kavctr/dev \
+	/srv/kavctr/proc /srv/kavctr/sys /srv/kavctr/run
+for d in bin sbin lib lib64; do
+	ln -sfn usr/$d /srv/kavctr/$d
+done
+cp /etc/passwd /etc/group /etc/hosts /etc/nsswitch.conf /etc/ld.so.cache \
+	/srv/kavctr/etc/
+if command -v kav-cdi-generate >/dev/null; then
+	mkdir -p /etc/cdi
+	kav-cdi-generate --output /etc/cdi/kav.yaml
+fi
+
+# 7. The test's programs, built against the installed libkav and MPIs.
+gcc -O2 -Wall -Wextra -Werror -o $LIB/bin/kav_cluster_probe \
+	"$SRC/tests/apps/kav_cluster_probe.c" -lkav -lfabric
+mpicc.openmpi -O2 -o $LIB/bin/kav_ompi "$SRC/tests/apps/kav_ompi.c"
+"$MPICH/bin/mpicc" -O2 -o $LIB/bin/mpi_instant "$SRC/tests/apps/mpi_instant.c"
+install -d /opt/kav-cluster
+cp -a "$OUT/deb-next" /opt/kav-cluster/deb-next
+echo "setup.sh: done"
