@@ -181,7 +181,7 @@ main() {
 	OUT=$(mktemp -d)
 	trap 'rm -rf "$OUT"' EXIT
 	check_doc "$REPO/README.md" md
-	for f in "$REPO"/Documentation/*.[1-8]; do
+	for f in "$REPO"/Documentation/man/*.[1-8]; do
 		grep -q '^\.so' "$f" && continue
 		check_doc "$f" man
 		[[ $f == *.3 ]] && check_marked "$f"
