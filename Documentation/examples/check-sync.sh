@@ -7,14 +7,19 @@
 # A document marks each copy with the file it copies:
 #
 #   README.md     <!-- example: Documentation/examples/readme.c -->
-#                 then a ```c fenced block: the file, verbatim;
+#                 then a ```c fenced block: the file, verbatim; or
+#                 <!-- excerpt: Documentation/examples/readme.c -->
+#                 then a ```c fenced block: runs of the file's lines,
+#                 verbatim and in the file's order, a line "..." (indent
+#                 allowed) between runs standing for lines left out;
 #   a man page    .\" example: Documentation/examples/kav_av.c
 #                 then a .EX/.EE (or .nf/.fi) block: the file as roff,
 #                 decoded here: \e is "\", \- is "-", \& is nothing,
 #                 \(aq \(dq \(ga \(rs \(ti \(ha are ' " ` \ ~ ^; any other
 #                 escape is an error (this script could not compare it).
 #
-# Checked: every marked copy equals its file; every Documentation/examples
+# Checked: every marked copy equals its file, every excerpt is runs of
+# its file; every Documentation/examples
 # C file is shown by some document; every section 3 page whose EXAMPLES
 # section has a .EX block marks at least one (kavctl(8)'s examples are
 # shell sessions, not programs, and are not checked here).
@@ -114,18 +119,48 @@ replace() {
 	rm -f "$tmp"
 }
 
+# is_excerpt FILE: stdin is runs of FILE's lines, in order, separated by
+# lines "..." (any indent); fails naming the first run not found.
+is_excerpt() {
+	awk -v file="$1" '
+	BEGIN { while ((getline l < file) > 0) f[++n] = l }
+	{
+		if ($0 ~ /^[[:space:]]*\.\.\.[[:space:]]*$/) { seg[++k] = ""; next }
+		if (!k) k = 1
+		cnt[k]++; line[k, cnt[k]] = $0
+	}
+	END {
+		pos = 1
+		for (s = 1; s <= k; s++) {
+			if (!cnt[s]) continue
+			for (i = pos; i + cnt[s] - 1 <= n; i++) {
+				ok = 1
+				for (j = 1; j <= cnt[s]; j++)
+					if (f[i + j - 1] != line[s, j]) { ok = 0; break }
+				if (ok) break
+			}
+			if (!ok || i + cnt[s] - 1 > n) {
+				print "run " s " (\"" line[s, 1] "\" ...) is not in the file after line " pos - 1
+				exit 1
+			}
+			pos = i + cnt[s]
+		}
+	}'
+}
+
 # check_doc DOC KIND: every marker of DOC.
 check_doc() {
-	local doc=$1 kind=$2 re line file rel got want d
+	local doc=$1 kind=$2 re line file rel got want d mark
 	if [[ $kind == md ]]; then
-		re='^<!-- example: (Documentation/examples/[A-Za-z0-9_.-]+) -->$'
+		re='^<!-- (example|excerpt): (Documentation/examples/[A-Za-z0-9_.-]+) -->$'
 	else
 		re='^\.\\" example: (Documentation/examples/[A-Za-z0-9_.-]+)$'
 	fi
 	rel=${doc#"$REPO"/}
 	while IFS=: read -r line d; do
 		[[ $d =~ $re ]] || continue
-		file=${BASH_REMATCH[1]}
+		file=${BASH_REMATCH[-1]}
+		mark=${BASH_REMATCH[1]}
 		SHOWN[$file]=1
 		if [[ ! -f $REPO/$file ]]; then
 			finding "$rel:$line: $file does not exist"
@@ -133,6 +168,11 @@ check_doc() {
 		fi
 		if ! got=$(block "$doc" "$line" "$kind"); then
 			finding "$rel:$line: no ${kind/man/.EX\/.EE}${kind/md/\`\`\`c} block after the marker"
+			continue
+		fi
+		if [[ $mark == excerpt ]]; then
+			printf '%s\n' "$got" | is_excerpt "$REPO/$file" >"$OUT/err" ||
+				finding "$rel:$line: the excerpt of $file is not the file's lines (--fix cannot rewrite an excerpt): $(cat "$OUT/err")"
 			continue
 		fi
 		if [[ $FIX == 1 ]]; then
@@ -157,7 +197,7 @@ check_doc() {
 				<(printf '%s\n' "$want") <(printf '%s\n' "$got") |
 				sed 's/^/  /' || true
 		fi
-	done < <(grep -n -E '^(<!-- example: |\.\\" example: )' "$doc" || true)
+	done < <(grep -n -E '^(<!-- (example|excerpt): |\.\\" example: )' "$doc" || true)
 }
 
 # Section 3 pages: an EXAMPLES section with a .EX block has a marker.
@@ -181,7 +221,7 @@ main() {
 	OUT=$(mktemp -d)
 	trap 'rm -rf "$OUT"' EXIT
 	check_doc "$REPO/README.md" md
-	for f in "$REPO"/Documentation/*.[1-8]; do
+	for f in "$REPO"/Documentation/man/*.[1-8]; do
 		grep -q '^\.so' "$f" && continue
 		check_doc "$f" man
 		[[ $f == *.3 ]] && check_marked "$f"
