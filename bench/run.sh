@@ -23,7 +23,7 @@
 #   build/bench/mpi-init.md        the MPI_Init table (bench/ompi)
 #   build/bench/report.md          the markdown report: native first, the
 #                                  guest's (TCG) figures after it
-#   Documentation/bench-results.md the same report, kept in the tree
+#   Documentation/results/bench-results.md the same report, kept in the tree
 #                                  (not for a partial run, --only)
 #
 # The guest runs the kernel as a node would (no slub_debug, KFENCE off:
@@ -120,7 +120,7 @@ fi
 if [[ " ${KAV_BENCH_ARGS:-} " == *" --only "* ]]; then
 	echo "run.sh: partial run (--only): report in $OUT/report.md only" >&2
 else
-	cp "$OUT/report.md" "$REPO/Documentation/bench-results.md"
-	echo "run.sh: report in $OUT/report.md and Documentation/bench-results.md" >&2
+	cp "$OUT/report.md" "$REPO/Documentation/results/bench-results.md"
+	echo "run.sh: report in $OUT/report.md and Documentation/results/bench-results.md" >&2
 fi
 exit "$rc"

@@ -3,7 +3,7 @@
 #
 #   make bench   the full run in the 6.12 VM (bench/run.sh): the report is
 #                printed, written to build/bench/report.md and copied to
-#                Documentation/bench-results.md
+#                Documentation/results/bench-results.md
 #
 #   make bench-ompi  only the MPI_Init table (bench/ompi): Open MPI 5 jobs
 #                    of 2, 8 and 32 ranks with and without FI_HOOK=kav in

@@ -25,7 +25,7 @@ install: lib prov tools ## libkav, the hook provider, kavctl, the man pages
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kavctl
 	for s in 3 7 8; do \
 		install -d $(DESTDIR)$(MANDIR)/man$$s && \
-		install -m 0644 Documentation/*.$$s $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+		install -m 0644 Documentation/man/*.$$s $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
 	done
 
 # A node's configuration of kav.ko: udev rule for /dev/kav, modprobe.d

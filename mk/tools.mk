@@ -74,7 +74,7 @@ SBINDIR    ?= $(PREFIX)/sbin
 install: install-tools-extra
 install-tools-extra: $(KAV_AV_FILL)
 	install -D -m 0755 $(KAV_AV_FILL) $(DESTDIR)$(USERBINDIR)/kav-av-fill
-	install -D -m 0644 Documentation/kav-av-fill.1 \
+	install -D -m 0644 Documentation/man/kav-av-fill.1 \
 		$(DESTDIR)$(MANDIR)/man1/kav-av-fill.1
 	install -D -m 0755 tools/node/kav-cdi-generate \
 		$(DESTDIR)$(SBINDIR)/kav-cdi-generate

@@ -16,7 +16,7 @@
 #
 # and a "# table:" line per case (provider, test, exit status without and
 # with the hook, what the stats line said), which
-# Documentation/hook-results.md reports. Runs in /tests under the guest's
+# Documentation/results/hook-results.md reports. Runs in /tests under the guest's
 # busybox sh (lanes/vm/guest-init.sh).
 set -u
 

@@ -21,7 +21,7 @@
 #     user), cannot send to its ranks: the hook refuses the send.
 #
 # "# table: N | instant-on s | exchange s" lines give the slowest rank's
-# MPI_Init time, which Documentation/hook-results.md reports.
+# MPI_Init time, which Documentation/results/hook-results.md reports.
 set -u
 
 VNI=0x4b01

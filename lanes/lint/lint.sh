@@ -12,7 +12,7 @@
 #   ShellCheck            tools/slurm, scripts, every lane's scripts (lanes/),
 #                         tests/{unit,fuzz}, bench/run.sh,
 #                         Documentation/examples, kavctl's bash completion
-#   man --warnings=w      every man page, Documentation/*.[1-8], as man(1)
+#   man --warnings=w      every man page, Documentation/man/*.[1-8], as man(1)
 #                         renders it at 80 columns; an alias page (".so
 #                         manN/X.N" alone) must name a page there that
 #                         lists it under NAME
@@ -151,7 +151,7 @@ man_names() {
 run_man() {
 	local f out all='' so target name
 	command -v man >/dev/null || { report man "man not installed (scripts/deps.sh)"; return; }
-	for f in "$REPO"/Documentation/*.[1-8]; do
+	for f in "$REPO"/Documentation/man/*.[1-8]; do
 		[[ -e $f ]] || continue
 		name=${f##*/}
 		if grep -q '^\.so' "$f"; then
@@ -159,13 +159,13 @@ run_man() {
 			if [[ $so != *$'\n'* && $so =~ ^\.so\ man([1-8])/([^/[:space:]]+\.([1-8]))$ &&
 			      ${BASH_REMATCH[1]} == "${BASH_REMATCH[3]}" &&
 			      ${BASH_REMATCH[1]} == "${name##*.}" ]]; then
-				target=$REPO/Documentation/${BASH_REMATCH[2]}
+				target=$REPO/Documentation/man/${BASH_REMATCH[2]}
 			else
 				all+="$name: an alias page is one line, .so manN/X.N"$'\n'
 				continue
 			fi
 			if [[ ! -f $target ]] || grep -q '^\.so' "$target"; then
-				all+="$name: .so target Documentation/${target##*/} is missing or an alias"$'\n'
+				all+="$name: .so target Documentation/man/${target##*/} is missing or an alias"$'\n'
 			elif ! man_names "$target" | grep -qx -- "${name%.*}"; then
 				all+="$name: ${target##*/} does not list ${name%.*} under NAME"$'\n'
 			fi
