@@ -15,7 +15,7 @@ KSFT_HDR_DIR  := $(BUILD)/kselftest
 # tests/vm/check.sh installs in the guest's /tests next to it (make tools);
 # kav_av_fill_test runs tools/instant/kav-av-fill there.
 SELFTEST_EARLY := kav_uapi_test kav_kcov_test kav_keys_test kav_whoami_test kav_lib_test \
-		  kav_quota_test \
+		  kav_quota_test kav_ioctl_size_test \
 		  kav_conformance_test \
 		  kav_diag_test \
 		  kav_netlink_test kav_attack_test kav_trust_test kav_named_test \
