@@ -24,17 +24,20 @@ export LC_ALL=C
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 
+# Debian's universal-ctags is ctags-universal; "ctags" may be another.
+CTAGS=$(command -v ctags-universal || command -v ctags || echo ctags)
+
 # defs ROOT DIR: "NAME KIND FILE:LINE" for each definition under ROOT/DIR.
 defs() {
-	(cd "$1" && ctags -x --languages=C --langmap=C:+.h --kinds-C=fs \
+	(cd "$1" && "$CTAGS" -x --languages=C --langmap=C:+.h --kinds-C=fs \
 		--_xformat='%N %K %F:%n' -R "$2") | sort -u
 }
 
 # check ROOT: the findings for the tree at ROOT.
 check() {
 	local root=$1 k l
-	command -v ctags >/dev/null || { echo "ctags (universal-ctags) not installed (scripts/deps.sh)"; return; }
-	ctags --version 2>/dev/null | grep -q 'Universal Ctags' ||
+	command -v "$CTAGS" >/dev/null || { echo "ctags (universal-ctags) not installed (scripts/deps.sh)"; return; }
+	"$CTAGS" --version 2>/dev/null | grep -q 'Universal Ctags' ||
 		{ echo "ctags is not universal-ctags (scripts/deps.sh)"; return; }
 	[[ -d $root/kmod && -d $root/lib ]] || { echo "$root: no kmod/ or lib/"; return; }
 	k=$(defs "$root" kmod) || { echo "ctags failed on kmod/"; return; }
