@@ -25,6 +25,7 @@ PACKAGES=(
 	# the debug kernel (lanes/vm/debug-kernel.sh) builds from linux-source
 	bc bison flex libelf-dev libssl-dev python3 perl
 	cppcheck clang-tidy shellcheck	# make lint
+	universal-ctags binutils	# make lint: lanes/lint/ioctl-sides.sh (ctags), layering.sh (nm)
 	python3-yaml python3-jsonschema	# make lint: the kernel's YNL generator (lanes/lint/ynl-check.sh)
 	valgrind		# make bench: callgrind counts the native reads
 	man-db groff-base	# make lint: the man pages

@@ -33,6 +33,25 @@
 #                         read protocol's litmus tests (LKMM, RC11);
 #                         lanes/lint/aarch64-codegen.sh: every reader's
 #                         seq re-read after a dmb ishld on aarch64
+#   layering.sh           kmod/'s, lib/'s and prov/'s files call each
+#                         other without a cycle (from nm of the objects:
+#                         kav.ko's as the sparse step built them for each
+#                         kernel, lib's and prov's from "make lib prov"),
+#                         and lib/ does not use prov/
+#   ioctl-sides.sh        no function (static too) or struct tag is
+#                         defined both in kmod/ and in lib/ (universal-ctags)
+#   ioctl-table.sh        every KAV_IOC_* of uapi/linux/kav.h is in the
+#                         SIZE_CASE() table of the size-contract selftest
+#                         (tests/selftests/device/kav_ioctl_size_test.c), with
+#                         the struct and version-1 field of kmod's
+#                         KAV_IOCTL_OP() row
+#   readme-layout.sh      every top-level folder, every folder directly
+#                         under tests/ (and lanes/) is in README.md's
+#                         "Layout" section (the rule: the script's header)
+#
+# Each of those four runs its self-test first (a small bad tree the
+# check must fail on, a good one it must pass): a failed self-test is a
+# finding, and the check is not run.
 #
 # Each finding is printed; the last line is "lint: clean" or
 # "lint: N tool(s) with findings", and the exit status says the same.
@@ -330,11 +349,48 @@ run_litmus() {
 	fi
 }
 
+# A check of lanes/lint with a self-test (--selftest): the self-test,
+# then, if it passed, the check on the tree.
+run_selftested() {
+	local name=$1 script=$HERE/$2 out
+	if ! out=$(KAV_BUILD=$BUILD "$script" --selftest 2>&1); then
+		report "$name self-test (lanes/lint/$2 --selftest)" "${out:-failed}"
+		return
+	fi
+	report "$name self-test" ""
+	report "$name (lanes/lint/$2)" "$(KAV_BUILD=$BUILD "$script" 2>&1)"
+}
+
+# The file graph of kmod, lib and prov, from the objects: kav.ko's are
+# the sparse step's (build/lint/sparse-KVER), lib's and prov's are
+# built here.
+run_layering() {
+	local log=$OUT/layering-make.log
+	if ! make -C "$REPO" --no-print-directory BUILD="$BUILD" lib prov >"$log" 2>&1; then
+		report "layering" "make lib prov failed:"$'\n'"$(tail -n 20 "$log")"
+		return
+	fi
+	run_selftested "layering DAG" layering.sh
+}
+
+run_ioctl_sides() {
+	run_selftested "one name, one side of the ioctl" ioctl-sides.sh
+}
+
+run_ioctl_table() {
+	run_selftested "every ioctl in the size-contract test" ioctl-table.sh
+}
+
+run_readme_layout() {
+	run_selftested "README.md's layout" readme-layout.sh
+}
+
 main() {
 	local step start
 	mkdir -p "$OUT"
 	# Each step's time, so that make check's budget can be read per tool.
-	for step in checkpatch sparse cppcheck clang_tidy man shellcheck \
+	for step in checkpatch sparse layering ioctl_sides ioctl_table \
+		readme_layout cppcheck clang_tidy man shellcheck \
 		examples ynl archive_hosts litmus kernel_doc; do
 		if [[ " ${KAV_LINT_SKIP:-} " == *" $step "* ]]; then
 			note "$step skipped (KAV_LINT_SKIP)"
