@@ -23,7 +23,7 @@ $(FUZZ_BIN): $(FUZZ_DEPS)
 	$(CC) $(CFLAGS) $(KAV_CFLAGS) -I$(CURDIR)/tests/selftests/include \
 		-I$(CURDIR)/tests/fuzz $(FUZZ_SRCS) -o $@ -lpthread
 
-fuzz: $(FUZZ_BIN) ## the kav fuzzer (run by vmtest)
+fuzz: $(FUZZ_BIN) ## a fuzzing campaign in the VM (FUZZ_TIME, FUZZ_KERNELS)
 	tests/fuzz/run.sh --time $(FUZZ_TIME) --kernels "$(FUZZ_KERNELS)" \
 		--args "$(FUZZ_ARGS)" $(FUZZ_BIN)
 

@@ -49,7 +49,7 @@ copy_tree() {
 in_root() {
 	local root=$1
 	shift
-	"$REPO/lanes/trixie/run.sh" --root "$root" --bind "$OUT" \
+	"$REPO/lanes/lib/chroot.sh" --root "$root" --bind "$OUT" \
 		--bind "$(dirname "$MPICH_TRIXIE")" -- "$@"
 }
 
@@ -97,7 +97,7 @@ main() {
 		root=$1 out=$2 mpich=$3 repo=$4
 		m=$out/overlay/root
 		mount -t overlay overlay -o "lowerdir=$root,upperdir=$out/overlay/upper,workdir=$out/overlay/work" "$m"
-		"$repo/lanes/trixie/run.sh" --root "$m" --bind "$out" --bind "$mpich" -- \
+		"$repo/lanes/lib/chroot.sh" --root "$m" --bind "$out" --bind "$mpich" -- \
 			"$out/src/lanes/cluster/node/setup.sh" "$out" "$mpich"
 		# MPICH at the path its scripts were built for.
 		mkdir -p "$m$mpich"

@@ -74,7 +74,7 @@ main() {
 	memory_model
 	# One chroot for all: herd7 per file, each answer tagged with its file.
 	# shellcheck disable=SC2016 # the inner script's own variables
-	out=$("$REPO/lanes/trixie/run.sh" --root "$root" --bind "$REPO" \
+	out=$("$REPO/lanes/lib/chroot.sh" --root "$root" --bind "$REPO" \
 		--bind "$BUILD" -- /bin/sh -c '
 		mm=$1
 		shift

@@ -86,7 +86,7 @@ main() {
 		mount -t overlay overlay -o "lowerdir=$root,upperdir=$out/overlay/upper,workdir=$out/overlay/work" "$out/overlay/root"
 		KAV_TRIXIE_KERNELS=$4 "$run" --root "$out/overlay/root" --bind "$out" -- \
 			"$out/src/lanes/pkg/trixie-check.sh" --inside "$out"
-	' trixie-check "$root" "$out" "$REPO/lanes/trixie/run.sh" "$KERNELS" || rc=$?
+	' trixie-check "$root" "$out" "$REPO/lanes/lib/chroot.sh" "$KERNELS" || rc=$?
 	rm -rf "$out/overlay"
 	return "$rc"
 }

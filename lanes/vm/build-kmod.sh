@@ -12,7 +12,7 @@
 # test NIC module the same way: OUTDIR/tests/doubles/nic/kav_nic.ko (build-nic.log).
 #
 # --root ROOT: KVER is a kernel of that root file system (the trixie root,
-# lanes/trixie/root.sh): kbuild runs chrooted in ROOT (lanes/trixie/run.sh,
+# lanes/trixie/root.sh): kbuild runs chrooted in ROOT (lanes/lib/chroot.sh,
 # OUTDIR bound at its own path) against ROOT's /lib/modules/KVER/build,
 # with ROOT's compiler: a 7.x kernel's kbuild tools need trixie's glibc
 # and its headers gcc-14.
@@ -31,7 +31,7 @@ kmake() {
 	local out=$1
 	shift
 	if [[ -n $ROOT ]]; then
-		"$(dirname "$0")/../trixie/run.sh" --root "$ROOT" --bind "$out" -- make "$@"
+		"$(dirname "$0")/../lib/chroot.sh" --root "$ROOT" --bind "$out" -- make "$@"
 	else
 		make "$@"
 	fi
