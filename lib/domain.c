@@ -18,16 +18,17 @@
 
 #include "kav_priv.h"
 
-_Static_assert(offsetof(struct kav_domain, domain_fid) == 0, "fid first");
+_Static_assert(offsetof(struct kav_fid_domain, domain_fid) == 0, "fid first");
 
-static struct kav_domain *kav_domain_of(struct fid *fid)
+static struct kav_fid_domain *kav_domain_of(struct fid *fid)
 {
-	return (struct kav_domain *)fid;	/* domain_fid.fid is first */
+	/* domain_fid.fid is first */
+	return (struct kav_fid_domain *)fid;
 }
 
 static int kav_domain_close(struct fid *fid)
 {
-	struct kav_domain *d = kav_domain_of(fid);
+	struct kav_fid_domain *d = kav_domain_of(fid);
 
 	if (__atomic_load_n(&d->av_refs, __ATOMIC_ACQUIRE)) {
 		kav_refuse("domain close refused: %u AVs still open",
@@ -282,14 +283,14 @@ static int kav_domain_set_key(int fd, const struct kav_auth_key *key)
 	case -FI_EACCES:
 	case -FI_EKEYREJECTED:
 	case -EDQUOT: {
-		struct kav_deny deny = {
+		struct kav_denial deny = {
 			.what = "domain auth key",
 			.err = ret,
 			.keyed = true,
 			.vni = key->vni,
 		};
 
-		kav_deny(fd, &deny);
+		kav_denial_warn(fd, &deny);
 		break;
 	}
 	case -FI_ENOSYS:
@@ -354,7 +355,7 @@ KAV_API int kav_domain_open(const struct fi_info *info,
 {
 	struct kav_auth_key key = { 0 };
 	bool av_auth_key, has_key;
-	struct kav_domain *d;
+	struct kav_fid_domain *d;
 	const char *path;
 	uint32_t format;
 	int fd, ret;
