@@ -82,15 +82,20 @@ void kav_job_count(struct kav_fid_av *av, uint64_t found, uint64_t sent);
  * The fi_ops_av entries a job AV has of its own (av_ops.c's job table;
  * insert, straddr and av_set are the private AV's).
  */
+/* fi_av_remove(): the process's view only; the table keeps the entry. */
 int kav_job_remove(struct fid_av *av, fi_addr_t *fi_addr, size_t count,
 		   uint64_t flags);
+/* fi_av_lookup() of the process's fi_addr (translated to the index). */
 int kav_job_lookup(struct fid_av *av, fi_addr_t fi_addr, void *addr,
 		   size_t *addrlen);
+/* Refused: a job AV holds the domain's key only. */
 int kav_job_insert_auth_key(struct fid_av *av, const void *key,
 			    size_t key_size, fi_addr_t *fi_addr,
 			    uint64_t flags);
+/* An address is translated first; a key handle is the table's. */
 int kav_job_lookup_auth_key(struct fid_av *av, fi_addr_t fi_addr,
 			    void *auth_key, size_t *auth_key_size);
+/* Refused: the table's entries are shared, so they carry no user ids. */
 int kav_job_set_user_id(struct fid_av *av, fi_addr_t fi_addr,
 			fi_addr_t user_id, uint64_t flags);
 
