@@ -15,7 +15,8 @@
  * (lookup, lookup_auth_key, kav_av_resolve) come from the read-only table
  * mapping with no system call (table.c). The library's own state is
  * immutable after open except the bound EQ (set once, atomically) and the
- * hold count (atomic), so no locks are needed.
+ * hold count (atomic), so an AV needs no lock (the child registry, one for
+ * the process, has its own).
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -26,6 +27,7 @@
 #include "kav_eq_priv.h"
 
 _Static_assert(offsetof(struct kav_fid_av, av_fid) == 0, "fid first");
+
 /* ------------------------------------------------------------ lifetime */
 
 void kav_av_hold(struct kav_fid_av *av)

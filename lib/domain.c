@@ -40,39 +40,6 @@ static int kav_domain_close(struct fid *fid)
 	return 0;
 }
 
-/* --- fi_ops stubs, shared with the AV (kav_priv.h) --- */
-int kav_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	(void)fid; (void)bfid; (void)flags;
-	return -FI_ENOSYS;
-}
-
-int kav_no_control(struct fid *fid, int command, void *arg)
-{
-	(void)fid; (void)command; (void)arg;
-	return -FI_ENOSYS;
-}
-
-int kav_no_ops_open(struct fid *fid, const char *name, uint64_t flags,
-			   void **ops, void *context)
-{
-	(void)fid; (void)name; (void)flags; (void)ops; (void)context;
-	return -FI_ENOSYS;
-}
-
-int kav_no_tostr(const struct fid *fid, char *buf, size_t len)
-{
-	(void)fid; (void)buf; (void)len;
-	return -FI_ENOSYS;
-}
-
-int kav_no_ops_set(struct fid *fid, const char *name, uint64_t flags,
-			  void *ops, void *context)
-{
-	(void)fid; (void)name; (void)flags; (void)ops; (void)context;
-	return -FI_ENOSYS;
-}
-
 static struct fi_ops kav_domain_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = kav_domain_close,

@@ -210,6 +210,9 @@ struct kav_fid_domain {
 
 /* True when @fid is a domain from kav_domain_open(). */
 bool kav_domain_is(const struct fid *fid);
+
+/* ------------------------------------------------------------------ fid.c */
+
 /* struct fi_ops entries kav does not provide: -FI_ENOSYS. */
 int kav_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 int kav_no_control(struct fid *fid, int command, void *arg);
