@@ -1,81 +1,130 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * The kav address vector: a genuine struct fid_av over one kernel AV fd.
- * This file is the object itself: fi_av_open() and its attributes,
- * fi_av_bind(), fi_close(), the hold count and the ops tables. The
- * fi_ops_av entries live by concern: av_insert.c, av_remove.c,
- * av_lookup.c, av_auth.c (and av_set.c); endpoints in ep.c.
+ * This file is the object itself: the create and map of fi_av_open() and
+ * its attributes, fi_av_bind(), fi_close(), the holds (endpoints; AV sets
+ * and peer AVs: the child registry) and the one fi_ops table of every
+ * kav AV. It never calls up: what a job AV adds comes through its struct
+ * kav_av_kind (av_job.c), and the fi_ops_av tables and the opens that
+ * give them sit on top (av_ops.c). The fi_ops_av entries live by concern:
+ * av_insert.c, av_remove.c, av_lookup.c, av_auth.c (and av_set.c);
+ * endpoints in ep.c.
  *
  * Mutations (insert, remove, auth keys, user ids) are ioctls on the AV
  * fd; the kernel serialises them and applies each batch atomically. Reads
  * (lookup, lookup_auth_key, kav_av_resolve) come from the read-only table
  * mapping with no system call (table.c). The library's own state is
  * immutable after open except the bound EQ (set once, atomically) and the
- * hold count (atomic), so no locks are needed.
+ * hold count (atomic), so an AV needs no lock (the child registry, one for
+ * the process, has its own).
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kav_priv.h"
 #include "kav_eq_priv.h"
-#include "kav_set_priv.h"
-#include "av_job.h"
 
-_Static_assert(offsetof(struct kav_av, av_fid) == 0, "fid first");
-/*
- * kav's table (<kav/kav.h>) against the installed headers' struct
- * fi_ops_av, both ways: 1.17's members at the same offsets; with 1.17
- * headers the three 2.x members follow av_set; with 1.20+ headers they
- * sit where the headers put them, and with 1.20 to 2.1 (whose table ends
- * at set_user_id) the two tables are the same size.
- */
-#define KAV_SAME_OFFSET(m) \
-	_Static_assert(offsetof(struct kav_fi_ops_av, m) == \
-		       offsetof(struct fi_ops_av, m), "fi_ops_av." #m)
-KAV_SAME_OFFSET(size);
-KAV_SAME_OFFSET(insert);
-KAV_SAME_OFFSET(insertsvc);
-KAV_SAME_OFFSET(insertsym);
-KAV_SAME_OFFSET(remove);
-KAV_SAME_OFFSET(lookup);
-KAV_SAME_OFFSET(straddr);
-KAV_SAME_OFFSET(av_set);
-_Static_assert(sizeof(struct kav_fi_ops_av) ==
-	       offsetof(struct kav_fi_ops_av, set_user_id) +
-	       sizeof(void (*)(void)), "kav's table ends at set_user_id");
-#if KAV_FI_HAVE_AV_AUTH_KEY
-KAV_SAME_OFFSET(insert_auth_key);
-KAV_SAME_OFFSET(lookup_auth_key);
-KAV_SAME_OFFSET(set_user_id);
-#if KAV_FI_HEADERS_VERSION <= FI_VERSION(2, 1)
-_Static_assert(sizeof(struct kav_fi_ops_av) == sizeof(struct fi_ops_av),
-	       "kav's table is the headers' whole fi_ops_av");
-#else
-/* Later tables grow (lookup2): FI_CHECK_OP finds them past kav's .size. */
-_Static_assert(sizeof(struct kav_fi_ops_av) <= sizeof(struct fi_ops_av),
-	       "kav's table is a prefix of the headers' fi_ops_av");
-#endif
-#else
-_Static_assert(offsetof(struct kav_fi_ops_av, insert_auth_key) ==
-	       sizeof(struct fi_ops_av), "2.x members follow av_set");
-#endif
+_Static_assert(offsetof(struct kav_fid_av, av_fid) == 0, "fid first");
 
 /* ------------------------------------------------------------ lifetime */
 
-void kav_av_hold(struct kav_av *av)
+void kav_av_hold(struct kav_fid_av *av)
 {
 	__atomic_add_fetch(&av->refs, 1, __ATOMIC_RELAXED);
 }
 
-void kav_av_unhold(struct kav_av *av)
+void kav_av_unhold(struct kav_fid_av *av)
 {
 	__atomic_sub_fetch(&av->refs, 1, __ATOMIC_RELEASE);
 }
 
-int kav_av_close_fid(struct fid *fid)
+/*
+ * The child registry: AV sets and peer AVs that refer to an AV
+ * (kav_priv.h).
+ */
+struct kav_child {
+	const struct kav_fid_av *av;
+	unsigned int n;
+};
+
+static pthread_mutex_t kav_children_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kav_child *kav_children_tab;
+static size_t kav_children_len, kav_children_cap;
+
+static struct kav_child *kav_child_find(const struct kav_fid_av *av)
 {
-	struct kav_av *av = (struct kav_av *)fid;
+	size_t i;
+
+	for (i = 0; i < kav_children_len; i++)
+		if (kav_children_tab[i].av == av)
+			return &kav_children_tab[i];
+	return NULL;
+}
+
+int kav_av_child_get(const struct kav_fid_av *av)
+{
+	struct kav_child *c, *tab;
+	size_t cap;
+	int ret = 0;
+
+	pthread_mutex_lock(&kav_children_lock);
+	c = kav_child_find(av);
+	if (c) {
+		c->n++;
+		goto out;
+	}
+	if (kav_children_len == kav_children_cap) {
+		cap = kav_children_cap ? kav_children_cap * 2 : 8;
+		tab = realloc(kav_children_tab, cap * sizeof(*tab));
+		if (!tab) {
+			ret = -FI_ENOMEM;
+			goto out;
+		}
+		kav_children_tab = tab;
+		kav_children_cap = cap;
+	}
+	kav_children_tab[kav_children_len].av = av;
+	kav_children_tab[kav_children_len].n = 1;
+	kav_children_len++;
+out:
+	pthread_mutex_unlock(&kav_children_lock);
+	return ret;
+}
+
+void kav_av_child_put(const struct kav_fid_av *av)
+{
+	struct kav_child *c;
+
+	pthread_mutex_lock(&kav_children_lock);
+	c = kav_child_find(av);
+	if (c && !--c->n) {
+		*c = kav_children_tab[--kav_children_len];
+		if (!kav_children_len) {
+			free(kav_children_tab);
+			kav_children_tab = NULL;
+			kav_children_cap = 0;
+		}
+	}
+	pthread_mutex_unlock(&kav_children_lock);
+}
+
+unsigned int kav_av_children(const struct kav_fid_av *av)
+{
+	struct kav_child *c;
+	unsigned int n;
+
+	pthread_mutex_lock(&kav_children_lock);
+	c = kav_child_find(av);
+	n = c ? c->n : 0;
+	pthread_mutex_unlock(&kav_children_lock);
+	return n;
+}
+
+static int kav_av_close_fid(struct fid *fid)
+{
+	struct kav_fid_av *av = (struct kav_fid_av *)fid;
 	unsigned int refs = __atomic_load_n(&av->refs, __ATOMIC_ACQUIRE);
 	unsigned int children = kav_av_children(av);
 	struct fid_eq *eq;
@@ -91,7 +140,8 @@ int kav_av_close_fid(struct fid *fid)
 	kav_table_unmap(&av->table);
 	kav_sys_close(av->fd);
 	__atomic_sub_fetch(&av->domain->av_refs, 1, __ATOMIC_RELEASE);
-	kav_job_free(av->job);
+	if (av->kind)
+		av->kind->detach(av);
 	free(av);
 	return 0;
 }
@@ -102,9 +152,10 @@ int kav_av_close_fid(struct fid *fid)
  * AV opened without FI_EVENT is allowed and has no effect beyond holding
  * the EQ (fi_close() of the EQ fails with -FI_EBUSY until the AV closes).
  */
-int kav_av_bind_fid(struct fid *fid, struct fid *bfid, uint64_t flags)
+static int kav_av_bind_fid(struct fid *fid, struct fid *bfid,
+			   uint64_t flags)
 {
-	struct kav_av *av = (struct kav_av *)fid;
+	struct kav_fid_av *av = (struct kav_fid_av *)fid;
 	struct fid_eq *eq, *none = NULL;
 	int ret;
 
@@ -132,7 +183,10 @@ int kav_av_bind_fid(struct fid *fid, struct fid *bfid, uint64_t flags)
 
 /* ---------------------------------------------------------------- tables */
 
-/* Also what tells our AVs from others (kav_av_from_fid()). */
+/*
+ * Every kav AV's, private or job (a job AV differs in its fi_ops_av and
+ * its kind): also what tells our AVs from others (kav_av_from_fid()).
+ */
 struct fi_ops kav_av_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = kav_av_close_fid,
@@ -143,21 +197,7 @@ struct fi_ops kav_av_fi_ops = {
 	.ops_set = kav_no_ops_set,
 };
 
-static struct kav_fi_ops_av kav_av_ops = {
-	.size = sizeof(struct kav_fi_ops_av),
-	.insert = kav_av_insert,
-	.insertsvc = kav_av_insertsvc,
-	.insertsym = kav_av_insertsym,
-	.remove = kav_av_remove,
-	.lookup = kav_av_lookup,
-	.straddr = kav_av_straddr,
-	.av_set = kav_av_set_open,	/* av_set.c */
-	.insert_auth_key = kav_av_insert_auth_key,
-	.lookup_auth_key = kav_av_lookup_auth_key,
-	.set_user_id = kav_av_set_user_id,
-};
-
-const char *kav_av_strerror(const struct kav_av *av, int err)
+const char *kav_av_strerror(const struct kav_fid_av *av, int err)
 {
 	if (av->read_only && err == -FI_EPERM)
 		return "the AV was opened with FI_READ: it is read-only";
@@ -166,7 +206,7 @@ const char *kav_av_strerror(const struct kav_av *av, int err)
 
 KAV_API int kav_av_fd(struct fid_av *av_fid)
 {
-	struct kav_av *av = kav_av_from_fid(av_fid);
+	struct kav_fid_av *av = kav_av_from_fid(av_fid);
 
 	return av ? av->fd : -FI_EINVAL;
 }
@@ -212,20 +252,18 @@ static int kav_av_check_attr(const struct fi_av_attr *attr)
 	return 0;
 }
 
-int kav_av_open(struct fid_domain *domain_fid, struct fi_av_attr *attr,
-		struct fid_av **av_out, void *context)
-{
-	return kav_av_open_as(domain_fid, attr, av_out, context, false);
-}
-
-/* @job: the job's node table (kav_av_open_job(), av_job.c), else private. */
+/*
+ * @ops: the fi_ops_av the AV gets; @kind: what it adds (a job AV's node
+ * table, av_job.c) or NULL (private). The opens are av_ops.c's.
+ */
 int kav_av_open_as(struct fid_domain *domain_fid, struct fi_av_attr *attr,
-		   struct fid_av **av_out, void *context, bool job)
+		   struct fid_av **av_out, void *context,
+		   struct kav_fi_ops_av *ops, const struct kav_av_kind *kind)
 {
-	struct kav_domain *d = (struct kav_domain *)domain_fid;
+	struct kav_fid_domain *d = (struct kav_fid_domain *)domain_fid;
 	uint32_t kav_format;
 	struct kav_av_create req;
-	struct kav_av *av;
+	struct kav_fid_av *av;
 	int ret;
 
 	kav_err_clear();
@@ -243,8 +281,8 @@ int kav_av_open_as(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	req.addr_format = kav_format;
 	req.addr_max = 0;		/* the format's own size */
 	req.count = attr->count;	/* a hint; ep_per_node is not used */
-	if (job)
-		req.flags = KAV_AV_JOB;
+	if (kind)
+		req.flags = kind->create_flags;
 	if (attr->name) {
 		ret = kav_av_named_request(attr, &req);
 		if (ret)
@@ -293,10 +331,11 @@ int kav_av_open_as(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 		ret = -FI_EIO;
 		goto err;
 	}
-	if (job) {
-		ret = kav_job_attach(av, attr);
+	if (kind) {
+		ret = kind->attach(av, attr);
 		if (ret)
 			goto err;
+		av->kind = kind;
 	}
 	if (attr->name) {
 		ret = kav_av_named_attach(av, attr);
@@ -318,9 +357,7 @@ int kav_av_open_as(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	av->av_fid.fid.fclass = FI_CLASS_AV;
 	av->av_fid.fid.context = context;
 	av->av_fid.fid.ops = &kav_av_fi_ops;
-	av->av_fid.ops = (struct fi_ops_av *)&kav_av_ops;
-	if (job)
-		kav_job_set_ops(av);
+	av->av_fid.ops = (struct fi_ops_av *)ops;
 	av->addr_format = d->addr_format;
 	av->slot_size = av->table.addr_max;
 	av->flags = attr->flags;
@@ -335,7 +372,8 @@ int kav_av_open_as(struct fid_domain *domain_fid, struct fi_av_attr *attr,
 	*av_out = &av->av_fid;
 	return 0;
 err:
-	kav_job_free(av->job);
+	if (av->kind)
+		av->kind->detach(av);
 	kav_table_unmap(&av->table);
 	kav_sys_close(av->fd);
 	free(av);

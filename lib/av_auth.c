@@ -19,7 +19,7 @@ int kav_av_insert_auth_key(struct fid_av *av_fid, const void *auth_key,
 			   size_t auth_key_size, fi_addr_t *fi_addr,
 			   uint64_t flags)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	struct kav_av_key req;
 	int ret;
 
@@ -54,7 +54,7 @@ int kav_av_insert_auth_key(struct fid_av *av_fid, const void *auth_key,
 		ret = kav_err_from_errno(-ret);
 		if (ret == -FI_EACCES || ret == -FI_EKEYREJECTED ||
 		    ret == -EDQUOT) {
-			struct kav_deny deny = {
+			struct kav_denial deny = {
 				.what = "fi_av_insert_auth_key",
 				.err = ret,
 				.keyed = true,
@@ -63,7 +63,7 @@ int kav_av_insert_auth_key(struct fid_av *av_fid, const void *auth_key,
 			};
 
 			/* A per-AV key denial: warn, naming who and what. */
-			kav_deny(av->domain->fd, &deny);
+			kav_denial_warn(av->domain->fd, &deny);
 		} else {
 			kav_fail_info("fi_av_insert_auth_key: vni %u: %s",
 				      req.key.vni, kav_av_strerror(av, ret));
@@ -87,7 +87,7 @@ int kav_av_insert_auth_key(struct fid_av *av_fid, const void *auth_key,
 int kav_av_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,
 			   void *auth_key, size_t *auth_key_size)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	struct kav_auth_key key = { 0 };
 	struct kav_entry_meta meta;
 	struct kav_key_snap snap;
@@ -138,7 +138,7 @@ int kav_av_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,
 int kav_av_set_user_id(struct fid_av *av_fid, fi_addr_t fi_addr,
 		       fi_addr_t user_id, uint64_t flags)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	struct kav_av_user_id req;
 	uint64_t index;
 	uint32_t slot;

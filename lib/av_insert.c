@@ -25,12 +25,12 @@
  * returns why that address cannot be inserted. Called with i = 0, 1, ...
  * in order, so sources may cache per-node work.
  */
-typedef int (*kav_fill_fn)(struct kav_av *av, void *arg, size_t i,
+typedef int (*kav_fill_fn)(struct kav_fid_av *av, void *arg, size_t i,
 			   uint8_t *slot);
 
 /* One insert call (insert, insertsvc or insertsym). */
 struct kav_ins {
-	struct kav_av *av;
+	struct kav_fid_av *av;
 	fi_addr_t *fi_addr;		/* in (keys / user ids) and out */
 	int *sync_err;			/* FI_SYNC_ERR */
 	uint32_t kflags;		/* KAV_INSERT_* */
@@ -55,7 +55,7 @@ struct kav_ins {
  * Validate an insert call's flags and set up @ins. Errors here fail the
  * call before anything is attempted (no events).
  */
-static int kav_ins_init(struct kav_ins *ins, struct kav_av *av,
+static int kav_ins_init(struct kav_ins *ins, struct kav_fid_av *av,
 			fi_addr_t *fi_addr, uint64_t flags, void *context)
 {
 	memset(ins, 0, sizeof(*ins));
@@ -243,11 +243,11 @@ static size_t kav_ins_trim(struct kav_ins *ins, size_t n)
 static void kav_ins_denied(struct kav_ins *ins, size_t n, int err,
 			   uint32_t err_index)
 {
-	const struct kav_domain *d = ins->av->domain;
+	const struct kav_fid_domain *d = ins->av->domain;
 	uint32_t vnis[KAV_DENY_VNIS];
 	struct kav_key_snap key;
 	char what[64];
-	struct kav_deny deny = {
+	struct kav_denial deny = {
 		.what = what,
 		.err = err,
 		.keyed = d->has_key,
@@ -280,7 +280,7 @@ static void kav_ins_denied(struct kav_ins *ins, size_t n, int err,
 		deny.vnis = vnis;
 		deny.nr_vnis = nr;
 	}
-	kav_deny(d->fd, &deny);
+	kav_denial_warn(d->fd, &deny);
 }
 
 /*
@@ -291,7 +291,7 @@ static void kav_ins_denied(struct kav_ins *ins, size_t n, int err,
  */
 static size_t kav_ins_submit(struct kav_ins *ins, size_t n)
 {
-	struct kav_av *av = ins->av;
+	struct kav_fid_av *av = ins->av;
 	struct kav_av_insert req;
 	size_t e, j, done;
 	int ret, err;
@@ -453,7 +453,7 @@ static int kav_ins_run(struct kav_ins *ins, size_t count, kav_fill_fn fill,
 		       void *arg)
 {
 	size_t chunk = KAV_MIN(count, (size_t)KAV_BATCH_MAX);
-	struct kav_av *av = ins->av;
+	struct kav_fid_av *av = ins->av;
 	struct kav_ins_small small;
 	size_t inserted = 0, base, end, i, n, found;
 	int ret;
@@ -545,7 +545,7 @@ struct kav_src_array {
 	size_t stride;
 };
 
-static int kav_fill_array(struct kav_av *av, void *arg, size_t i,
+static int kav_fill_array(struct kav_fid_av *av, void *arg, size_t i,
 			  uint8_t *slot)
 {
 	const struct kav_src_array *src = arg;
@@ -570,7 +570,7 @@ static int kav_fill_array(struct kav_av *av, void *arg, size_t i,
 int kav_av_insert(struct fid_av *av_fid, const void *addr, size_t count,
 		  fi_addr_t *fi_addr, uint64_t flags, void *context)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	struct kav_src_array src = {
 		.addr = addr,
 		.stride = kav_addr_user_stride(av->addr_format),
@@ -601,7 +601,8 @@ struct kav_src_one {
 	const char *str;		/* FI_ADDR_STR */
 };
 
-static int kav_fill_one(struct kav_av *av, void *arg, size_t i, uint8_t *slot)
+static int kav_fill_one(struct kav_fid_av *av, void *arg, size_t i,
+			uint8_t *slot)
 {
 	const struct kav_src_one *src = arg;
 
@@ -617,7 +618,7 @@ int kav_av_insertsvc(struct fid_av *av_fid, const char *node,
 		     const char *service, fi_addr_t *fi_addr, uint64_t flags,
 		     void *context)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	struct kav_src_one src = { 0 };
 	struct kav_ins ins;
 	uint16_t port;
@@ -678,7 +679,8 @@ struct kav_src_sym {
 };
 
 /* Stage IP address @ip as its FI_ADDR_STR string. */
-static int kav_stage_as_str(struct kav_av *av, const void *ip, uint8_t *slot)
+static int kav_stage_as_str(struct kav_fid_av *av, const void *ip,
+			    uint8_t *slot)
 {
 	char str[KAV_ADDR_MAX_LEN];
 	size_t len = sizeof(str);
@@ -692,7 +694,8 @@ static int kav_stage_as_str(struct kav_av *av, const void *ip, uint8_t *slot)
 	return kav_addr_stage(FI_ADDR_STR, str, slot, av->slot_size);
 }
 
-static int kav_fill_sym(struct kav_av *av, void *arg, size_t i, uint8_t *slot)
+static int kav_fill_sym(struct kav_fid_av *av, void *arg, size_t i,
+			uint8_t *slot)
 {
 	struct kav_src_sym *src = arg;
 	size_t node = i / src->sym->svccnt, svc = i % src->sym->svccnt;
@@ -723,7 +726,7 @@ int kav_av_insertsym(struct fid_av *av_fid, const char *node, size_t nodecnt,
 		     const char *service, size_t svccnt, fi_addr_t *fi_addr,
 		     uint64_t flags, void *context)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	struct kav_src_sym src = { 0 };
 	struct kav_ins ins;
 	struct kav_sym sym;

@@ -4,12 +4,13 @@
  * table. The kernel keeps one entry per address for the whole job and
  * never removes it; this file keeps which of them the process holds:
  * the lock-free index search that spares a system call, the MAP bitmap
- * and TABLE positions, remove, lookup and the ops that read through them.
+ * and TABLE positions, remove, lookup and the ops that read through them,
+ * and kav_job_kind, through which the base AV reaches them. Its
+ * fi_ops_av table and kav_av_open_job() are av_ops.c's.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "kav_set_priv.h"
 #include "av_job.h"
 
 /* ------------------------------------------------------ chunked arrays */
@@ -78,7 +79,8 @@ static bool kav_job_has_index(const struct kav_job *job, uint64_t index)
 		     (1U << (index & 31)));
 }
 
-int kav_job_index(const struct kav_av *av, fi_addr_t fi_addr, uint64_t *index)
+int kav_job_index(const struct kav_fid_av *av, fi_addr_t fi_addr,
+		  uint64_t *index)
 {
 	const struct kav_job *job = av->job;
 	uint64_t low = fi_addr & KAV_FI_ADDR_LOW_MASK;
@@ -104,7 +106,7 @@ int kav_job_index(const struct kav_av *av, fi_addr_t fi_addr, uint64_t *index)
 	return 0;
 }
 
-uint64_t kav_job_addr_bound(const struct kav_av *av)
+uint64_t kav_job_addr_bound(const struct kav_fid_av *av)
 {
 	const struct kav_job *job = av->job;
 
@@ -135,7 +137,7 @@ static int kav_job_take_pos(struct kav_job *job, uint64_t *pos)
 	return 0;
 }
 
-int kav_job_adopt(struct kav_av *av, uint64_t index, fi_addr_t *fi_addr)
+int kav_job_adopt(struct kav_fid_av *av, uint64_t index, fi_addr_t *fi_addr)
 {
 	struct kav_job *job = av->job;
 	uint32_t *w;
@@ -175,7 +177,7 @@ out:
 	return ret;
 }
 
-void kav_job_count(struct kav_av *av, uint64_t found, uint64_t sent)
+void kav_job_count(struct kav_fid_av *av, uint64_t found, uint64_t sent)
 {
 	struct kav_av_job_stats *st = &av->job->stats;
 
@@ -190,7 +192,7 @@ void kav_job_count(struct kav_av *av, uint64_t found, uint64_t sent)
 /* ------------------------------------------------------- index search */
 
 /* Does entry @index hold @slot's @len bytes under the domain key? */
-static bool kav_job_match(const struct kav_av *av, uint64_t index,
+static bool kav_job_match(const struct kav_fid_av *av, uint64_t index,
 			  const uint8_t *slot, size_t len)
 {
 	uint8_t buf[KAV_ADDR_MAX_LEN];
@@ -202,7 +204,7 @@ static bool kav_job_match(const struct kav_av *av, uint64_t index,
 	       m.auth_key == av->job->key_slot && !memcmp(buf, slot, len);
 }
 
-int kav_job_find(struct kav_av *av, const uint8_t *slot, uint64_t *index)
+int kav_job_find(struct kav_fid_av *av, const uint8_t *slot, uint64_t *index)
 {
 	const struct kav_job *job = av->job;
 	struct kav_key_snap key;
@@ -238,7 +240,7 @@ int kav_job_find(struct kav_av *av, const uint8_t *slot, uint64_t *index)
 /* ------------------------------------------------------------ attach */
 
 /* The slot holding the domain's key: 0 in a job table, else searched. */
-static int kav_job_key_slot(const struct kav_av *av, uint32_t *slot)
+static int kav_job_key_slot(const struct kav_fid_av *av, uint32_t *slot)
 {
 	struct kav_key_snap key;
 	uint32_t s;
@@ -255,7 +257,7 @@ static int kav_job_key_slot(const struct kav_av *av, uint32_t *slot)
 }
 
 /* The header's index, checked against the mapping once. */
-static void kav_job_attach_index(struct kav_av *av, struct kav_job *job)
+static void kav_job_attach_index(struct kav_fid_av *av, struct kav_job *job)
 {
 	const struct kav_table_header *h = kav_table_header(&av->table);
 	uint32_t nb = h->index_buckets;
@@ -284,7 +286,7 @@ static void kav_job_attach_index(struct kav_av *av, struct kav_job *job)
 	job->next = (const uint32_t *)(av->table.base + next);
 }
 
-int kav_job_attach(struct kav_av *av, const struct fi_av_attr *attr)
+static int kav_job_attach(struct kav_fid_av *av, const struct fi_av_attr *attr)
 {
 	struct kav_job *job;
 	int ret;
@@ -319,14 +321,17 @@ int kav_job_attach(struct kav_av *av, const struct fi_av_attr *attr)
 	return 0;
 }
 
-void kav_job_free(struct kav_job *job)
+static void kav_job_detach(struct kav_fid_av *av)
 {
+	struct kav_job *job = av->job;
+
 	if (!job)
 		return;
 	kav_jvec_free(&job->bits);
 	kav_jvec_free(&job->pos);
 	pthread_mutex_destroy(&job->lock);
 	free(job);
+	av->job = NULL;
 }
 
 /* ---------------------------------------------------------------- ops */
@@ -339,7 +344,7 @@ static int kav_cmp_u64(const void *a, const void *b)
 }
 
 /* Every fi_addr the process's, none twice: else nothing is removed. */
-static int kav_job_remove_check(struct kav_av *av, const fi_addr_t *fi_addr,
+static int kav_job_remove_check(struct kav_fid_av *av, const fi_addr_t *fi_addr,
 				size_t count)
 {
 	uint64_t *low, index;
@@ -371,10 +376,10 @@ static int kav_job_remove_check(struct kav_av *av, const fi_addr_t *fi_addr,
 }
 
 /* fi_av_remove(): the process's view only; the table keeps the entry. */
-static int kav_job_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
-			  size_t count, uint64_t flags)
+int kav_job_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
+		   size_t count, uint64_t flags)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	struct kav_job *job = av->job;
 	uint64_t low;
 	uint32_t *w;
@@ -415,10 +420,10 @@ static int kav_job_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 	return ret;
 }
 
-static int kav_job_lookup(struct fid_av *av_fid, fi_addr_t fi_addr,
-			  void *addr, size_t *addrlen)
+int kav_job_lookup(struct fid_av *av_fid, fi_addr_t fi_addr,
+		   void *addr, size_t *addrlen)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	uint64_t index;
 
 	if (!addrlen || (!addr && *addrlen)) {
@@ -434,26 +439,10 @@ static int kav_job_lookup(struct fid_av *av_fid, fi_addr_t fi_addr,
 	return kav_table_lookup(&av->table, index, addr, addrlen);
 }
 
-int kav_job_resolve(struct fid_av *av_fid, fi_addr_t fi_addr,
-		    struct kav_resolved *out)
-{
-	struct kav_av *av;
-	uint64_t index;
-
-	if (!av_fid || av_fid->fid.fclass != FI_CLASS_AV ||
-	    av_fid->fid.ops != &kav_job_fi_ops || !out)
-		return -FI_EINVAL;
-	av = kav_av_of(av_fid);
-	if (kav_job_index(av, fi_addr, &index))
-		return -FI_EINVAL;
-	/* The index of a private AV of the same table answers the rest. */
-	return kav_av_resolve_index(av, index, out);
-}
-
 /* No per-entry keys or user ids: the table is shared (uapi kav.h). */
-static int kav_job_insert_auth_key(struct fid_av *av_fid, const void *key,
-				   size_t key_size, fi_addr_t *fi_addr,
-				   uint64_t flags)
+int kav_job_insert_auth_key(struct fid_av *av_fid, const void *key,
+			    size_t key_size, fi_addr_t *fi_addr,
+			    uint64_t flags)
 {
 	(void)av_fid;
 	(void)key;
@@ -466,8 +455,8 @@ static int kav_job_insert_auth_key(struct fid_av *av_fid, const void *key,
 	return -FI_EOPNOTSUPP;
 }
 
-static int kav_job_set_user_id(struct fid_av *av_fid, fi_addr_t fi_addr,
-			       fi_addr_t user_id, uint64_t flags)
+int kav_job_set_user_id(struct fid_av *av_fid, fi_addr_t fi_addr,
+			fi_addr_t user_id, uint64_t flags)
 {
 	(void)av_fid;
 	(void)fi_addr;
@@ -479,10 +468,10 @@ static int kav_job_set_user_id(struct fid_av *av_fid, fi_addr_t fi_addr,
 	return -FI_EOPNOTSUPP;
 }
 
-static int kav_job_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,
-				   void *auth_key, size_t *auth_key_size)
+int kav_job_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,
+			    void *auth_key, size_t *auth_key_size)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	uint64_t index;
 
 	/* A key handle is the table's; an address is translated first. */
@@ -500,82 +489,23 @@ static int kav_job_lookup_auth_key(struct fid_av *av_fid, fi_addr_t fi_addr,
 				      auth_key_size);
 }
 
-static struct kav_fi_ops_av kav_job_av_ops = {
-	.size = sizeof(struct kav_fi_ops_av),
-	.insert = kav_av_insert,	/* av_insert.c asks kav_job_find() */
-	.insertsvc = kav_av_insertsvc,
-	.insertsym = kav_av_insertsym,
-	.remove = kav_job_remove,
-	.lookup = kav_job_lookup,
-	.straddr = kav_av_straddr,
-	.av_set = kav_av_set_open,	/* members checked by kav_job_index() */
-	.insert_auth_key = kav_job_insert_auth_key,
-	.lookup_auth_key = kav_job_lookup_auth_key,
-	.set_user_id = kav_job_set_user_id,
+/* The base AV's way into this file (kav_priv.h). */
+const struct kav_av_kind kav_job_kind = {
+	.create_flags = KAV_AV_JOB,
+	.attach = kav_job_attach,
+	.detach = kav_job_detach,
+	.index = kav_job_index,
 };
-
-/*
- * Its own fi_ops, so that kav_av_resolve()'s fast path (private AVs only)
- * costs nothing more: a job AV fails its one ops check and is answered
- * by kav_job_resolve().
- */
-struct fi_ops kav_job_fi_ops = {
-	.size = sizeof(struct fi_ops),
-	.close = kav_av_close_fid,
-	.bind = kav_av_bind_fid,
-	.control = kav_no_control,
-	.ops_open = kav_no_ops_open,
-	.tostr = kav_no_tostr,
-	.ops_set = kav_no_ops_set,
-};
-
-void kav_job_set_ops(struct kav_av *av)
-{
-	av->av_fid.fid.ops = &kav_job_fi_ops;
-	av->av_fid.ops = (struct fi_ops_av *)&kav_job_av_ops;
-}
 
 /* ------------------------------------------------------------- public */
-
-KAV_API int kav_av_open_job(struct fid_domain *domain, struct fi_av_attr *attr,
-			    struct fid_av **av, void *context)
-{
-	const struct kav_domain *d = (const struct kav_domain *)domain;
-
-	kav_err_clear();
-	if (!domain || !kav_domain_is(&domain->fid) || !attr || !av) {
-		kav_refuse("kav_av_open_job: a kav domain, attr and av are "
-			   "needed");
-		return -FI_EINVAL;
-	}
-	if (attr->name || (attr->flags & ~(FI_EVENT | FI_SYMMETRIC))) {
-		kav_refuse("kav_av_open_job: a job AV has no name and takes "
-			   "FI_EVENT and FI_SYMMETRIC only (flags %#llx)",
-			   (unsigned long long)attr->flags);
-		return -FI_EINVAL;
-	}
-	if (d->av_auth_key) {
-		kav_refuse("kav_av_open_job: the domain asks FI_AV_AUTH_KEY; a "
-			   "job AV holds the domain's key only");
-		return -FI_EINVAL;
-	}
-	if (!d->has_key) {
-		kav_refuse("kav_av_open_job: the domain has no auth key: a "
-			   "job is a key's grant");
-		return -FI_ENOKEY;
-	}
-	return kav_av_open_as(domain, attr, av, context, true);
-}
 
 KAV_API int kav_av_job_stats(struct fid_av *av_fid,
 			     struct kav_av_job_stats *stats)
 {
-	const struct kav_av *av;
+	const struct kav_fid_av *av = kav_av_from_fid(av_fid);
 
-	if (!av_fid || av_fid->fid.fclass != FI_CLASS_AV ||
-	    av_fid->fid.ops != &kav_job_fi_ops || !stats)
+	if (!av || av->kind != &kav_job_kind || !stats)
 		return -FI_EINVAL;
-	av = kav_av_of(av_fid);
 	stats->found = __atomic_load_n(&av->job->stats.found,
 				       __ATOMIC_RELAXED);
 	stats->sent = __atomic_load_n(&av->job->stats.sent, __ATOMIC_RELAXED);

@@ -54,20 +54,8 @@ struct kav_job {
 	struct kav_av_job_stats stats;	/* relaxed atomics */
 };
 
-extern struct fi_ops kav_job_fi_ops;
-
-/* av.c: fi_av_open() of a private (@job false) or job AV. */
-int kav_av_open_as(struct fid_domain *domain, struct fi_av_attr *attr,
-		   struct fid_av **av, void *context, bool job);
-/* av.c: fi_close() and fi_av_bind() of either kind. */
-int kav_av_close_fid(struct fid *fid);
-int kav_av_bind_fid(struct fid *fid, struct fid *bfid, uint64_t flags);
-
-/* After the table is mapped: set up @av's view (@attr's type). */
-int kav_job_attach(struct kav_av *av, const struct fi_av_attr *attr);
-/* Give @av the job ops tables (after av.c set the private ones). */
-void kav_job_set_ops(struct kav_av *av);
-void kav_job_free(struct kav_job *job);
+/* The base AV's way into a job AV (struct kav_av_kind, kav_priv.h). */
+extern const struct kav_av_kind kav_job_kind;
 
 /*
  * Look staged address @slot up in the table's index, without a system
@@ -75,25 +63,40 @@ void kav_job_free(struct kav_job *job);
  * -FI_ENOENT when none was found (insert it: the kernel decides),
  * -FI_EKEYREJECTED when the domain key was revoked.
  */
-int kav_job_find(struct kav_av *av, const uint8_t *slot, uint64_t *index);
+int kav_job_find(struct kav_fid_av *av, const uint8_t *slot, uint64_t *index);
 /*
  * Make table index @index the process's: *@fi_addr is the fi_addr it
  * gets. Under the job's lock. 0, -FI_ENOSPC (no free position) or
  * -FI_ENOMEM.
  */
-int kav_job_adopt(struct kav_av *av, uint64_t index, fi_addr_t *fi_addr);
+int kav_job_adopt(struct kav_fid_av *av, uint64_t index, fi_addr_t *fi_addr);
 /* The table index of the process's @fi_addr: 0 or -FI_EINVAL. */
-int kav_job_index(const struct kav_av *av, fi_addr_t fi_addr,
+int kav_job_index(const struct kav_fid_av *av, fi_addr_t fi_addr,
 		  uint64_t *index);
 /* fi_addrs of the view are below this (AV sets' universe). */
-uint64_t kav_job_addr_bound(const struct kav_av *av);
-/* kav_av_resolve() of a job AV: translate, then as a private AV. */
-int kav_job_resolve(struct fid_av *av_fid, fi_addr_t fi_addr,
-		    struct kav_resolved *out) __attribute__((cold));
-/* av_lookup.c: kav_av_resolve() of table index @index, all checks. */
-int kav_av_resolve_index(struct kav_av *av, uint64_t index,
-			 struct kav_resolved *out);
+uint64_t kav_job_addr_bound(const struct kav_fid_av *av);
 /* Count @n addresses found, or sent in one system call. */
-void kav_job_count(struct kav_av *av, uint64_t found, uint64_t sent);
+void kav_job_count(struct kav_fid_av *av, uint64_t found, uint64_t sent);
+
+/*
+ * The fi_ops_av entries a job AV has of its own (av_ops.c's job table;
+ * insert, straddr and av_set are the private AV's).
+ */
+/* fi_av_remove(): the process's view only; the table keeps the entry. */
+int kav_job_remove(struct fid_av *av, fi_addr_t *fi_addr, size_t count,
+		   uint64_t flags);
+/* fi_av_lookup() of the process's fi_addr (translated to the index). */
+int kav_job_lookup(struct fid_av *av, fi_addr_t fi_addr, void *addr,
+		   size_t *addrlen);
+/* Refused: a job AV holds the domain's key only. */
+int kav_job_insert_auth_key(struct fid_av *av, const void *key,
+			    size_t key_size, fi_addr_t *fi_addr,
+			    uint64_t flags);
+/* An address is translated first; a key handle is the table's. */
+int kav_job_lookup_auth_key(struct fid_av *av, fi_addr_t fi_addr,
+			    void *auth_key, size_t *auth_key_size);
+/* Refused: the table's entries are shared, so they carry no user ids. */
+int kav_job_set_user_id(struct fid_av *av, fi_addr_t fi_addr,
+			fi_addr_t user_id, uint64_t flags);
 
 #endif /* KAV_AV_JOB_H */

@@ -5,7 +5,6 @@
  * system call, no lock, no call but the address copy.
  */
 #include "kav_priv.h"
-#include "av_job.h"
 
 /*
  * Everything kav_av_lookup() does not answer at once: a refused argument,
@@ -13,7 +12,7 @@
  * is not valid. Out of line so the fast path needs no stack frame.
  */
 static __attribute__((noinline, cold)) int
-kav_av_lookup_slow(struct kav_av *av, fi_addr_t fi_addr, void *addr,
+kav_av_lookup_slow(struct kav_fid_av *av, fi_addr_t fi_addr, void *addr,
 		   size_t *addrlen)
 {
 	int ret;
@@ -41,8 +40,8 @@ kav_av_lookup_slow(struct kav_av *av, fi_addr_t fi_addr, void *addr,
 int kav_av_lookup(struct fid_av *av_fid, fi_addr_t fi_addr, void *addr,
 		  size_t *addrlen)
 {
-	struct kav_av *av = kav_av_of(av_fid);
-	const struct kav_table *t = &av->table;
+	struct kav_fid_av *av = kav_av_of(av_fid);
+	const struct kav_map *t = &av->table;
 	uint64_t index = fi_addr & KAV_FI_ADDR_LOW_MASK;
 	const struct kav_entry *e;
 	uint32_t seq;
@@ -85,7 +84,8 @@ const char *kav_av_straddr(struct fid_av *av_fid, const void *addr,
  * when its one inline attempt cannot answer.
  */
 static __attribute__((noinline, cold)) int
-kav_av_resolve_slow(struct kav_av *av, uint64_t index, struct kav_resolved *out)
+kav_av_resolve_slow(struct kav_fid_av *av, uint64_t index,
+		    struct kav_resolved *out)
 {
 	struct kav_entry_meta meta;
 	struct kav_key_snap key;
@@ -111,10 +111,22 @@ kav_av_resolve_slow(struct kav_av *av, uint64_t index, struct kav_resolved *out)
 	return out->revoked ? -FI_EKEYREJECTED : 0;
 }
 
-/* Table index @index of @av, fully (a job AV's translated fi_addr). */
-int kav_av_resolve_index(struct kav_av *av, uint64_t index,
-			 struct kav_resolved *out)
+/*
+ * kav_av_resolve() of anything but a private AV: an AV of another kind
+ * has its fi_addr translated by its kind (a job AV's view), then is
+ * answered as a private AV of the same table; what is no kav AV is
+ * refused.
+ */
+static __attribute__((noinline, cold)) int
+kav_av_resolve_kind(struct fid_av *av_fid, fi_addr_t fi_addr,
+		    struct kav_resolved *out)
 {
+	struct kav_fid_av *av = kav_av_from_fid(av_fid);
+	uint64_t index;
+
+	if (!av || !av->kind || !out ||
+	    av->kind->index(av, fi_addr, &index))
+		return -FI_EINVAL;
 	return kav_av_resolve_slow(av, index, out);
 }
 
@@ -127,21 +139,21 @@ int kav_av_resolve_index(struct kav_av *av, uint64_t index,
 KAV_API int kav_av_resolve(struct fid_av *av_fid, fi_addr_t fi_addr,
 			   struct kav_resolved *out)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	const struct kav_key_slot *k;
-	const struct kav_table *t;
+	const struct kav_map *t;
 	const struct kav_entry *e;
 	uint64_t index, kseq;
 	uint32_t seq, slot, kflags;
 
 	/*
 	 * Private AVs only: a job AV's fi_addr is translated first (and
-	 * kav_job_resolve() refuses what is neither). Only kav's AVs carry
-	 * kav_av_fi_ops, so the ops alone say what the fid is.
+	 * kav_av_resolve_kind() refuses what is neither). Only kav's AVs
+	 * carry kav_av_fi_ops, so the ops and the kind say what the fid is.
 	 */
 	if (__builtin_expect(!av_fid || av_fid->fid.ops != &kav_av_fi_ops ||
-			     !out, 0))
-		return kav_job_resolve(av_fid, fi_addr, out);
+			     !out || av->kind, 0))
+		return kav_av_resolve_kind(av_fid, fi_addr, out);
 	t = &av->table;
 	/* The bound refuses key handles and FI_ADDR_NOTAVAIL (table.h). */
 	index = fi_addr & KAV_FI_ADDR_LOW_MASK;
@@ -196,7 +208,7 @@ KAV_API int kav_av_resolve(struct fid_av *av_fid, fi_addr_t fi_addr,
 KAV_API int kav_av_resolve_check(struct fid_av *av_fid,
 				 const struct kav_resolved *res)
 {
-	struct kav_av *av = kav_av_from_fid(av_fid);
+	struct kav_fid_av *av = kav_av_from_fid(av_fid);
 
 	if (!av || !res || !kav_table_has(&av->table, res->index))
 		return 0;

@@ -105,10 +105,10 @@ int kav_av_named_request(const struct fi_av_attr *attr,
 	return ret;
 }
 
-void kav_av_create_denied(const struct kav_domain *d, const char *what,
+void kav_av_create_denied(const struct kav_fid_domain *d, const char *what,
 			  int err)
 {
-	struct kav_deny deny = {
+	struct kav_denial deny = {
 		.what = what,
 		.err = err,
 		.keyed = d->has_key,
@@ -120,7 +120,7 @@ void kav_av_create_denied(const struct kav_domain *d, const char *what,
 		kav_fail_warn("%s refused: %s", what, kav_strerror(err));
 		return;
 	}
-	kav_deny(d->fd, &deny);
+	kav_denial_warn(d->fd, &deny);
 }
 
 /* "owner uid 1000" of the named AV @req looks for (@id: the caller). */
@@ -136,7 +136,7 @@ static void kav_named_owner(const struct kav_av_create *req,
 		snprintf(buf, len, "owner: you, the domain's opener");
 }
 
-void kav_av_named_open_failed(const struct kav_domain *d,
+void kav_av_named_open_failed(const struct kav_fid_domain *d,
 			      const struct fi_av_attr *attr,
 			      const struct kav_av_create *req, int err)
 {
@@ -188,7 +188,7 @@ void kav_av_named_open_failed(const struct kav_domain *d,
 		      "needs " KAV_AV_OWNER_ENV "=<uid>");
 }
 
-int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr)
+int kav_av_named_attach(struct kav_fid_av *av, struct fi_av_attr *attr)
 {
 	uint64_t slots = kav_table_nr_slots(&av->table);
 
@@ -212,9 +212,9 @@ int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr)
 	return 0;
 }
 
-int kav_av_named_join_key(struct kav_av *av, const char *name)
+int kav_av_named_join_key(struct kav_fid_av *av, const char *name)
 {
-	const struct kav_domain *d = av->domain;
+	const struct kav_fid_domain *d = av->domain;
 	struct kav_av_key req;
 	int ret;
 
@@ -230,7 +230,7 @@ int kav_av_named_join_key(struct kav_av *av, const char *name)
 	ret = kav_err_from_errno(-ret);
 	if (ret == -FI_EACCES || ret == -FI_EKEYREJECTED || ret == -EDQUOT) {
 		char what[KAV_NAME_MAX + 128];
-		struct kav_deny deny = {
+		struct kav_denial deny = {
 			.what = what,
 			.err = ret,
 			.keyed = true,
@@ -241,7 +241,7 @@ int kav_av_named_join_key(struct kav_av *av, const char *name)
 		snprintf(what, sizeof(what), "named AV %s exists: adding the "
 			 "domain's auth key vni %u to it, so that inserts are "
 			 "bound to that key,", name, d->key.vni);
-		kav_deny(d->fd, &deny);
+		kav_denial_warn(d->fd, &deny);
 		return ret;
 	}
 	kav_fail_warn("named AV %s exists: adding the domain's auth key vni "

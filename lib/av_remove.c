@@ -23,7 +23,7 @@ static int kav_cmp_u64(const void *a, const void *b)
  * (A concurrent remover of the same entries can still make a later batch
  * fail after earlier ones were applied.)
  */
-static int kav_av_remove_check(struct kav_av *av, const uint64_t *idx,
+static int kav_av_remove_check(struct kav_fid_av *av, const uint64_t *idx,
 			       size_t count)
 {
 	struct kav_entry_meta meta;
@@ -50,7 +50,7 @@ static int kav_av_remove_check(struct kav_av *av, const uint64_t *idx,
 	return ret;
 }
 
-int kav_av_remove_batch(struct kav_av *av, const uint64_t *idx, size_t n,
+int kav_av_remove_batch(struct kav_fid_av *av, const uint64_t *idx, size_t n,
 			uint32_t *err_index)
 {
 	struct kav_av_remove req;
@@ -69,7 +69,7 @@ int kav_av_remove_batch(struct kav_av *av, const uint64_t *idx, size_t n,
 	return kav_err_from_errno(-ret);
 }
 
-static int kav_av_remove_entries(struct kav_av *av, const uint64_t *idx,
+static int kav_av_remove_entries(struct kav_fid_av *av, const uint64_t *idx,
 				 size_t count)
 {
 	uint32_t err_index;
@@ -107,7 +107,7 @@ static int kav_av_remove_entries(struct kav_av *av, const uint64_t *idx,
  * nothing removed; a concurrent insert or enable can still make a later
  * key fail (-FI_EBUSY from the kernel) after earlier ones were removed.
  */
-static int kav_av_remove_keys(struct kav_av *av, const fi_addr_t *fi_addr,
+static int kav_av_remove_keys(struct kav_fid_av *av, const fi_addr_t *fi_addr,
 			      size_t count)
 {
 	struct kav_key_snap key;
@@ -154,7 +154,7 @@ static int kav_av_remove_keys(struct kav_av *av, const fi_addr_t *fi_addr,
 int kav_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr, size_t count,
 		  uint64_t flags)
 {
-	struct kav_av *av = kav_av_of(av_fid);
+	struct kav_fid_av *av = kav_av_of(av_fid);
 	uint64_t *idx;
 	size_t i;
 	int ret;

@@ -65,7 +65,7 @@
 
 struct kav_av_set {
 	struct fid_av_set set_fid;	/* first */
-	struct kav_av *av;
+	struct kav_fid_av *av;
 	pthread_mutex_t lock;
 	fi_addr_t *members;		/* in set order */
 	size_t count;
@@ -93,91 +93,11 @@ bool kav_av_set_is(const struct fid *fid)
 	       fid->ops == &kav_av_set_fi_ops;
 }
 
-struct kav_av *kav_av_set_av(struct fid_av_set *set)
+struct kav_fid_av *kav_av_set_av(struct fid_av_set *set)
 {
 	if (!set || !kav_av_set_is(&set->fid))
 		return NULL;
 	return kav_set_of(set)->av;
-}
-
-/* --------------------------------------------------- AV child registry */
-
-struct kav_child {
-	const struct kav_av *av;
-	unsigned int n;
-};
-
-static pthread_mutex_t kav_children_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct kav_child *kav_children_tab;
-static size_t kav_children_len, kav_children_cap;
-
-static struct kav_child *kav_child_find(const struct kav_av *av)
-{
-	size_t i;
-
-	for (i = 0; i < kav_children_len; i++)
-		if (kav_children_tab[i].av == av)
-			return &kav_children_tab[i];
-	return NULL;
-}
-
-int kav_av_child_get(const struct kav_av *av)
-{
-	struct kav_child *c, *tab;
-	size_t cap;
-	int ret = 0;
-
-	pthread_mutex_lock(&kav_children_lock);
-	c = kav_child_find(av);
-	if (c) {
-		c->n++;
-		goto out;
-	}
-	if (kav_children_len == kav_children_cap) {
-		cap = kav_children_cap ? kav_children_cap * 2 : 8;
-		tab = realloc(kav_children_tab, cap * sizeof(*tab));
-		if (!tab) {
-			ret = -FI_ENOMEM;
-			goto out;
-		}
-		kav_children_tab = tab;
-		kav_children_cap = cap;
-	}
-	kav_children_tab[kav_children_len].av = av;
-	kav_children_tab[kav_children_len].n = 1;
-	kav_children_len++;
-out:
-	pthread_mutex_unlock(&kav_children_lock);
-	return ret;
-}
-
-void kav_av_child_put(const struct kav_av *av)
-{
-	struct kav_child *c;
-
-	pthread_mutex_lock(&kav_children_lock);
-	c = kav_child_find(av);
-	if (c && !--c->n) {
-		*c = kav_children_tab[--kav_children_len];
-		if (!kav_children_len) {
-			free(kav_children_tab);
-			kav_children_tab = NULL;
-			kav_children_cap = 0;
-		}
-	}
-	pthread_mutex_unlock(&kav_children_lock);
-}
-
-unsigned int kav_av_children(const struct kav_av *av)
-{
-	struct kav_child *c;
-	unsigned int n;
-
-	pthread_mutex_lock(&kav_children_lock);
-	c = kav_child_find(av);
-	n = c ? c->n : 0;
-	pthread_mutex_unlock(&kav_children_lock);
-	return n;
 }
 
 /* ------------------------------------------------------ membership hash */
@@ -659,7 +579,7 @@ static int kav_set_fill(struct kav_av_set *s, const struct kav_set_range *r)
 int kav_av_set_open(struct fid_av *av_fid, struct fi_av_set_attr *attr,
 		    struct fid_av_set **set_out, void *context)
 {
-	struct kav_av *av = kav_av_from_fid(av_fid);
+	struct kav_fid_av *av = kav_av_from_fid(av_fid);
 	struct kav_set_range range;
 	struct kav_av_set *s;
 	int ret;

@@ -216,7 +216,7 @@ static void kav_cat_limit(char *buf, size_t len, size_t *pos, uint64_t limit,
 }
 
 void kav_deny_format(char *buf, size_t len, const struct kav_ident *id,
-		     const struct kav_deny *d)
+		     const struct kav_denial *d)
 {
 	const struct kav_grant_info *g;
 	char who[160], granted[256];
@@ -291,12 +291,12 @@ void kav_deny_format(char *buf, size_t len, const struct kav_ident *id,
 	}
 }
 
-void kav_deny(int domain_fd, const struct kav_deny *d)
+void kav_denial_warn(int domain_fd, const struct kav_denial *d)
 {
 	struct kav_ident id;
 	char msg[KAV_ERR_MAX];
 
-	struct kav_deny dd = *d;
+	struct kav_denial dd = *d;
 	size_t i;
 
 	/* Without WHOAMI (an older module) the message says so. */

@@ -18,16 +18,17 @@
 
 #include "kav_priv.h"
 
-_Static_assert(offsetof(struct kav_domain, domain_fid) == 0, "fid first");
+_Static_assert(offsetof(struct kav_fid_domain, domain_fid) == 0, "fid first");
 
-static struct kav_domain *kav_domain_of(struct fid *fid)
+static struct kav_fid_domain *kav_domain_of(struct fid *fid)
 {
-	return (struct kav_domain *)fid;	/* domain_fid.fid is first */
+	/* domain_fid.fid is first */
+	return (struct kav_fid_domain *)fid;
 }
 
 static int kav_domain_close(struct fid *fid)
 {
-	struct kav_domain *d = kav_domain_of(fid);
+	struct kav_fid_domain *d = kav_domain_of(fid);
 
 	if (__atomic_load_n(&d->av_refs, __ATOMIC_ACQUIRE)) {
 		kav_refuse("domain close refused: %u AVs still open",
@@ -37,39 +38,6 @@ static int kav_domain_close(struct fid *fid)
 	kav_sys_close(d->fd);
 	free(d);
 	return 0;
-}
-
-/* --- fi_ops stubs, shared with the AV (kav_priv.h) --- */
-int kav_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	(void)fid; (void)bfid; (void)flags;
-	return -FI_ENOSYS;
-}
-
-int kav_no_control(struct fid *fid, int command, void *arg)
-{
-	(void)fid; (void)command; (void)arg;
-	return -FI_ENOSYS;
-}
-
-int kav_no_ops_open(struct fid *fid, const char *name, uint64_t flags,
-			   void **ops, void *context)
-{
-	(void)fid; (void)name; (void)flags; (void)ops; (void)context;
-	return -FI_ENOSYS;
-}
-
-int kav_no_tostr(const struct fid *fid, char *buf, size_t len)
-{
-	(void)fid; (void)buf; (void)len;
-	return -FI_ENOSYS;
-}
-
-int kav_no_ops_set(struct fid *fid, const char *name, uint64_t flags,
-			  void *ops, void *context)
-{
-	(void)fid; (void)name; (void)flags; (void)ops; (void)context;
-	return -FI_ENOSYS;
 }
 
 static struct fi_ops kav_domain_fi_ops = {
@@ -282,14 +250,14 @@ static int kav_domain_set_key(int fd, const struct kav_auth_key *key)
 	case -FI_EACCES:
 	case -FI_EKEYREJECTED:
 	case -EDQUOT: {
-		struct kav_deny deny = {
+		struct kav_denial deny = {
 			.what = "domain auth key",
 			.err = ret,
 			.keyed = true,
 			.vni = key->vni,
 		};
 
-		kav_deny(fd, &deny);
+		kav_denial_warn(fd, &deny);
 		break;
 	}
 	case -FI_ENOSYS:
@@ -354,7 +322,7 @@ KAV_API int kav_domain_open(const struct fi_info *info,
 {
 	struct kav_auth_key key = { 0 };
 	bool av_auth_key, has_key;
-	struct kav_domain *d;
+	struct kav_fid_domain *d;
 	const char *path;
 	uint32_t format;
 	int fd, ret;

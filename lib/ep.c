@@ -12,7 +12,7 @@
 #include "kav_priv.h"
 
 struct kav_ep {
-	struct kav_av *av;
+	struct kav_fid_av *av;
 	int fd;
 	bool enabled;
 	uint64_t keys;			/* KAV_IOC_EP_ENABLE's snapshot */
@@ -20,7 +20,7 @@ struct kav_ep {
 
 KAV_API int kav_ep_open(struct fid_av *av_fid, struct kav_ep **out)
 {
-	struct kav_av *av = kav_av_from_fid(av_fid);
+	struct kav_fid_av *av = kav_av_from_fid(av_fid);
 	struct kav_av_ep_open req;
 	struct kav_ep *ep;
 	int ret;

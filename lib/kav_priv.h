@@ -18,7 +18,7 @@
 #include <kav/kav.h>
 
 #include "kav_base.h"		/* log, errno, sys: the ground floor */
-#include "table.h"		/* struct kav_table and its reads */
+#include "table.h"		/* struct kav_map and its reads */
 
 /* Default device; $KAV_DEVICE overrides it (tests, containers). */
 #define KAV_DEFAULT_DEVICE "/dev/" KAV_DEVICE_NAME
@@ -66,7 +66,7 @@ const struct kav_grant_info *kav_ident_limit(const struct kav_ident *id,
 					     uint32_t need_avs);
 
 /* A refusal by the kernel of something done under a key (or keyless). */
-struct kav_deny {
+struct kav_denial {
 	const char *what;		/* "insert of 2 addresses", ... */
 	int err;			/* -FI_EACCES, -FI_EKEYREJECTED, -EDQUOT */
 	bool keyed;			/* under @vni; false: keyless */
@@ -84,16 +84,16 @@ struct kav_deny {
 
 /* The message for @d given @id (pure: unit tested). */
 void kav_deny_format(char *buf, size_t len, const struct kav_ident *id,
-		     const struct kav_deny *d);
+		     const struct kav_denial *d);
 /*
  * Ask domain fd @domain_fd who it is, then record and warn the message
  * for @d (once).
  */
-void kav_deny(int domain_fd, const struct kav_deny *d);
+void kav_denial_warn(int domain_fd, const struct kav_denial *d);
 
 /* ---------------------------------------------------------------- table.c */
 
-/* struct kav_table, its snapshots and functions: table.h (above). */
+/* struct kav_map, its snapshots and functions: table.h (above). */
 
 /* ----------------------------------------------------------------- addr.c */
 
@@ -197,7 +197,8 @@ uint16_t kav_sym_port(const struct kav_sym *s, size_t j);
 
 /* --------------------------------------------------------------- domain.c */
 
-struct kav_domain {
+/* A kav domain: the struct fid_domain over one /dev/kav fd. */
+struct kav_fid_domain {
 	struct fid_domain domain_fid;	/* first: fid <-> domain casts */
 	int fd;
 	uint32_t addr_format;		/* FI_* format of every AV */
@@ -209,6 +210,9 @@ struct kav_domain {
 
 /* True when @fid is a domain from kav_domain_open(). */
 bool kav_domain_is(const struct fid *fid);
+
+/* ------------------------------------------------------------------ fid.c */
+
 /* struct fi_ops entries kav does not provide: -FI_ENOSYS. */
 int kav_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 int kav_no_control(struct fid *fid, int command, void *arg);
@@ -220,9 +224,10 @@ int kav_no_ops_set(struct fid *fid, const char *name, uint64_t flags,
 
 /* ------------------------------------------------------------------- av.c */
 
-struct kav_av {
+/* A kav AV: the struct fid_av over one kernel AV fd and its mapped table. */
+struct kav_fid_av {
 	struct fid_av av_fid;		/* first */
-	struct kav_domain *domain;
+	struct kav_fid_domain *domain;
 	int fd;
 	uint32_t addr_format;		/* FI_* */
 	uint32_t slot_size;		/* kernel addr_stride = table addr_max */
@@ -232,7 +237,24 @@ struct kav_av {
 	struct fid_eq *eq;		/* fi_av_bind(); set once (atomic) */
 	unsigned int refs;		/* holders: kav_eps, AV sets (atomic) */
 	struct kav_job *job;		/* a job AV's view (av_job.h), else NULL */
-	struct kav_table table;
+	const struct kav_av_kind *kind;	/* NULL: a private AV */
+	struct kav_map table;
+};
+
+/*
+ * What an AV of another kind than private adds to the base (job AVs:
+ * kav_job_kind, av_job.c). The base AV (av.c, av_lookup.c) calls through
+ * it and so never names the kind's file, which stands above it.
+ */
+struct kav_av_kind {
+	uint32_t create_flags;		/* struct kav_av_create.flags */
+	/* After the table is mapped: set up @av's view (@attr's type). */
+	int (*attach)(struct kav_fid_av *av, const struct fi_av_attr *attr);
+	/* Undo attach (fi_close(), or a later step of the open failed). */
+	void (*detach)(struct kav_fid_av *av);
+	/* The table index of the process's @fi_addr: 0 or -FI_EINVAL. */
+	int (*index)(const struct kav_fid_av *av, fi_addr_t fi_addr,
+		     uint64_t *index);
 };
 
 /*
@@ -240,13 +262,21 @@ struct kav_av {
  * no check. Anything that takes an fid_av from the application directly
  * uses kav_av_from_fid().
  */
-static inline struct kav_av *kav_av_of(struct fid_av *av_fid)
+static inline struct kav_fid_av *kav_av_of(struct fid_av *av_fid)
 {
-	return (struct kav_av *)av_fid;
+	return (struct kav_fid_av *)av_fid;
 }
 
+/* av_ops.c: fi_av_open() of a private AV (struct fi_ops_domain.av_open). */
 int kav_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		struct fid_av **av, void *context);
+/*
+ * fi_av_open() of either kind: the AV gets @ops and @kind (NULL: private).
+ * Called by av_ops.c's opens.
+ */
+int kav_av_open_as(struct fid_domain *domain, struct fi_av_attr *attr,
+		   struct fid_av **av, void *context,
+		   struct kav_fi_ops_av *ops, const struct kav_av_kind *kind);
 
 /* ------------------------------------------------------------ av_named.c */
 
@@ -273,31 +303,29 @@ int kav_av_named_request(const struct fi_av_attr *attr,
  * is fine) so that inserts without a key handle bind to it. 0 or a
  * negative fabric errno (logged).
  */
-int kav_av_named_join_key(struct kav_av *av, const char *name);
+int kav_av_named_join_key(struct kav_fid_av *av, const char *name);
 /*
  * Record and log why the kernel refused (@err) the named open @req of
  * @attr in domain @d: mode bits (warn), no such name (info), ...
  */
-void kav_av_named_open_failed(const struct kav_domain *d,
+void kav_av_named_open_failed(const struct kav_fid_domain *d,
 			      const struct fi_av_attr *attr,
 			      const struct kav_av_create *req, int err);
 /* The same for an AV create (@what) refused under @d's key. */
-void kav_av_create_denied(const struct kav_domain *d, const char *what,
+void kav_av_create_denied(const struct kav_fid_domain *d, const char *what,
 			  int err);
 /* Once mapped: FI_READ's count check and attr->map_addr. */
-int kav_av_named_attach(struct kav_av *av, struct fi_av_attr *attr);
+int kav_av_named_attach(struct kav_fid_av *av, struct fi_av_attr *attr);
 /* kav_strerror(), saying why for a change refused on a read-only AV. */
-const char *kav_av_strerror(const struct kav_av *av, int err);
-extern struct fi_ops kav_av_fi_ops;
-extern struct fi_ops kav_job_fi_ops;	/* job AVs (av_job.c) */
+const char *kav_av_strerror(const struct kav_fid_av *av, int err);
+extern struct fi_ops kav_av_fi_ops;	/* every kav AV's (av.c) */
 
 /* The kav AV behind @av_fid, or NULL when it is not one. */
-static inline struct kav_av *kav_av_from_fid(struct fid_av *av_fid)
+static inline struct kav_fid_av *kav_av_from_fid(struct fid_av *av_fid)
 {
 	/* Only our own AVs carry our ops tables. */
 	if (!av_fid || av_fid->fid.fclass != FI_CLASS_AV ||
-	    (av_fid->fid.ops != &kav_av_fi_ops &&
-	     av_fid->fid.ops != &kav_job_fi_ops))
+	    av_fid->fid.ops != &kav_av_fi_ops)
 		return NULL;
 	return kav_av_of(av_fid);
 }
@@ -305,8 +333,16 @@ static inline struct kav_av *kav_av_from_fid(struct fid_av *av_fid)
  * Hold @av open: while any hold exists fi_close() of the AV fails with
  * -FI_EBUSY (kav_eps, AV sets and anything else bound to the AV).
  */
-void kav_av_hold(struct kav_av *av);
-void kav_av_unhold(struct kav_av *av);
+void kav_av_hold(struct kav_fid_av *av);
+void kav_av_unhold(struct kav_fid_av *av);
+/*
+ * Objects (AV sets, peer AVs) that refer to a kav AV. kav_av_close()
+ * must refuse with -FI_EBUSY while kav_av_children() is not 0. Kept in a
+ * process-wide registry so that struct kav_fid_av needs no extra field.
+ */
+int kav_av_child_get(const struct kav_fid_av *av);	/* 0 or -FI_ENOMEM */
+void kav_av_child_put(const struct kav_fid_av *av);
+unsigned int kav_av_children(const struct kav_fid_av *av);
 
 /*
  * The fi_ops_av entries, one file per concern; av.c puts them in the ops
@@ -346,7 +382,7 @@ int kav_av_set_user_id(struct fid_av *av, fi_addr_t fi_addr,
  * negative fabric errno; on failure *@err_index (may be NULL) is the
  * kernel's err_index (KAV_NO_INDEX when it named none).
  */
-int kav_av_remove_batch(struct kav_av *av, const uint64_t *idx, size_t n,
+int kav_av_remove_batch(struct kav_fid_av *av, const uint64_t *idx, size_t n,
 			uint32_t *err_index);
 
 /* ------------------------------------------------------- fi_addr_t codes */
@@ -396,7 +432,7 @@ static inline fi_addr_t kav_key_fi_addr(uint32_t slot)
  * reads under them (kav_av_resolve() is the data path).
  */
 /* Read entry @index of @av (no address) and require it valid: 0/-FI_EINVAL. */
-static inline int kav_av_read_valid(const struct kav_av *av, uint64_t index,
+static inline int kav_av_read_valid(const struct kav_fid_av *av, uint64_t index,
 				    struct kav_entry_meta *meta)
 {
 	if (kav_table_read_meta(&av->table, index, meta) ||
@@ -406,7 +442,7 @@ static inline int kav_av_read_valid(const struct kav_av *av, uint64_t index,
 }
 
 /* Key slot @slot, required valid: 0 or -FI_EINVAL. */
-static inline int kav_av_read_key(const struct kav_av *av, uint32_t slot,
+static inline int kav_av_read_key(const struct kav_fid_av *av, uint32_t slot,
 				  struct kav_key_snap *snap)
 {
 	if (kav_table_read_key(&av->table, slot, snap) ||
@@ -421,7 +457,7 @@ static inline int kav_av_read_key(const struct kav_av *av, uint32_t slot,
  * entries use it, so -FI_EINVAL means the entry was removed since. Only
  * the key's flags and VNI are read (kav_table_read_key_part()).
  */
-static inline int kav_av_read_entry_key(const struct kav_av *av,
+static inline int kav_av_read_entry_key(const struct kav_fid_av *av,
 					const struct kav_entry_meta *meta,
 					struct kav_key_snap *snap)
 {

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * libkav internals: AV sets (av_set.c) and the objects that keep a kav AV
- * open (AV sets, peer AVs).
+ * libkav internals: AV sets (av_set.c). The objects that keep a kav AV
+ * open (AV sets, peer AVs) count in av.c's child registry (kav_priv.h).
  *
- * Wiring in av.c:
- *	kav_av_ops.av_set = kav_av_set_open;
- *	kav_av_close():  if (kav_av_children(av)) return -FI_EBUSY;
+ * Wiring in av_ops.c:	kav_av_ops.av_set = kav_av_set_open;
  */
 #ifndef KAV_SET_PRIV_H
 #define KAV_SET_PRIV_H
@@ -17,7 +15,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_collective.h>
 
-struct kav_av;
+struct kav_fid_av;
 
 /*
  * fi_av_set() on a kav AV (struct fi_ops_av.av_set). See av_set.c for the
@@ -29,7 +27,7 @@ int kav_av_set_open(struct fid_av *av, struct fi_av_set_attr *attr,
 /* True when @fid is an AV set from kav_av_set_open(). */
 bool kav_av_set_is(const struct fid *fid);
 /* The kav AV behind a kav AV set (NULL for anything else). */
-struct kav_av *kav_av_set_av(struct fid_av_set *set);
+struct kav_fid_av *kav_av_set_av(struct fid_av_set *set);
 
 /*
  * Pin @set (a peer AV set refers to it): fi_close() of the set fails with
@@ -45,14 +43,5 @@ void kav_av_set_release(struct fid_av_set *set);
  */
 int kav_av_set_members(struct fid_av_set *set, fi_addr_t *addr,
 		       size_t *count);
-
-/*
- * Objects (AV sets, peer AVs) that refer to a kav AV. kav_av_close()
- * must refuse with -FI_EBUSY while kav_av_children() is not 0. Kept in a
- * process-wide registry so that struct kav_av needs no extra field.
- */
-int kav_av_child_get(const struct kav_av *av);	/* 0 or -FI_ENOMEM */
-void kav_av_child_put(const struct kav_av *av);
-unsigned int kav_av_children(const struct kav_av *av);
 
 #endif /* KAV_SET_PRIV_H */

@@ -13,7 +13,7 @@
 
 struct kav_peer_av {
 	struct fid_peer_av peer;	/* first */
-	struct kav_av *av;
+	struct kav_fid_av *av;
 };
 
 struct kav_peer_av_set {
@@ -48,7 +48,7 @@ static fi_addr_t kav_peer_av_ep_addr(struct fid_peer_av *peer,
 	uint8_t name[KAV_ADDR_MAX_LEN + 1] = { 0 };
 	uint8_t want[KAV_ADDR_MAX_LEN], got[KAV_ADDR_MAX_LEN];
 	struct kav_entry_snap snap;
-	struct kav_av *av;
+	struct kav_fid_av *av;
 	size_t len = KAV_ADDR_MAX_LEN, slot;
 	uint64_t nr, i;
 
@@ -105,7 +105,7 @@ static struct fi_ops_av_owner kav_peer_av_owner_ops = {
 
 KAV_API int kav_av_peer_open(struct fid_av *av_fid, struct fid_peer_av **out)
 {
-	struct kav_av *av = kav_av_from_fid(av_fid);
+	struct kav_fid_av *av = kav_av_from_fid(av_fid);
 	struct kav_peer_av *p;
 	int ret;
 

@@ -54,7 +54,7 @@ static bool kav_is_pow2(uint32_t v)
  * KAV_FI_ADDR_KEY so that one comparison refuses key handles and
  * FI_ADDR_NOTAVAIL too.
  */
-bool kav_table_reach(const struct kav_table *t, uint64_t index)
+bool kav_table_reach(const struct kav_map *t, uint64_t index)
 {
 	uint64_t n = kav_table_nr_slots(t);
 
@@ -64,7 +64,7 @@ bool kav_table_reach(const struct kav_table *t, uint64_t index)
 	return index < n;
 }
 
-int kav_table_lookup_slow(const struct kav_table *t, uint64_t index,
+int kav_table_lookup_slow(const struct kav_map *t, uint64_t index,
 			  void *addr, size_t *addrlen)
 {
 	struct kav_entry_meta m;
@@ -83,7 +83,7 @@ int kav_table_lookup_slow(const struct kav_table *t, uint64_t index,
 	return 0;
 }
 
-int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
+int kav_table_attach(struct kav_map *t, const void *base, size_t map_size,
 		     uint32_t expect_format)
 {
 	const struct kav_table_header *h = base;
@@ -182,7 +182,7 @@ int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
 	return 0;
 }
 
-int kav_table_map(struct kav_table *t, int fd, size_t map_size,
+int kav_table_map(struct kav_map *t, int fd, size_t map_size,
 		  uint32_t expect_format)
 {
 	void *base;
@@ -208,7 +208,7 @@ int kav_table_map(struct kav_table *t, int fd, size_t map_size,
 	return 0;
 }
 
-void kav_table_unmap(struct kav_table *t)
+void kav_table_unmap(struct kav_map *t)
 {
 	if (t->mapped && t->base)
 		munmap((void *)t->base, t->map_size);

@@ -30,7 +30,7 @@
  * pointer arithmetic, never header fields re-read from shared memory, so a
  * bad header cannot steer a reader outside the mapping.
  */
-struct kav_table {
+struct kav_map {
 	/* What every lookup reads, together. */
 	const uint8_t *entries;		/* entry 0: base + header_size */
 	uint64_t bound;			/* cached nr_slots (atomic; table.c) */
@@ -87,18 +87,18 @@ struct kav_key_snap {
  * Check the header of a table image at @base (any memory: a mapping or, in
  * tests, a malloc'd buffer) and fill @t. @expect_format 0 accepts any.
  */
-int kav_table_attach(struct kav_table *t, const void *base, size_t map_size,
+int kav_table_attach(struct kav_map *t, const void *base, size_t map_size,
 		     uint32_t expect_format);
 /*
  * Out of line, for an index at or past the cached bound: load nr_slots
  * again and cache it. True when @index may now be read.
  */
-bool kav_table_reach(const struct kav_table *t, uint64_t index);
+bool kav_table_reach(const struct kav_map *t, uint64_t index);
 /* mmap() @fd read-only and attach. */
-int kav_table_map(struct kav_table *t, int fd, size_t map_size,
+int kav_table_map(struct kav_map *t, int fd, size_t map_size,
 		  uint32_t expect_format);
 /* Undo kav_table_map() (or forget an attached buffer). */
-void kav_table_unmap(struct kav_table *t);
+void kav_table_unmap(struct kav_map *t);
 
 /* Out of line and cold: for attempt >= KAV_READ_SPINS (below). */
 void kav_table_backoff(unsigned int attempt) __attribute__((cold));
@@ -107,7 +107,7 @@ void kav_table_backoff(unsigned int attempt) __attribute__((cold));
  * fi_av_lookup() semantics on a valid entry, with bounded retries: what
  * kav_table_lookup() (below) does not answer at once.
  */
-int kav_table_lookup_slow(const struct kav_table *t, uint64_t index,
+int kav_table_lookup_slow(const struct kav_map *t, uint64_t index,
 			  void *addr, size_t *addrlen) __attribute__((cold));
 
 #ifdef KAV_TESTING
@@ -178,13 +178,13 @@ static inline void kav_table_retry_wait(unsigned int attempt)
 }
 
 static inline const struct kav_table_header *
-kav_table_header(const struct kav_table *t)
+kav_table_header(const struct kav_map *t)
 {
 	return (const struct kav_table_header *)t->base;
 }
 
 /* Entries [0, nr_slots) may be read (acquire load, clamped to max_entries). */
-static inline uint64_t kav_table_nr_slots(const struct kav_table *t)
+static inline uint64_t kav_table_nr_slots(const struct kav_map *t)
 {
 	/* Acquire pairs with the kernel's release after backing the pages. */
 	uint64_t n = __atomic_load_n(&kav_table_header(t)->nr_slots,
@@ -198,7 +198,7 @@ static inline uint64_t kav_table_nr_slots(const struct kav_table *t)
  * while entry n is valid, FI_ADDR_NOTAVAIL otherwise; n < nr_slots. NULL
  * for a table without one (a job table: fi_addrs_offset 0).
  */
-static inline const uint64_t *kav_table_fi_addrs(const struct kav_table *t)
+static inline const uint64_t *kav_table_fi_addrs(const struct kav_map *t)
 {
 	if (!t->fi_addrs_offset)
 		return NULL;
@@ -207,7 +207,7 @@ static inline const uint64_t *kav_table_fi_addrs(const struct kav_table *t)
 
 /* Address of entry @index; no bounds check (callers check nr_slots). */
 static inline const struct kav_entry *
-kav_table_entry(const struct kav_table *t, uint64_t index)
+kav_table_entry(const struct kav_map *t, uint64_t index)
 {
 	return (const struct kav_entry *)(t->entries +
 					  (index << t->entry_shift));
@@ -218,7 +218,7 @@ kav_table_entry(const struct kav_table *t, uint64_t index)
  * cached bound; the first read past it reloads nr_slots (table.c). Key
  * handles and FI_ADDR_NOTAVAIL's low bits are never below the bound.
  */
-static inline bool kav_table_has(const struct kav_table *t, uint64_t index)
+static inline bool kav_table_has(const struct kav_map *t, uint64_t index)
 {
 	if (__builtin_expect(index < __atomic_load_n(&t->bound,
 						     __ATOMIC_ACQUIRE), 1))
@@ -320,7 +320,7 @@ static inline uint64_t kav_entry_key_handle(uint8_t key)
  * even loads of seq. Seqcount read side, as in the vDSO: the kernel makes
  * seq odd, writes the entry, then makes it even again.
  */
-static inline bool kav_table_try_read(const struct kav_table *t,
+static inline bool kav_table_try_read(const struct kav_map *t,
 				      const struct kav_entry *e,
 				      unsigned int attempt,
 				      struct kav_entry_meta *m, void *addr,
@@ -357,7 +357,7 @@ static inline bool kav_table_try_read(const struct kav_table *t,
  * index >= nr_slots; does not look at KAV_ENTRY_VALID. Retries are
  * bounded spins, then waits (KAV_READ_SPINS).
  */
-static inline int kav_table_read(const struct kav_table *t, uint64_t index,
+static inline int kav_table_read(const struct kav_map *t, uint64_t index,
 				 struct kav_entry_meta *m, void *addr,
 				 size_t cap, bool ids)
 {
@@ -380,7 +380,7 @@ static inline int kav_table_read(const struct kav_table *t, uint64_t index,
 }
 
 /* Copy entry @index consistently, address included (kav_table_read()). */
-static inline int kav_table_read_entry(const struct kav_table *t,
+static inline int kav_table_read_entry(const struct kav_map *t,
 				       uint64_t index,
 				       struct kav_entry_snap *snap)
 {
@@ -400,7 +400,7 @@ static inline int kav_table_read_entry(const struct kav_table *t,
 }
 
 /* As kav_table_read_entry() without copying the address. */
-static inline int kav_table_read_meta(const struct kav_table *t,
+static inline int kav_table_read_meta(const struct kav_map *t,
 				      uint64_t index,
 				      struct kav_entry_meta *meta)
 {
@@ -414,7 +414,7 @@ static inline int kav_table_read_meta(const struct kav_table *t,
  * which answers them), so it needs no stack frame. Everything unusual
  * is one branch, taken before any byte moves.
  */
-static inline int kav_table_lookup(const struct kav_table *t, uint64_t index,
+static inline int kav_table_lookup(const struct kav_map *t, uint64_t index,
 				   void *addr, size_t *addrlen)
 {
 	const struct kav_entry *e;
@@ -445,7 +445,7 @@ static inline int kav_table_lookup(const struct kav_table *t, uint64_t index,
 
 /* Address of key slot @slot; no bounds check (callers check max_keys). */
 static inline const struct kav_key_slot *
-kav_table_key(const struct kav_table *t, uint32_t slot)
+kav_table_key(const struct kav_map *t, uint32_t slot)
 {
 	return (const struct kav_key_slot *)(t->keys + slot *
 					     sizeof(struct kav_key_slot));
@@ -478,7 +478,7 @@ static inline bool kav_table_try_read_key(const struct kav_key_slot *k,
 
 /* What uses key slot @slot (< max_keys). */
 static inline const struct kav_key_count *
-kav_table_key_count(const struct kav_table *t, uint32_t slot)
+kav_table_key_count(const struct kav_map *t, uint32_t slot)
 {
 	return (const struct kav_key_count *)(t->base + t->key_counts_offset +
 					      slot *
@@ -492,7 +492,7 @@ kav_table_key_count(const struct kav_table *t, uint32_t slot)
  * slot (the kernel writes them without the slot's seq), its counts.
  * -FI_EINVAL when slot >= max_keys; does not look at KAV_KEY_VALID.
  */
-static inline int kav_table_read_key_part(const struct kav_table *t,
+static inline int kav_table_read_key_part(const struct kav_map *t,
 					  uint32_t slot,
 					  struct kav_key_snap *snap,
 					  bool all)
@@ -524,7 +524,7 @@ static inline int kav_table_read_key_part(const struct kav_table *t,
 }
 
 /* Copy all of key slot @slot (kav_table_read_key_part()). */
-static inline int kav_table_read_key(const struct kav_table *t, uint32_t slot,
+static inline int kav_table_read_key(const struct kav_map *t, uint32_t slot,
 				     struct kav_key_snap *snap)
 {
 	return kav_table_read_key_part(t, slot, snap, true);
@@ -535,7 +535,7 @@ static inline int kav_table_read_key(const struct kav_table *t, uint32_t slot,
  * caller's reads of the entry's bytes come before it: an acquire fence,
  * then the load (on weak memory an acquire load would not order them).
  */
-static inline uint64_t kav_table_entry_seq(const struct kav_table *t,
+static inline uint64_t kav_table_entry_seq(const struct kav_map *t,
 					   uint64_t index)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -15,7 +15,7 @@
  * remove, revocation), so this converges at once.
  */
 static void kav_view_sync_keys(struct kav_view *view,
-			       const struct kav_table *t)
+			       const struct kav_map *t)
 {
 	struct kav_key_snap snap;
 	uint64_t gen, word;
@@ -43,7 +43,7 @@ static void kav_view_sync_keys(struct kav_view *view,
 }
 
 /* Cache nr_slots again (as kav_table_reach()); may @index be read now? */
-static bool kav_view_reach(struct kav_view *view, const struct kav_table *t,
+static bool kav_view_reach(struct kav_view *view, const struct kav_map *t,
 			   uint64_t index)
 {
 	view->bound = KAV_MIN(kav_table_nr_slots(t), KAV_FI_ADDR_KEY);
@@ -53,8 +53,8 @@ static bool kav_view_reach(struct kav_view *view, const struct kav_table *t,
 /* <kav/kav_view.h> binds the name kav_view_init to this symbol. */
 KAV_API int kav_view_init(struct fid_av *av_fid, struct kav_view *view)
 {
-	struct kav_av *av = kav_av_from_fid(av_fid);
-	const struct kav_table *t;
+	struct kav_fid_av *av = kav_av_from_fid(av_fid);
+	const struct kav_map *t;
 
 	if (!av || !view)
 		return -FI_EINVAL;
@@ -81,9 +81,9 @@ KAV_API int kav_view_init(struct fid_av *av_fid, struct kav_view *view)
 KAV_API int kav_view_resolve_slow(struct kav_view *view, fi_addr_t fi_addr,
 				  struct kav_view_entry *out)
 {
-	struct kav_av *av = view ? kav_av_from_fid(view->av) : NULL;
+	struct kav_fid_av *av = view ? kav_av_from_fid(view->av) : NULL;
 	struct kav_entry_meta meta;
-	const struct kav_table *t;
+	const struct kav_map *t;
 	uint64_t index = fi_addr & KAV_FI_ADDR_LOW_MASK, word;
 
 	if (!av || !out)

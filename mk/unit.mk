@@ -149,10 +149,11 @@ unit-clean:
 # test_hook_vec: the hook's lock-free arrays (prov/hook_vec.c); test_hook:
 # the whole hook over a mock core provider (libfabric.so for its logging).
 UNIT_PROV_OBJS := $(patsubst prov/%.c,$(UNIT_DIR)/prov/%.o,$(PROV_SRCS))
-$(UNIT_DIR)/prov/%.o: prov/%.c prov/kav_hook.h $(UNIT_HDRS) mk/unit.mk
+$(UNIT_DIR)/prov/%.o: prov/%.c prov/kav_hook.h prov/hook_av.h $(UNIT_HDRS) \
+		mk/unit.mk
 	@mkdir -p $(@D)
 	$(CC) $(KAV_CFLAGS) $(UNIT_CFLAGS) -c -o $@ $<
-$(UNIT_DIR)/test_hook.o: prov/kav_hook.h
+$(UNIT_DIR)/test_hook.o: prov/kav_hook.h prov/hook_av.h
 $(UNIT_DIR)/test_hook: $(UNIT_DIR)/test_hook.o $(UNIT_PROV_OBJS) \
 		$(UNIT_HELPERS) $(UNIT_LIB_OBJS)
 	$(CC) $(UNIT_SAN) -o $@ $^ $(UNIT_LIBS) -lfabric -lpthread

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kav_hook.h"
+#include "hook_av.h"
 
 static struct kavh_av *kavh_av(struct fid_av *av)
 {
@@ -496,7 +496,7 @@ static struct kav_fi_ops_av kavh_av_ops = {
 	.set_user_id = kavh_av_set_user_id,
 };
 
-void kavh_av_stats_line(struct kavh_av *av)
+static void kavh_av_stats_line(struct kavh_av *av)
 {
 	const struct kavh_stats *st = &av->stats;
 	enum fi_log_level level = kavh_params.stats ? FI_LOG_WARN :
@@ -584,13 +584,6 @@ static struct fi_ops kavh_av_fi_ops = {
 	.control = kavh_av_control,
 	.ops_open = kavh_fid_ops_open,
 };
-
-struct kavh_av *kavh_av_of(struct fid *fid)
-{
-	if (!fid || fid->fclass != FI_CLASS_AV || fid->ops != &kavh_av_fi_ops)
-		return NULL;
-	return kavh_container_of(fid, struct kavh_av, av.fid);
-}
 
 /*
  * The private core AV: the application's type (a core may insist that it

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kav_hook.h"
+#include "hook_av.h"
 
 static struct kavh_cq *kavh_cq(struct fid_cq *cq)
 {
@@ -151,13 +151,6 @@ static struct fi_ops kavh_cq_fi_ops = {
 	.control = kavh_cq_control,
 	.ops_open = kavh_fid_ops_open,
 };
-
-struct kavh_cq *kavh_cq_of(struct fid *fid)
-{
-	if (!fid || fid->fclass != FI_CLASS_CQ || fid->ops != &kavh_cq_fi_ops)
-		return NULL;
-	return kavh_container_of(fid, struct kavh_cq, cq.fid);
-}
 
 int kavh_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		 struct fid_cq **cq_fid, void *context)

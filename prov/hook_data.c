@@ -8,7 +8,7 @@
  * kavh_xlate()'s error, before the core sees the call. Calls without a
  * peer (fi_*valid) go straight through.
  */
-#include "kav_hook.h"
+#include "hook_av.h"
 
 static inline struct kavh_ep *kavh_ep(struct fid_ep *ep)
 {

@@ -56,11 +56,6 @@ static struct fi_ops kavh_domain_fi = {
 	.ops_open = kavh_fid_ops_open,
 };
 
-const struct fi_ops *kavh_domain_fi_ops(void)
-{
-	return &kavh_domain_fi;
-}
-
 static struct kavh_domain *kavh_dom(struct fid_domain *domain)
 {
 	return kavh_container_of(domain, struct kavh_domain, domain);

@@ -93,13 +93,6 @@ static struct fi_ops kavh_ep_fi_ops = {
 	.ops_open = kavh_fid_ops_open,
 };
 
-struct kavh_ep *kavh_ep_of(struct fid *fid)
-{
-	if (!fid || fid->ops != &kavh_ep_fi_ops)
-		return NULL;
-	return kavh_container_of(fid, struct kavh_ep, ep.fid);
-}
-
 static ssize_t kavh_ep_cancel(struct fid *fid, void *context)
 {
 	struct kavh_ep *ep = kavh_container_of(fid, struct kavh_ep, ep.fid);
@@ -209,13 +202,13 @@ static int kavh_cm_shutdown(struct fid_ep *ep, uint64_t flags)
 static int kavh_cm_listen(struct fid_pep *pep)
 {
 	return KAVH_CORE_CALL(fi_listen((struct fid_pep *)
-					kavh_pep_core(&pep->fid)));
+					kavh_core_fid(&pep->fid)));
 }
 
 static int kavh_cm_reject(struct fid_pep *pep, fid_t handle,
 			  const void *param, size_t paramlen)
 {
-	return fi_reject((struct fid_pep *)kavh_pep_core(&pep->fid), handle,
+	return fi_reject((struct fid_pep *)kavh_core_fid(&pep->fid), handle,
 			 param, paramlen);
 }
 
@@ -329,12 +322,6 @@ int kavh_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
 	return 0;
 }
 
-/* Passive endpoints: only their EQ binding needs the hook. */
-struct kavh_pep {
-	struct fid_pep pep;
-	struct fid_pep *core;
-};
-
 static int kavh_pep_close(struct fid *fid)
 {
 	struct kavh_pep *pep = kavh_container_of(fid, struct kavh_pep,
@@ -372,16 +359,6 @@ static struct fi_ops kavh_pep_fi = {
 	.control = kavh_pep_control,
 	.ops_open = kavh_fid_ops_open,
 };
-
-const struct fi_ops *kavh_pep_fi_ops(void)
-{
-	return &kavh_pep_fi;
-}
-
-struct fid *kavh_pep_core(struct fid *fid)
-{
-	return &kavh_container_of(fid, struct kavh_pep, pep.fid)->core->fid;
-}
 
 int kavh_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 		  struct fid_pep **pep_fid, void *context)

@@ -222,13 +222,6 @@ static struct fi_ops kavh_eq_fi_ops = {
 	.ops_open = kavh_fid_ops_open,
 };
 
-struct kavh_eq *kavh_eq_of(struct fid *fid)
-{
-	if (!fid || fid->fclass != FI_CLASS_EQ || fid->ops != &kavh_eq_fi_ops)
-		return NULL;
-	return kavh_container_of(fid, struct kavh_eq, eq.fid);
-}
-
 int kavh_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		 struct fid_eq **eq_fid, void *context)
 {

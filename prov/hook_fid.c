@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * What every wrapper shares: finding the core object behind one of the
- * hook's fids (a bind, fi_trywait() or fi_open_ops() must reach the core
- * with the core's own fid), and passing fi_control() through.
+ * The hook's fid map and what every wrapper shares: which wrapper a fid
+ * is (kavh_av_of(), ...) and the core object behind it (a bind,
+ * fi_trywait() or fi_open_ops() must reach the core with the core's own
+ * fid), in one place as libfabric's hook_to_hfid(); and passing
+ * fi_control() through. The map needs no wrapper's file: a fid is ours
+ * when its fi_ops carry kavh_fid_ops_open(), and its class says which
+ * wrapper holds it.
  */
 #include "kav_hook.h"
 
@@ -16,34 +20,67 @@ int kavh_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	return -FI_ENOSYS;
 }
 
-/* The core's fid behind @fid; a fid that is not the hook's is returned. */
+/*
+ * Every wrapper's fi_ops has .ops_open = kavh_fid_ops_open (below) and no
+ * other object's has: a core's, libkav's or an application's fid is
+ * never taken for one of ours.
+ */
+static bool kavh_ours(const struct fid *fid, size_t fclass)
+{
+	return fid && fid->fclass == fclass && fid->ops &&
+	       fid->ops->ops_open == kavh_fid_ops_open;
+}
+
+struct kavh_av *kavh_av_of(struct fid *fid)
+{
+	return kavh_ours(fid, FI_CLASS_AV) ?
+	       kavh_container_of(fid, struct kavh_av, av.fid) : NULL;
+}
+
+struct kavh_cq *kavh_cq_of(struct fid *fid)
+{
+	return kavh_ours(fid, FI_CLASS_CQ) ?
+	       kavh_container_of(fid, struct kavh_cq, cq.fid) : NULL;
+}
+
+/* Endpoints and shared receive contexts (kavh_srx_open()). */
+struct kavh_ep *kavh_ep_of(struct fid *fid)
+{
+	return kavh_ours(fid, FI_CLASS_EP) || kavh_ours(fid, FI_CLASS_SRX_CTX) ?
+	       kavh_container_of(fid, struct kavh_ep, ep.fid) : NULL;
+}
+
+struct kavh_eq *kavh_eq_of(struct fid *fid)
+{
+	return kavh_ours(fid, FI_CLASS_EQ) ?
+	       kavh_container_of(fid, struct kavh_eq, eq.fid) : NULL;
+}
+
+/*
+ * The core's fid behind @fid; a fid that is not the hook's is returned,
+ * and so is the hook's fabric (nothing passes it to the core).
+ */
 struct fid *kavh_core_fid(struct fid *fid)
 {
-	struct kavh_av *av;
-	struct kavh_cq *cq;
-	struct kavh_ep *ep;
-	struct kavh_eq *eq;
+	struct kavh_av *av = kavh_av_of(fid);
+	struct kavh_cq *cq = kavh_cq_of(fid);
+	struct kavh_ep *ep = kavh_ep_of(fid);
+	struct kavh_eq *eq = kavh_eq_of(fid);
 
-	if (!fid)
-		return NULL;
-	av = kavh_av_of(fid);
 	if (av)
 		return &av->core->fid;
-	cq = kavh_cq_of(fid);
 	if (cq)
 		return &cq->core->fid;
-	ep = kavh_ep_of(fid);
 	if (ep)
 		return &ep->core->fid;
-	eq = kavh_eq_of(fid);
 	if (eq)
 		return &eq->core->fid;
-	if (fid->fclass == FI_CLASS_DOMAIN &&
-	    fid->ops == kavh_domain_fi_ops())
+	if (kavh_ours(fid, FI_CLASS_DOMAIN))
 		return &kavh_container_of(fid, struct kavh_domain,
 					  domain.fid)->core->fid;
-	if (fid->fclass == FI_CLASS_PEP && fid->ops == kavh_pep_fi_ops())
-		return kavh_pep_core(fid);
+	if (kavh_ours(fid, FI_CLASS_PEP))
+		return &kavh_container_of(fid, struct kavh_pep,
+					  pep.fid)->core->fid;
 	return fid;
 }
 

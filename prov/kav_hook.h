@@ -17,7 +17,8 @@
  *   process's own inserts, on first use for entries someone else wrote
  *   (named AVs): struct kavh_slot.
  * - Every call that takes an fi_addr_t translates it (kavh_xlate(), no
- *   lock, no system call); source addresses translate back (kavh_src()).
+ *   lock, no system call); source addresses translate back (kavh_src()):
+ *   the translation is hook_av.h's, beside its slow paths in hook_av.c.
  *
  * Only libfabric's installed public headers are used (rdma/, and
  * rdma/providers/ for struct fi_provider, FI_EXT_INI, fi_param_*, fi_log).
@@ -222,75 +223,6 @@ struct kavh_av {
 	struct kavh_stats stats;
 };
 
-/* The table has not changed (entries, keys) while this is unchanged. */
-static inline uint64_t kavh_table_stamp(const struct kav_table_header *hdr)
-{
-	/* Both only grow, so their sum changes whenever either does. */
-	return __atomic_load_n(&hdr->generation, __ATOMIC_ACQUIRE) +
-	       __atomic_load_n(&hdr->key_gen, __ATOMIC_ACQUIRE);
-}
-
-int kavh_xlate_slow(struct kavh_av *av, fi_addr_t addr, fi_addr_t *core);
-
-/*
- * kav fi_addr -> core fi_addr, for the data path. Bits 32..63 (rx
- * context, group) are the caller's and pass through; FI_ADDR_UNSPEC
- * passes through. Returns 0 or a negative fabric error (-FI_EINVAL: no
- * such entry; -FI_EKEYREJECTED: its key was revoked).
- */
-static inline int kavh_xlate(struct kavh_av *av, fi_addr_t addr,
-			     fi_addr_t *core)
-{
-	const struct kavh_slot *s;
-
-	if (!av || addr == FI_ADDR_UNSPEC) {
-		*core = addr;
-		return 0;
-	}
-	s = kavh_vec_get(&av->slots, addr & KAV_FI_ADDR_LOW_MASK);
-	if (kavh_likely(s) &&
-	    kavh_likely(__atomic_load_n(&s->stamp, __ATOMIC_ACQUIRE) ==
-			kavh_table_stamp(av->hdr))) {
-		*core = __atomic_load_n(&s->core, __ATOMIC_RELAXED) |
-			(addr & ~KAV_FI_ADDR_LOW_MASK);
-		return 0;
-	}
-	return kavh_xlate_slow(av, addr, core);
-}
-
-/* core fi_addr (from the core's CQ) -> kav fi_addr. */
-static inline fi_addr_t kavh_src(struct kavh_av *av, fi_addr_t core)
-{
-	const uint64_t *k;
-
-	if (!av || core == FI_ADDR_NOTAVAIL)
-		return core;
-	k = kavh_vec_get(&av->kav_of, core & KAV_FI_ADDR_LOW_MASK);
-	if (!k)
-		return FI_ADDR_NOTAVAIL;
-	return __atomic_load_n(k, __ATOMIC_RELAXED);
-}
-
-/*
- * A completion's source for the application: kav's fi_addr, or the
- * entry's user id where it has one (FI_AV_USER_ID), or FI_ADDR_NOTAVAIL
- * on an FI_AV_USER_ID AV before fi_av_set_user_id() (fi_av(3)).
- */
-fi_addr_t kavh_av_report(struct kavh_av *av, fi_addr_t core);
-
-/*
- * Before a completion's source is read from a CQ of @av: the first time,
- * mirror every entry already inserted, and every later one at insert.
- */
-void kavh_av_sources_read_slow(struct kavh_av *av);
-
-static inline void kavh_av_sources_read(struct kavh_av *av)
-{
-	if (av && av->dom->source &&
-	    kavh_unlikely(!__atomic_load_n(&av->eager, __ATOMIC_ACQUIRE)))
-		kavh_av_sources_read_slow(av);
-}
-
 /*
  * The source address of fi_cq_err_entry (FI_SOURCE_ERR and other receive
  * errors). libfabric 1.20 appended src_addr after err_data_size, and the
@@ -359,12 +291,18 @@ struct kavh_ep {
 
 void kavh_ep_set_directed(struct kavh_ep *ep, uint64_t caps);
 
-/* fid helpers: the core object behind one of ours, or the fid itself. */
+/* Passive endpoints: only their EQ binding needs the hook. */
+struct kavh_pep {
+	struct fid_pep pep;
+	struct fid_pep *core;
+};
+
+/*
+ * The fid map (hook_fid.c): the core object behind one of ours, or the
+ * fid itself; the wrapper a fid is, or NULL when it is none of ours.
+ */
 int kavh_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 struct fid *kavh_core_fid(struct fid *fid);
-const struct fi_ops *kavh_domain_fi_ops(void);
-const struct fi_ops *kavh_pep_fi_ops(void);
-struct fid *kavh_pep_core(struct fid *fid);
 struct kavh_av *kavh_av_of(struct fid *fid);
 struct kavh_cq *kavh_cq_of(struct fid *fid);
 struct kavh_ep *kavh_ep_of(struct fid *fid);
@@ -398,7 +336,5 @@ extern struct fi_ops_atomic kavh_atomic_ops;
 int kavh_fid_control(struct fid *core, int command, void *arg);
 int kavh_fid_ops_open(struct fid *fid, const char *name, uint64_t flags,
 		      void **ops, void *context);
-
-void kavh_av_stats_line(struct kavh_av *av);
 
 #endif /* KAV_HOOK_H */

@@ -325,7 +325,7 @@ static void test_resolve(void **state)
 	assert_memory_equal(r.addr, &in, sizeof(in));
 	/* Zero copy: the pointer is the mapped entry's address. */
 	assert_ptr_equal(r.addr,
-			 kav_table_entry(&((struct kav_av *)f->av)->table,
+			 kav_table_entry(&((struct kav_fid_av *)f->av)->table,
 					 fa)->addr);
 	assert_true(r.key == FI_ADDR_NOTAVAIL);
 	assert_int_equal(r.vni, 0);
@@ -424,7 +424,7 @@ static void test_no_key_slots(void **state)
 
 	fake_kav_max_keys = 0;
 	assert_int_equal(fi_av_open(f->dom, &attr, &av, NULL), 0);
-	assert_int_equal(((struct kav_av *)av)->table.max_keys, 0);
+	assert_int_equal(((struct kav_fid_av *)av)->table.max_keys, 0);
 	assert_int_equal(fi_av_lookup_auth_key(av, h, &key, &len), -FI_EINVAL);
 	assert_int_equal(fi_close(&av->fid), 0);
 }

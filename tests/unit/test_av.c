@@ -564,16 +564,15 @@ static void test_av_fd(void **state)
 	struct fid_av other;
 	int fd = kav_av_fd(f->av);
 	struct sockaddr_in in = test_sin("10.0.0.7", 7), out;
-	struct kav_table t;
+	struct kav_map t;
 	size_t len = sizeof(out);
 
 	assert_true(fd >= 0);
-	assert_int_equal(fd, ((struct kav_av *)f->av)->fd);
+	assert_int_equal(fd, ((struct kav_fid_av *)f->av)->fd);
 	/* The fd is the AV's own table: mapping it shows what we insert. */
 	assert_int_equal(fi_av_insert(f->av, &in, 1, NULL, 0, NULL), 1);
-	assert_int_equal(kav_table_map(&t, fd,
-				       ((struct kav_av *)f->av)->table.map_size,
-				       0), 0);
+	assert_int_equal(kav_table_map(&t, fd, ((struct kav_fid_av *)
+						f->av)->table.map_size, 0), 0);
 	assert_int_equal(kav_table_lookup(&t, 0, &out, &len), 0);
 	assert_memory_equal(&out, &in, sizeof(in));
 	kav_table_unmap(&t);

@@ -87,9 +87,9 @@ static void test_open_attrs(void **state)
 	assert_int_equal(fi_av_open(f->dom, &attr, &av, NULL), 0);
 	assert_int_equal(fake_kav_stats.last_create_count, 77);
 	assert_ptr_equal(attr.map_addr, &map);	/* untouched */
-	assert_int_equal(((struct kav_av *)av)->flags,
+	assert_int_equal(((struct kav_fid_av *)av)->flags,
 			 FI_EVENT | FI_SYMMETRIC | FI_AV_USER_ID);
-	assert_int_equal(((struct kav_av *)av)->rx_ctx_bits,
+	assert_int_equal(((struct kav_fid_av *)av)->rx_ctx_bits,
 			 KAV_RX_CTX_BITS_MAX);
 	assert_int_equal(fi_close(&av->fid), 0);
 }

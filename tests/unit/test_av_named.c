@@ -32,7 +32,7 @@ static struct fid_domain *open_domain_as(uint32_t uid, uint32_t gid)
 {
 	struct fid_domain *dom = test_open_domain(FI_SOCKADDR_IN, 0);
 
-	fake_kav_domain_identity(((struct kav_domain *)dom)->fd, uid, gid);
+	fake_kav_domain_identity(((struct kav_fid_domain *)dom)->fd, uid, gid);
 	return dom;
 }
 

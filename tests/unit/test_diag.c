@@ -157,7 +157,7 @@ static void test_identity_and_grants(void **state)
 
 static void test_deny_format(void **state)
 {
-	struct kav_deny d = {
+	struct kav_denial d = {
 		.what = "insert of 2 addresses", .err = -FI_EACCES,
 		.keyed = true, .vni = 52, .need_entries = 2,
 	};

@@ -166,12 +166,12 @@ static void test_av_auth_key_domain(void **state)
 	dattr.auth_key_size = FI_AV_AUTH_KEY;
 	setenv("KAV_DEVICE", "/dev/null", 1);
 	assert_int_equal(kav_domain_open(&c.info, &c.dom, NULL), 0);
-	assert_true(((struct kav_domain *)c.dom)->av_auth_key);
+	assert_true(((struct kav_fid_domain *)c.dom)->av_auth_key);
 	assert_int_equal(fi_close(&c.dom->fid), 0);
 	c.dom = NULL;
 	dattr.auth_key_size = 0;
 	assert_int_equal(kav_domain_open(&c.info, &c.dom, NULL), 0);
-	assert_false(((struct kav_domain *)c.dom)->av_auth_key);
+	assert_false(((struct kav_fid_domain *)c.dom)->av_auth_key);
 	assert_int_equal(fi_close(&c.dom->fid), 0);
 	c.dom = NULL;
 	/*
@@ -195,7 +195,7 @@ static void test_av_auth_key_domain(void **state)
 static void test_domain_ops(void **state)
 {
 	struct fi_av_attr attr;
-	struct kav_domain *kd;
+	struct kav_fid_domain *kd;
 	struct fid_domain *dom;
 	struct fi_info info;
 	struct fid_av *av = NULL;
@@ -213,7 +213,7 @@ static void test_domain_ops(void **state)
 
 	assert_int_equal(dom->fid.fclass, FI_CLASS_DOMAIN);
 	assert_ptr_equal(dom->fid.context, &ctx);
-	kd = (struct kav_domain *)dom;
+	kd = (struct kav_fid_domain *)dom;
 	assert_int_equal(kd->addr_format, FI_SOCKADDR);	/* UNSPEC default */
 	assert_true(kd->fd >= 0);
 

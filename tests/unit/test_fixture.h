@@ -8,13 +8,13 @@
 
 #include "test_common.h"
 
-struct kav_av;
+struct kav_fid_av;
 
 struct av_fixture {
 	struct fid_domain *dom;
 	struct fid_av *av;
 	void *table;			/* the fake kernel's view, if wanted */
-	struct kav_av *kav;		/* kav_av_from_fid(av), if wanted */
+	struct kav_fid_av *kav;	/* kav_av_from_fid(av), if wanted */
 };
 
 /*

@@ -110,7 +110,7 @@ static void test_domain_key(void **state)
 	do_open(&c);
 	assert_int_equal(c.ret, 0);
 	assert_int_equal(fake_kav_stats.set_keys, 1);
-	assert_true(((struct kav_domain *)c.dom)->has_key);
+	assert_true(((struct kav_fid_domain *)c.dom)->has_key);
 	av = open_av(c.dom);
 
 	/* Slot 0 is the domain's key; plain inserts are bound to it. */

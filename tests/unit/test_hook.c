@@ -23,7 +23,7 @@
 
 #include "test_fixture.h"
 #include "fake_kav.h"
-#include "../../prov/kav_hook.h"
+#include "../../prov/hook_av.h"
 
 #define MOCK_CORE_BASE	7
 

@@ -15,7 +15,7 @@ struct fixture {
 	uint8_t *mem;
 	size_t size;
 	struct sockaddr_in a, b;
-	struct kav_table t;
+	struct kav_map t;
 };
 
 static int setup(void **state)
@@ -295,7 +295,7 @@ static void test_lookup_truncates(void **state)
 static void test_lookup_str(void **state)
 {
 	struct fixture *f = *state;
-	struct kav_table t;
+	struct kav_map t;
 	size_t size = fake_table_size(128, 4), len;
 	uint8_t *mem = aligned_alloc(FAKE_PAGE, size);
 	char out[16];
@@ -648,7 +648,7 @@ static void test_map_memfd(void **state)
 {
 	struct fixture *f = *state;
 	struct sockaddr_in out;
-	struct kav_table t;
+	struct kav_map t;
 	size_t len = sizeof(out);
 	int fd = memfd_create("kav-table", MFD_CLOEXEC);
 

@@ -4,7 +4,7 @@
  * function of its own, for lanes/lint/aarch64-codegen.sh. Compiled
  * only, never linked or run.
  */
-#include "kav_hook.h"
+#include "hook_av.h"
 
 __attribute__((noinline, used))
 int cg_hook_xlate(struct kavh_av *av, fi_addr_t addr, fi_addr_t *core)
