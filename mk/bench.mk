@@ -50,7 +50,7 @@ BENCH_DEPS := bench/bench.h tests/selftests/include/kav_nl_util.h \
 # AVs beside it; the rpath keeps it on this tree's libkav.
 NATIVE_BIN  := $(BENCH_DIR)/kav_read_bench
 NATIVE_SRCS := $(addprefix bench/native/,kav_read_bench.c read_loops.c \
-	       malloc_count.c instr.c) bench/domains.c \
+	       malloc_count.c insert_mallocs.c instr.c) bench/domains.c \
 	       bench/util.c tests/doubles/kernel/fake_kav.c tests/doubles/kernel/fake_table.c \
 	       tests/doubles/kernel/fake_index.c tests/doubles/kernel/fake_ioctl.c
 NATIVE_DEPS := bench/native/native.h bench/bench.h tests/doubles/kernel/fake_kav.h \
