@@ -423,10 +423,9 @@ int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 	/* A job table holds the job's key, which its creation put there. */
 	if (kav_table_indexed(&h->av->table))
 		return -EOPNOTSUPP;
-	grant = kav_grant_authorize(&h->domain->id, cmd->key.vni,
-				    "key insert");
-	if (!grant)
-		return -EACCES;
+	grant = kav_hold_grant(&h->domain->id, cmd->key.vni, "key insert");
+	if (IS_ERR(grant))
+		return PTR_ERR(grant);
 	ret = kav_av_add_key(h->av, &h->domain->id, &cmd->key, grant, 0,
 			     &cmd->handle);
 	if (ret)

@@ -5,6 +5,7 @@
  * alive until the AV is gone; the device file (kav_dev.c) holds one
  * reference too.
  */
+#include <linux/err.h>
 #include <linux/slab.h>
 #include "kav_objects.h"
 
@@ -67,9 +68,9 @@ int kav_domain_set_key(void *obj, struct kav_ucmd *ucmd)
 
 	if (cmd->flags || cmd->key.__reserved)
 		return -EINVAL;
-	grant = kav_grant_authorize(&domain->id, cmd->key.vni, "domain key");
-	if (!grant)
-		return -EACCES;
+	grant = kav_hold_grant(&domain->id, cmd->key.vni, "domain key");
+	if (IS_ERR(grant))
+		return PTR_ERR(grant);
 	mutex_lock(&domain->lock);
 	if (domain->key_grant) {
 		ret = -EALREADY;
