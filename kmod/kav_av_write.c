@@ -242,7 +242,7 @@ out:
 
 #define KAV_INSERT_FLAGS	(KAV_INSERT_AUTH_KEY | KAV_INSERT_USER_ID)
 
-int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_av_insert(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_insert *cmd = ucmd->cmd;
 	struct kav_insert_batch b = { .count = cmd->count,
@@ -327,7 +327,7 @@ out:
 	return ret;
 }
 
-int kav_av_remove(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_av_remove(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_remove *cmd = ucmd->cmd;
 	struct kav_av *av = ((struct kav_av_file *)obj)->av;
@@ -411,7 +411,7 @@ out:
 	return ret;
 }
 
-int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_key *cmd = ucmd->cmd;
 	struct kav_av_file *h = obj;
@@ -440,7 +440,7 @@ int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 	return ret;
 }
 
-int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_av_key_remove(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_key *cmd = ucmd->cmd;
 	struct kav_av *av = ((struct kav_av_file *)obj)->av;
@@ -469,7 +469,7 @@ int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd)
 	return ret;
 }
 
-int kav_av_set_user_id(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_av_set_user_id(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_user_id *cmd = ucmd->cmd;
 	struct kav_table *t = &((struct kav_av_file *)obj)->av->table;

@@ -52,14 +52,14 @@ void kav_domain_put(struct kav_domain *domain)
 }
 
 /* The device file is closed: out of listings; AVs may keep it alive. */
-void kav_domain_close(struct kav_domain *domain)
+void kav_domain_file_closed(struct kav_domain *domain)
 {
 	kav_hooks->domain_removed(domain);
 	kav_domain_put(domain);
 }
 
 /* KAV_IOC_DOMAIN_SET_KEY: once, before any AV, if granted. */
-int kav_domain_set_key(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_domain_set_key(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_domain_key *cmd = ucmd->cmd;
 	struct kav_domain *domain = obj;

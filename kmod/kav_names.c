@@ -15,7 +15,7 @@
  * finds an AV already on its way out unhashes it, so that the name can be
  * taken again at once.
  *
- * Locking: the whole order is at kav_av_create(). It covers a lookup
+ * Locking: the whole order is at kav_ioctl_av_create(). It covers a lookup
  * and a link, never an allocation that grows with a tenant's request.
  * Nobody may drop an AV reference while holding it: the drop may be the
  * last one, and kav_av_free() takes it (and asserts, under lockdep, that

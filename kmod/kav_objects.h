@@ -98,7 +98,7 @@ extern const struct kav_object_hooks *kav_hooks;
 static inline struct kav_grant *
 kav_domain_key_grant(const struct kav_domain *d)
 {
-	/* Pairs with the release in kav_domain_set_key(): d->key is set. */
+	/* Pairs with the release in kav_ioctl_domain_set_key(): d->key is set. */
 	return smp_load_acquire(&d->key_grant);
 }
 
@@ -109,11 +109,11 @@ extern const struct file_operations kav_dev_fops;
 struct kav_ucmd;
 struct kav_domain *kav_domain_new(struct file *file);
 void kav_domain_put(struct kav_domain *domain);
-void kav_domain_close(struct kav_domain *domain);
-int kav_domain_set_key(void *obj, struct kav_ucmd *ucmd);
+void kav_domain_file_closed(struct kav_domain *domain);
+int kav_ioctl_domain_set_key(void *obj, struct kav_ucmd *ucmd);
 
 /* kav_whoami.c */
-int kav_domain_whoami(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_domain_whoami(void *obj, struct kav_ucmd *ucmd);
 
 /* A reference on @av unless it is already on its way out. */
 static inline bool kav_av_tryget(struct kav_av *av)
@@ -122,7 +122,7 @@ static inline bool kav_av_tryget(struct kav_av *av)
 }
 
 /* kav_av.c */
-int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd);
+int kav_ioctl_av_create(void *obj, struct kav_ucmd *ucmd);
 struct kav_av_file *kav_av_file_of(struct file *file);
 void kav_av_get(struct kav_av *av);
 void kav_av_put(struct kav_av *av);
@@ -133,11 +133,11 @@ void kav_avs_unpin_all(void);
 void kav_consumers_revoke(u32 vni);
 
 /* kav_av_write.c: the mutating ioctls of an AV file */
-int kav_av_insert(void *obj, struct kav_ucmd *ucmd);
-int kav_av_remove(void *obj, struct kav_ucmd *ucmd);
-int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd);
-int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd);
-int kav_av_set_user_id(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_av_insert(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_av_remove(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_av_key_insert(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_av_key_remove(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_av_set_user_id(void *obj, struct kav_ucmd *ucmd);
 int kav_av_add_key(struct kav_av *av, const struct kav_identity *id,
 		   const struct kav_auth_key *key, struct kav_grant *grant,
 		   u32 flags, u64 *handle);
@@ -163,7 +163,7 @@ int kav_names_set_pinned(struct kav_av *av, bool pin, const char *tag);
 struct kav_av *kav_names_unpin_any(void);
 
 /* kav_ep.c */
-int kav_ep_open(struct kav_av_file *h, struct kav_ucmd *ucmd);
+int kav_ioctl_av_ep_open(void *obj, struct kav_ucmd *ucmd);
 
 /* kav_ucmd.c: size-first ioctl arguments (see uapi/linux/kav.h) */
 union kav_ucmd_buffer {
