@@ -375,8 +375,8 @@ static bool kav_av_create_valid(const struct kav_av_create *cmd)
  * KAV_IOC_AV_CREATE: create an AV, or open or create a named one. Names
  * are per IPC namespace and owner (kav_names.c): a tenant creates only in
  * its own names, so none can take a name another user's job will open.
- * A job's table (KAV_AV_JOB) is a named AV whose name the kernel makes
- * from the job (kav_named_job()) and no user name can equal.
+ * A job's table (KAV_AV_JOB) is a named AV of its own kind, named by the
+ * job itself (struct kav_job_key), which no user name can equal.
  *
  * The new AV's memory is allocated before kav_names_lock is taken: for a
  * named AV, only once a first look found no AV of that name, and the
@@ -412,10 +412,7 @@ int kav_ioctl_av_create(void *obj, struct kav_ucmd *ucmd)
 		if (ret)
 			return ret;
 	}
-	if (cmd->flags & KAV_AV_JOB)
-		named = kav_named_job(cmd, domain);
-	else
-		named = kav_named_alloc(cmd, &domain->id);
+	named = kav_named_alloc(cmd, domain);
 	if (IS_ERR(named))
 		return PTR_ERR(named);
 	/* An AV without a name is always new: its memory first. */

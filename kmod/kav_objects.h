@@ -40,7 +40,31 @@ struct kav_domain {
 	unsigned int nr_avs;
 };
 
-/* A named AV's name, owner and permissions (kav_names.c). */
+/*
+ * A job table's identity (KAV_AV_JOB), what the kernel knows of the job,
+ * compared field by field. The grant and the user namespace outlive the
+ * table (its key slot 0 holds the grant, its creator's credentials the
+ * namespace), so neither pointer can come to mean another while it
+ * exists. Its IPC namespace and owner scope it as any name's.
+ */
+struct kav_job_key {
+	const struct kav_grant *grant;
+	const struct user_namespace *user_ns;
+	u32 addr_format;
+	u32 addr_max;
+};
+
+/* What names a named AV: a user's name, or the job it is the table of. */
+enum kav_named_kind {
+	KAV_NAMED_USER,			/* name[] of len bytes, no NUL */
+	KAV_NAMED_JOB,			/* job; len 0 */
+};
+
+/*
+ * A named AV's name, owner and permissions (kav_names.c). Either kind
+ * is scoped by the creator's IPC namespace and by uid; two are the same
+ * AV only if they are of one kind.
+ */
 struct kav_named {
 	struct hlist_node node;		/* in the name table */
 	struct kav_av *av;		/* whose name this is */
@@ -51,6 +75,8 @@ struct kav_named {
 	u32 mode;			/* KAV_AV_MODE_DEFAULT style bits */
 	kuid_t uid;			/* owner: the creator's euid; scope */
 	kgid_t gid;
+	enum kav_named_kind kind;
+	struct kav_job_key job;		/* KAV_NAMED_JOB */
 	u32 len;
 	char name[];
 };
@@ -145,11 +171,7 @@ int kav_av_add_key(struct kav_av *av, const struct kav_identity *id,
 /* kav_names.c: named AVs, per IPC namespace and owner */
 extern struct mutex kav_names_lock;
 struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
-				  const struct kav_identity *id);
-struct kav_named *kav_named_job(const struct kav_av_create *cmd,
-				struct kav_domain *domain);
-bool kav_named_is_job(const struct kav_named *named);
-u32 kav_named_job_grant(const struct kav_named *named);
+				  struct kav_domain *domain);
 void kav_names_init(void);
 bool kav_named_is_own(const struct kav_named *named,
 		      const struct kav_identity *id);
