@@ -139,9 +139,9 @@ int kav_may_resolve(const struct kav_identity *id,
  * whoever authorised the slot, and given back to that same grant when the
  * entry goes (remove, or the AV's end): charges[] holds those grants with
  * their counts, owner[] (kernel-only, two bytes a slot) which charge each
- * entry is; while every charged entry is charges[0]'s, as in an AV with
- * one writer's grant (a private AV, a job table), there is no owner[].
- * The owner of the struct serialises calls (the table lock).
+ * entry is, in every AV with a keyed entry (the invariants are at the top
+ * of kav_key_grants.c). The owner of the struct serialises calls (the
+ * table lock).
  */
 struct kav_charge {
 	struct kav_grant *g;		/* a reference; NULL: a free charge */
