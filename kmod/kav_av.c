@@ -36,7 +36,7 @@ static void kav_av_free(struct kref *ref)
 	struct kav_av *av = container_of(ref, struct kav_av, ref);
 	struct kav_domain *domain = av->domain;
 
-	/* Never under it: kav_names_del() takes it (kav_av_create()). */
+	/* Never under it: kav_names_del() takes it (kav_ioctl_av_create()). */
 	lockdep_assert_not_held(&kav_names_lock);
 
 	/* Out of the registry (and announced gone) before it is freed. */
@@ -84,11 +84,6 @@ static int kav_av_mmap(struct file *file, struct vm_area_struct *vma)
 	return kav_table_mmap(&h->av->table, vma);
 }
 
-static int kav_av_ep_open(void *obj, struct kav_ucmd *ucmd)
-{
-	return kav_ep_open(obj, ucmd);
-}
-
 /*
  * An administrator pins @av (a reference of its own, so that a launcher
  * can close it and ranks open it later) or drops the pin.
@@ -125,17 +120,17 @@ void kav_avs_unpin_all(void)
 }
 
 static const struct kav_ioctl_op kav_av_ops[] = {
-	KAV_IOCTL_OP(KAV_IOC_AV_INSERT, kav_av_insert,
+	KAV_IOCTL_OP(KAV_IOC_AV_INSERT, kav_ioctl_av_insert,
 		     struct kav_av_insert, __reserved),
-	KAV_IOCTL_OP(KAV_IOC_AV_REMOVE, kav_av_remove,
+	KAV_IOCTL_OP(KAV_IOC_AV_REMOVE, kav_ioctl_av_remove,
 		     struct kav_av_remove, fi_addrs),
-	KAV_IOCTL_OP(KAV_IOC_AV_KEY_INSERT, kav_av_key_insert,
+	KAV_IOCTL_OP(KAV_IOC_AV_KEY_INSERT, kav_ioctl_av_key_insert,
 		     struct kav_av_key, handle),
-	KAV_IOCTL_OP(KAV_IOC_AV_KEY_REMOVE, kav_av_key_remove,
+	KAV_IOCTL_OP(KAV_IOC_AV_KEY_REMOVE, kav_ioctl_av_key_remove,
 		     struct kav_av_key, handle),
-	KAV_IOCTL_OP(KAV_IOC_AV_SET_USER_ID, kav_av_set_user_id,
+	KAV_IOCTL_OP(KAV_IOC_AV_SET_USER_ID, kav_ioctl_av_set_user_id,
 		     struct kav_av_user_id, user_id),
-	KAV_IOCTL_OP(KAV_IOC_AV_EP_OPEN, kav_av_ep_open,
+	KAV_IOCTL_OP(KAV_IOC_AV_EP_OPEN, kav_ioctl_av_ep_open,
 		     struct kav_av_ep_open, __reserved),
 };
 
@@ -380,8 +375,8 @@ static bool kav_av_create_valid(const struct kav_av_create *cmd)
  * KAV_IOC_AV_CREATE: create an AV, or open or create a named one. Names
  * are per IPC namespace and owner (kav_names.c): a tenant creates only in
  * its own names, so none can take a name another user's job will open.
- * A job's table (KAV_AV_JOB) is a named AV whose name the kernel makes
- * from the job (kav_named_job()) and no user name can equal.
+ * A job's table (KAV_AV_JOB) is a named AV of its own kind, named by the
+ * job itself (struct kav_job_key), which no user name can equal.
  *
  * The new AV's memory is allocated before kav_names_lock is taken: for a
  * named AV, only once a first look found no AV of that name, and the
@@ -399,9 +394,10 @@ static bool kav_av_create_valid(const struct kav_av_create *cmd)
  * found or made under it (an existing AV, a new AV that failed half-way)
  * is put after it is released.
  */
-int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
+int kav_ioctl_av_create(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_create *cmd = ucmd->cmd;
+	struct kav_domain *domain = obj;
 	bool rdonly = cmd->flags & KAV_AV_RDONLY;
 	struct kav_av *av = NULL, *dead = NULL, *fresh = NULL;
 	struct kav_named *named;
@@ -416,10 +412,7 @@ int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd)
 		if (ret)
 			return ret;
 	}
-	if (cmd->flags & KAV_AV_JOB)
-		named = kav_named_job(cmd, domain);
-	else
-		named = kav_named_alloc(cmd, &domain->id);
+	named = kav_named_alloc(cmd, domain);
 	if (IS_ERR(named))
 		return PTR_ERR(named);
 	/* An AV without a name is always new: its memory first. */

@@ -242,7 +242,7 @@ out:
 
 #define KAV_INSERT_FLAGS	(KAV_INSERT_AUTH_KEY | KAV_INSERT_USER_ID)
 
-int kav_av_insert(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_av_insert(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_insert *cmd = ucmd->cmd;
 	struct kav_insert_batch b = { .count = cmd->count,
@@ -327,7 +327,7 @@ out:
 	return ret;
 }
 
-int kav_av_remove(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_av_remove(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_remove *cmd = ucmd->cmd;
 	struct kav_av *av = ((struct kav_av_file *)obj)->av;
@@ -411,7 +411,7 @@ out:
 	return ret;
 }
 
-int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_key *cmd = ucmd->cmd;
 	struct kav_av_file *h = obj;
@@ -423,10 +423,9 @@ int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 	/* A job table holds the job's key, which its creation put there. */
 	if (kav_table_indexed(&h->av->table))
 		return -EOPNOTSUPP;
-	grant = kav_grant_authorize(&h->domain->id, cmd->key.vni,
-				    "key insert");
-	if (!grant)
-		return -EACCES;
+	grant = kav_hold_grant(&h->domain->id, cmd->key.vni, "key insert");
+	if (IS_ERR(grant))
+		return PTR_ERR(grant);
 	ret = kav_av_add_key(h->av, &h->domain->id, &cmd->key, grant, 0,
 			     &cmd->handle);
 	if (ret)
@@ -441,7 +440,7 @@ int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd)
 	return ret;
 }
 
-int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_av_key_remove(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_key *cmd = ucmd->cmd;
 	struct kav_av *av = ((struct kav_av_file *)obj)->av;
@@ -470,7 +469,7 @@ int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd)
 	return ret;
 }
 
-int kav_av_set_user_id(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_av_set_user_id(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_user_id *cmd = ucmd->cmd;
 	struct kav_table *t = &((struct kav_av_file *)obj)->av->table;

@@ -264,7 +264,7 @@ static int kav_consumer_read_key(struct kav_table *t, u8 handle, u32 *flags,
 static int kav_consumer_read(struct kav_table *t, u64 idx,
 			     struct kav_resolution *res)
 {
-	const struct kav_entry *e = kav_table_entry_lockless(t, idx);
+	const struct kav_entry *e = kav_pages_entry_lockless(t, idx);
 	u32 seq, flags;
 	int ret;
 	u8 key;

@@ -190,11 +190,18 @@ static inline bool kav_table_indexed(const struct kav_table *t)
 	return t->index_buckets;
 }
 
-/* kav_table.c */
+/* kav_pages.c: the page store, under kav_table.c and kav_index.c */
 typedef void (*kav_page_init_t)(const struct kav_table *t, void *page);
-int kav_table_add_pages(struct kav_table *t, struct xarray *xa,
-			unsigned long first, unsigned long last,
-			kav_page_init_t init);
+void kav_pages_init(struct kav_table *t);
+void kav_pages_destroy(struct kav_table *t);
+int kav_pages_add(struct kav_table *t, struct xarray *xa,
+		  unsigned long first, unsigned long last,
+		  kav_page_init_t init);
+struct kav_entry *kav_pages_entry(struct kav_table *t, u64 idx);
+const struct kav_entry *kav_pages_entry_lockless(struct kav_table *t,
+						 u64 idx);
+
+/* kav_table.c */
 int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 		   u64 max_entries, bool fi_addrs);
 void kav_table_destroy(struct kav_table *t);
@@ -210,8 +217,6 @@ void kav_table_remove(struct kav_table *t, const u64 *idx, u32 count,
 		      struct kav_key_counts *kc);
 int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id);
 const struct kav_entry *kav_table_entry_ro(struct kav_table *t, u64 idx);
-const struct kav_entry *kav_table_entry_lockless(struct kav_table *t,
-						 u64 idx);
 
 /* kav_index.c: a job table's address indexes */
 /* b->idx[i] after kav_index_resolve(): a new entry, or a copy of @j's. */

@@ -18,21 +18,16 @@ static int kav_dev_open(struct inode *inode, struct file *file)
 
 static int kav_dev_release(struct inode *inode, struct file *file)
 {
-	kav_domain_close(file->private_data);
+	kav_domain_file_closed(file->private_data);
 	return 0;
 }
 
-static int kav_dev_av_create(void *obj, struct kav_ucmd *ucmd)
-{
-	return kav_av_create(obj, ucmd);
-}
-
 static const struct kav_ioctl_op kav_dev_ops[] = {
-	KAV_IOCTL_OP(KAV_IOC_AV_CREATE, kav_dev_av_create,
+	KAV_IOCTL_OP(KAV_IOC_AV_CREATE, kav_ioctl_av_create,
 		     struct kav_av_create, map_size),
-	KAV_IOCTL_OP(KAV_IOC_DOMAIN_SET_KEY, kav_domain_set_key,
+	KAV_IOCTL_OP(KAV_IOC_DOMAIN_SET_KEY, kav_ioctl_domain_set_key,
 		     struct kav_domain_key, key),
-	KAV_IOCTL_OP(KAV_IOC_DOMAIN_WHOAMI, kav_domain_whoami,
+	KAV_IOCTL_OP(KAV_IOC_DOMAIN_WHOAMI, kav_ioctl_domain_whoami,
 		     struct kav_whoami, __reserved),
 };
 

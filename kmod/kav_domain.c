@@ -5,6 +5,7 @@
  * alive until the AV is gone; the device file (kav_dev.c) holds one
  * reference too.
  */
+#include <linux/err.h>
 #include <linux/slab.h>
 #include "kav_objects.h"
 
@@ -51,14 +52,14 @@ void kav_domain_put(struct kav_domain *domain)
 }
 
 /* The device file is closed: out of listings; AVs may keep it alive. */
-void kav_domain_close(struct kav_domain *domain)
+void kav_domain_file_closed(struct kav_domain *domain)
 {
 	kav_hooks->domain_removed(domain);
 	kav_domain_put(domain);
 }
 
 /* KAV_IOC_DOMAIN_SET_KEY: once, before any AV, if granted. */
-int kav_domain_set_key(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_domain_set_key(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_domain_key *cmd = ucmd->cmd;
 	struct kav_domain *domain = obj;
@@ -67,9 +68,9 @@ int kav_domain_set_key(void *obj, struct kav_ucmd *ucmd)
 
 	if (cmd->flags || cmd->key.__reserved)
 		return -EINVAL;
-	grant = kav_grant_authorize(&domain->id, cmd->key.vni, "domain key");
-	if (!grant)
-		return -EACCES;
+	grant = kav_hold_grant(&domain->id, cmd->key.vni, "domain key");
+	if (IS_ERR(grant))
+		return PTR_ERR(grant);
 	mutex_lock(&domain->lock);
 	if (domain->key_grant) {
 		ret = -EALREADY;

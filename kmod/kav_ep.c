@@ -31,7 +31,7 @@ static int kav_ep_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static int kav_ep_enable(void *obj, struct kav_ucmd *ucmd)
+static int kav_ioctl_ep_enable(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_ep_enable *cmd = ucmd->cmd;
 	struct kav_ep *ep = obj;
@@ -66,7 +66,7 @@ static int kav_ep_enable(void *obj, struct kav_ucmd *ucmd)
 }
 
 static const struct kav_ioctl_op kav_ep_ops[] = {
-	KAV_IOCTL_OP(KAV_IOC_EP_ENABLE, kav_ep_enable,
+	KAV_IOCTL_OP(KAV_IOC_EP_ENABLE, kav_ioctl_ep_enable,
 		     struct kav_ep_enable, keys),
 };
 
@@ -86,9 +86,10 @@ static const struct file_operations kav_ep_fops = {
 };
 
 /* KAV_IOC_AV_EP_OPEN: the fd is installed only once the reply is out. */
-int kav_ep_open(struct kav_av_file *h, struct kav_ucmd *ucmd)
+int kav_ioctl_av_ep_open(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_av_ep_open *cmd = ucmd->cmd;
+	struct kav_av_file *h = obj;
 	struct file *file;
 	struct kav_ep *ep;
 	int fd, ret;

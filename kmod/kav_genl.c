@@ -138,10 +138,10 @@ static int kav_put_domain(struct sk_buff *skb, const struct kav_domain *d)
  */
 static int kav_put_name_bytes(struct sk_buff *skb, const struct kav_named *n)
 {
-	if (!kav_named_is_job(n))
+	if (n->kind != KAV_NAMED_JOB)
 		return nla_put(skb, KAV_A_AV_NAME, n->len, n->name);
 	return nla_put_flag(skb, KAV_A_AV_JOB) ?:
-	       nla_put_u32(skb, KAV_A_GRANT_ID, kav_named_job_grant(n));
+	       nla_put_u32(skb, KAV_A_GRANT_ID, n->job.grant->id);
 }
 
 static int kav_put_name(struct sk_buff *skb, const struct kav_av *av)

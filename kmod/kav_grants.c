@@ -36,8 +36,8 @@ static LIST_HEAD(kav_grants);
 /* The list, grant ids, tags and the generation. */
 static DEFINE_MUTEX(kav_grants_lock);
 /*
- * Grant ids are never reused: a job's identity is its grant's id
- * (kav_named_job()). At 2^32 - 1 adds GRANT_ADD fails with ENOSPC until
+ * Grant ids are never reused: listings name a job's table by its grant's
+ * id (KAV_A_GRANT_ID). At 2^32 - 1 adds GRANT_ADD fails with ENOSPC until
  * the module is reloaded.
  */
 static u32 kav_grant_next_id = 1;

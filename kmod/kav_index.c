@@ -72,14 +72,14 @@ static int kav_index_add_next(struct kav_table *t, u64 first, u64 last)
 	struct kav_index_view m = kav_mapped_index(t), k = kav_kernel_index(t);
 	int ret;
 
-	ret = kav_table_add_pages(t, m.xa, m.next_key + first / KAV_LINKS_PER_PAGE,
-				  m.next_key + last / KAV_LINKS_PER_PAGE,
-				  kav_init_index_page);
+	ret = kav_pages_add(t, m.xa, m.next_key + first / KAV_LINKS_PER_PAGE,
+			    m.next_key + last / KAV_LINKS_PER_PAGE,
+			    kav_init_index_page);
 	if (!ret)
-		ret = kav_table_add_pages(t, k.xa,
-					  k.next_key + first / KAV_LINKS_PER_PAGE,
-					  k.next_key + last / KAV_LINKS_PER_PAGE,
-					  kav_init_index_page);
+		ret = kav_pages_add(t, k.xa,
+				    k.next_key + first / KAV_LINKS_PER_PAGE,
+				    k.next_key + last / KAV_LINKS_PER_PAGE,
+				    kav_init_index_page);
 	return ret;
 }
 
@@ -104,11 +104,11 @@ int kav_index_init(struct kav_table *t, u64 count)
 	/* Mapping page n is t->pages key n - 1 (the header is page 0). */
 	t->index_key = t->map_pages - 1;
 	t->next_key = t->index_key + bucket_pages;
-	ret = kav_table_add_pages(t, &t->pages, t->index_key,
-				  t->next_key - 1, kav_init_index_page);
+	ret = kav_pages_add(t, &t->pages, t->index_key,
+			    t->next_key - 1, kav_init_index_page);
 	if (!ret)
-		ret = kav_table_add_pages(t, &t->kindex, 0, bucket_pages - 1,
-					  kav_init_index_page);
+		ret = kav_pages_add(t, &t->kindex, 0, bucket_pages - 1,
+				    kav_init_index_page);
 	if (!ret)
 		ret = kav_index_add_next(t, 0, 0);
 	if (ret)
@@ -187,7 +187,7 @@ static u64 kav_index_find(struct kav_table *t, const u8 *addr, u32 len,
 
 	while (link) {
 		idx = link - 1;
-		e = kav_table_entry_lockless(t, idx);
+		e = kav_pages_entry_lockless(t, idx);
 		/* Each slot is linked once: a chain is below nr_slots. */
 		if (WARN_ON_ONCE(!e || ++steps > t->max_entries))
 			break;

@@ -12,16 +12,18 @@
  * counts add up to its keyed entries.
  *
  * charges[] holds the grants an AV's entries are charged to, with a
- * reference and a count each. While every charged entry is charges[0]'s
- * (one writer's grant: a private AV, a job table, a shared AV written
- * under one grant) nothing is kept per entry. The first batch that
- * charges a second grant builds owner[]: for each slot, 1 + the index of
- * its entry's charge (0: none, a keyless entry or no entry), in pages the
- * creator's memory cgroup pays for, like the table's, and grown with it.
+ * reference and a count each; owner[] says, for each slot, 1 + the index
+ * of its entry's charge (0: none, a keyless entry or no entry), in pages
+ * the creator's memory cgroup pays for, like the table's, grown by each
+ * keyed batch before it lands. The invariants, kept by every call:
+ *
+ *   - charges[c].nr is the number of slots whose owner is c + 1;
+ *   - a slot's owner is not 0 exactly while it holds a keyed entry;
+ *   - a charge holds a grant reference exactly while its nr is not 0
+ *     (kav_charge_trim()), outside a batch between charge and commit.
  */
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
-#include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include "kav_core.h"
@@ -30,8 +32,6 @@
 #define KAV_OWNERS_PER_PAGE	(PAGE_SIZE / sizeof(u16))
 /* owner[] holds 1 + a charge's index in a u16. */
 #define KAV_MAX_CHARGES		(U16_MAX - 1)
-/* Slots walked between two chances to reschedule. */
-#define KAV_OWNER_RESCHED	4096
 
 /*
  * Slot @handle of @t is about to be authorised by @g: from now on a
@@ -214,34 +214,6 @@ out:
 	return ret;
 }
 
-/*
- * A second grant is about to be charged: record that every keyed entry
- * so far is charges[0]'s. One walk in the AV's life.
- */
-static int kav_owner_build(struct kav_key_grants *kg, struct kav_table *t)
-{
-	u64 idx, n = 0, nr = kg->nr_charges ? kg->charges[0].nr : 0;
-	const struct kav_entry *e;
-	int ret;
-
-	ret = kav_owner_grow(kg, t, max_t(u64, t->nr_slots, 1));
-	if (ret) {
-		kav_owner_free(kg);	/* still one grant's, as before */
-		return ret;
-	}
-	for (idx = 0; nr && idx < t->nr_slots; idx++) {
-		if (idx && !(idx % KAV_OWNER_RESCHED))
-			cond_resched();
-		e = kav_table_entry_ro(t, idx);
-		if (e && e->auth_key != KAV_ENTRY_NO_KEY) {
-			*kav_owner(kg, idx) = 1;
-			n++;
-		}
-	}
-	WARN_ON_ONCE(n != nr);
-	return 0;
-}
-
 /* The charge of grant @g: found, or a free one taken for it (a reference). */
 static int kav_charge_find(struct kav_key_grants *kg, struct kav_grant *g)
 {
@@ -283,22 +255,6 @@ static void kav_charges_trim(struct kav_key_grants *kg,
 			kav_charge_trim(&kg->charges[bg->charge[k]]);
 }
 
-/* Does every key of the batch charge one grant, charges[0]'s or a new one? */
-static bool kav_batch_one_grant(struct kav_key_grants *kg,
-				const struct kav_batch_grants *bg, u64 used)
-{
-	struct kav_grant *g = NULL;
-	u32 k;
-
-	while (kav_key_next(&used, &k)) {
-		if (g && bg->g[k] != g)
-			return false;
-		g = bg->g[k];
-	}
-	return !g || !kg->nr_charges || !kg->charges[0].g ||
-	       kg->charges[0].g == g || !kg->charges[0].nr;
-}
-
 /*
  * Charge each key's entries of a batch (@kc, @nr_new of them new slots)
  * to the writer's grant for it (@bg), all or none, and make room to
@@ -318,37 +274,19 @@ int kav_key_grants_charge(struct kav_key_grants *kg, struct kav_table *t,
 	if (!used)
 		return 0;
 	memset(bg->charge, 0xff, sizeof(bg->charge));
-	if (!kg->owner && kav_batch_one_grant(kg, bg, used)) {
-		/* charges[0] may go to another grant once it holds none. */
-		if (kg->nr_charges && kg->charges[0].g &&
-		    kg->charges[0].g != bg->g[__ffs64(used)])
-			kav_charge_trim(&kg->charges[0]);
-		c = kav_charge_find(kg, bg->g[__ffs64(used)]);
-		if (c < 0)
-			return c;
-		WARN_ON_ONCE(c != 0);
-		while (kav_key_next(&used, &k))
-			bg->charge[k] = c;
-	} else {
-		if (!kg->owner) {
-			ret = kav_owner_build(kg, t);
-			if (ret)
-				return ret;
-		}
-		while (kav_key_next(&used, &k)) {
-			c = kav_charge_find(kg, bg->g[k]);
-			if (c < 0) {
-				ret = c;
-				goto err;
-			}
-			bg->charge[k] = c;
-		}
-		/* Where the batch's new entries can land. */
-		ret = kav_owner_grow(kg, t, t->nr_slots + nr_new);
-		if (ret)
+	while (kav_key_next(&used, &k)) {
+		c = kav_charge_find(kg, bg->g[k]);
+		if (c < 0) {
+			ret = c;
 			goto err;
+		}
+		bg->charge[k] = c;
 	}
-	ret = kav_grants_charge_entries(bg->g, kc->n, kc->used, id, "insert");
+	/* Where the batch's new entries can land. */
+	ret = kav_owner_grow(kg, t, t->nr_slots + nr_new);
+	if (!ret)
+		ret = kav_grants_charge_entries(bg->g, kc->n, kc->used, id,
+						"insert");
 	if (!ret)
 		return 0;
 err:
@@ -371,7 +309,7 @@ void kav_key_grants_cancel(struct kav_key_grants *kg,
 
 /*
  * The batch @b charged by kav_key_grants_charge() is in: count its
- * entries to their charges and, with owner[], record each new one's.
+ * entries to their charges and record each new one's owner.
  * An entry the batch did not add (a job table's known address) already
  * has its owner; a new slot's owner is 0.
  */
@@ -390,8 +328,6 @@ void kav_key_grants_commit(struct kav_key_grants *kg,
 		kg->charges[bg->charge[k]].nr += kc->n[k];
 		want += kc->n[k];
 	}
-	if (!kg->owner)
-		return;
 	for (i = 0; i < b->count; i++) {
 		key = kav_batch_key(b, i);
 		if (key == KAV_NONE)
@@ -421,19 +357,13 @@ void kav_key_grants_remove(struct kav_key_grants *kg, const u64 *idx,
 		want += kc->n[k];
 	if (!want)
 		return;
-	if (!kg->owner) {
-		if (WARN_ON_ONCE(!kg->nr_charges || !kg->charges[0].g))
-			return;
-		kg->charges[0].gone = want;
-	} else {
-		for (i = 0; i < count; i++) {
-			o = kav_owner(kg, idx[i]);
-			if (!o || !*o)
-				continue;
-			if (!WARN_ON_ONCE(*o > kg->nr_charges))
-				kg->charges[*o - 1].gone++;
-			*o = 0;
-		}
+	for (i = 0; i < count; i++) {
+		o = kav_owner(kg, idx[i]);
+		if (!o || !*o)
+			continue;
+		if (!WARN_ON_ONCE(*o > kg->nr_charges))
+			kg->charges[*o - 1].gone++;
+		*o = 0;
 	}
 	for (i = 0; i < kg->nr_charges; i++) {
 		c = &kg->charges[i];

@@ -15,7 +15,7 @@
  * finds an AV already on its way out unhashes it, so that the name can be
  * taken again at once.
  *
- * Locking: the whole order is at kav_av_create(). It covers a lookup
+ * Locking: the whole order is at kav_ioctl_av_create(). It covers a lookup
  * and a link, never an allocation that grows with a tenant's request.
  * Nobody may drop an AV reference while holding it: the drop may be the
  * last one, and kav_av_free() takes it (and asserts, under lockdep, that
@@ -49,11 +49,17 @@ void kav_names_init(void)
 	get_random_bytes(&kav_names_key, sizeof(kav_names_key));
 }
 
-static u32 kav_name_hash(const struct ipc_namespace *ns, kuid_t owner,
-			 const char *name, u32 len)
+/* @n's bucket, scoped by @ns: by its name's bytes, or its job's grant. */
+static u32 kav_named_hash(const struct kav_named *n,
+			  const struct ipc_namespace *ns)
 {
-	return (u32)(siphash(name, len, &kav_names_key) ^
-		     hash_ptr(ns, 32) ^ __kuid_val(owner));
+	u64 h;
+
+	if (n->kind == KAV_NAMED_JOB)
+		h = siphash_1u64((unsigned long)n->job.grant, &kav_names_key);
+	else
+		h = siphash(n->name, n->len, &kav_names_key);
+	return (u32)h ^ hash_ptr(ns, 32) ^ __kuid_val(n->uid);
 }
 
 /*
@@ -62,19 +68,16 @@ static u32 kav_name_hash(const struct ipc_namespace *ns, kuid_t owner,
  * caller's user namespace (current_user_ns(), as chown() takes one and
  * as kav_av_report_mode() gives one back), not the domain opener's: an fd
  * passed into a user namespace names only uids mapped there. An owner
- * with no mapping there is EINVAL. NULL for an unnamed AV, an ERR_PTR for
- * a bad name, owner or mode.
+ * with no mapping there is EINVAL. An ERR_PTR for a bad name, owner or
+ * mode.
  */
-struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
-				  const struct kav_identity *id)
+static struct kav_named *kav_named_user(const struct kav_av_create *cmd,
+					const struct kav_identity *id)
 {
 	struct kav_named *n;
 
 	kuid_t owner = id->cred->euid;
 
-	if (!(cmd->flags & KAV_AV_NAMED))
-		return cmd->name || cmd->name_len || cmd->mode ?
-		       ERR_PTR(-EINVAL) : NULL;
 	if (!cmd->name_len || cmd->name_len > KAV_NAME_MAX ||
 	    (cmd->mode & ~0666U))
 		return ERR_PTR(-EINVAL);
@@ -96,6 +99,7 @@ struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
 		kfree(n);
 		return ERR_PTR(-EINVAL);
 	}
+	n->kind = KAV_NAMED_USER;
 	n->len = cmd->name_len;
 	n->mode = cmd->mode ?: KAV_AV_MODE_DEFAULT;
 	n->uid = owner;
@@ -104,44 +108,28 @@ struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
 }
 
 /*
- * The name of a job's table (KAV_AV_JOB): made by the kernel from the
- * job, never from user bytes. It starts with a NUL byte, which no user
- * name may hold (kav_named_alloc()), so no named open can reach it. The
- * owner's euid and the IPC namespace scope it as any name; the grant,
- * the user namespace and the table's format are in the bytes. The grant
- * and the user namespace outlive the table (its key slot 0 holds the
- * grant, its creator's credentials the namespace), so their ids cannot
- * be reused while it exists.
+ * The identity of a job's table (KAV_AV_JOB): made by the kernel from the
+ * job, never from user bytes, and of its own kind, so that no named open
+ * can reach it. The owner's euid and the IPC namespace scope it as any
+ * name.
  */
-struct kav_job_name {
-	u8 nul;
-	u8 __pad[3];
-	u32 grant_id;
-	u32 userns;
-	u32 addr_format;
-	u32 addr_max;
-};
-
-struct kav_named *kav_named_job(const struct kav_av_create *cmd,
-				struct kav_domain *domain)
+static struct kav_named *kav_named_job(const struct kav_av_create *cmd,
+				       struct kav_domain *domain)
 {
 	const struct kav_identity *id = &domain->id;
 	struct kav_grant *g = kav_domain_key_grant(domain);
-	struct kav_job_name job = {
-		.userns = id->cred->user_ns->ns.inum,
-		.addr_format = cmd->addr_format,
-		.addr_max = cmd->addr_max,
-	};
 	struct kav_named *n;
 
 	if (!g)
 		return ERR_PTR(-ENOKEY);
-	job.grant_id = g->id;
-	n = kzalloc(struct_size(n, name, sizeof(job)), KAV_TENANT_GFP);
+	n = kzalloc(sizeof(*n), KAV_TENANT_GFP);
 	if (!n)
 		return ERR_PTR(-ENOMEM);
-	memcpy(n->name, &job, sizeof(job));
-	n->len = sizeof(job);
+	n->kind = KAV_NAMED_JOB;
+	n->job.grant = g;
+	n->job.user_ns = id->cred->user_ns;
+	n->job.addr_format = cmd->addr_format;
+	n->job.addr_max = cmd->addr_max;
 	/* Only the job's own processes: the owner's bits, nobody else's. */
 	n->mode = 0600;
 	n->uid = id->cred->euid;
@@ -149,18 +137,19 @@ struct kav_named *kav_named_job(const struct kav_av_create *cmd,
 	return n;
 }
 
-bool kav_named_is_job(const struct kav_named *named)
+/*
+ * What names the AV @cmd asks for, opened from @domain: a user's name
+ * (KAV_AV_NAMED), a job (KAV_AV_JOB), or NULL for an unnamed AV.
+ */
+struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
+				  struct kav_domain *domain)
 {
-	return named->len == sizeof(struct kav_job_name) && !named->name[0];
-}
-
-/* The grant whose job a job's table is (listings). */
-u32 kav_named_job_grant(const struct kav_named *named)
-{
-	struct kav_job_name job;
-
-	memcpy(&job, named->name, sizeof(job));
-	return job.grant_id;
+	if (cmd->flags & KAV_AV_JOB)
+		return kav_named_job(cmd, domain);
+	if (cmd->flags & KAV_AV_NAMED)
+		return kav_named_user(cmd, &domain->id);
+	return cmd->name || cmd->name_len || cmd->mode ? ERR_PTR(-EINVAL) :
+	       NULL;
 }
 
 /* Are @named's names @id's own (so that it may create there)? */
@@ -170,14 +159,25 @@ bool kav_named_is_own(const struct kav_named *named,
 	return uid_eq(named->uid, id->cred->euid);
 }
 
+static bool kav_job_key_eq(const struct kav_job_key *a,
+			   const struct kav_job_key *b)
+{
+	return a->grant == b->grant && a->user_ns == b->user_ns &&
+	       a->addr_format == b->addr_format && a->addr_max == b->addr_max;
+}
+
 static bool kav_name_matches(const struct kav_av *av,
 			     const struct ipc_namespace *ns,
 			     const struct kav_named *key)
 {
 	const struct kav_named *n = av->named;
 
-	return av->domain->id.ipc_ns == ns && uid_eq(n->uid, key->uid) &&
-	       n->len == key->len && !memcmp(n->name, key->name, key->len);
+	if (av->domain->id.ipc_ns != ns || !uid_eq(n->uid, key->uid) ||
+	    n->kind != key->kind)
+		return false;
+	if (n->kind == KAV_NAMED_JOB)
+		return kav_job_key_eq(&n->job, &key->job);
+	return n->len == key->len && !memcmp(n->name, key->name, key->len);
 }
 
 /*
@@ -187,7 +187,7 @@ static bool kav_name_matches(const struct kav_av *av,
 struct kav_av *kav_names_find(const struct kav_identity *id,
 			      const struct kav_named *key)
 {
-	u32 hash = kav_name_hash(id->ipc_ns, key->uid, key->name, key->len);
+	u32 hash = kav_named_hash(key, id->ipc_ns);
 	struct kav_named *n;
 	struct kav_av *av;
 
@@ -214,8 +214,7 @@ void kav_names_add(struct kav_av *av, struct kav_named *named)
 	named->hashed = true;
 	av->named = named;
 	hash_add(kav_names, &named->node,
-		 kav_name_hash(av->domain->id.ipc_ns, named->uid, named->name,
-			       named->len));
+		 kav_named_hash(named, av->domain->id.ipc_ns));
 }
 
 /* The last reference to @av is gone: free its name. */

@@ -40,7 +40,31 @@ struct kav_domain {
 	unsigned int nr_avs;
 };
 
-/* A named AV's name, owner and permissions (kav_names.c). */
+/*
+ * A job table's identity (KAV_AV_JOB), what the kernel knows of the job,
+ * compared field by field. The grant and the user namespace outlive the
+ * table (its key slot 0 holds the grant, its creator's credentials the
+ * namespace), so neither pointer can come to mean another while it
+ * exists. Its IPC namespace and owner scope it as any name's.
+ */
+struct kav_job_key {
+	const struct kav_grant *grant;
+	const struct user_namespace *user_ns;
+	u32 addr_format;
+	u32 addr_max;
+};
+
+/* What names a named AV: a user's name, or the job it is the table of. */
+enum kav_named_kind {
+	KAV_NAMED_USER,			/* name[] of len bytes, no NUL */
+	KAV_NAMED_JOB,			/* job; len 0 */
+};
+
+/*
+ * A named AV's name, owner and permissions (kav_names.c). Either kind
+ * is scoped by the creator's IPC namespace and by uid; two are the same
+ * AV only if they are of one kind.
+ */
 struct kav_named {
 	struct hlist_node node;		/* in the name table */
 	struct kav_av *av;		/* whose name this is */
@@ -51,6 +75,8 @@ struct kav_named {
 	u32 mode;			/* KAV_AV_MODE_DEFAULT style bits */
 	kuid_t uid;			/* owner: the creator's euid; scope */
 	kgid_t gid;
+	enum kav_named_kind kind;
+	struct kav_job_key job;		/* KAV_NAMED_JOB */
 	u32 len;
 	char name[];
 };
@@ -98,7 +124,7 @@ extern const struct kav_object_hooks *kav_hooks;
 static inline struct kav_grant *
 kav_domain_key_grant(const struct kav_domain *d)
 {
-	/* Pairs with the release in kav_domain_set_key(): d->key is set. */
+	/* Pairs with the release in kav_ioctl_domain_set_key(): d->key is set. */
 	return smp_load_acquire(&d->key_grant);
 }
 
@@ -109,11 +135,11 @@ extern const struct file_operations kav_dev_fops;
 struct kav_ucmd;
 struct kav_domain *kav_domain_new(struct file *file);
 void kav_domain_put(struct kav_domain *domain);
-void kav_domain_close(struct kav_domain *domain);
-int kav_domain_set_key(void *obj, struct kav_ucmd *ucmd);
+void kav_domain_file_closed(struct kav_domain *domain);
+int kav_ioctl_domain_set_key(void *obj, struct kav_ucmd *ucmd);
 
 /* kav_whoami.c */
-int kav_domain_whoami(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_domain_whoami(void *obj, struct kav_ucmd *ucmd);
 
 /* A reference on @av unless it is already on its way out. */
 static inline bool kav_av_tryget(struct kav_av *av)
@@ -122,7 +148,7 @@ static inline bool kav_av_tryget(struct kav_av *av)
 }
 
 /* kav_av.c */
-int kav_av_create(struct kav_domain *domain, struct kav_ucmd *ucmd);
+int kav_ioctl_av_create(void *obj, struct kav_ucmd *ucmd);
 struct kav_av_file *kav_av_file_of(struct file *file);
 void kav_av_get(struct kav_av *av);
 void kav_av_put(struct kav_av *av);
@@ -133,11 +159,11 @@ void kav_avs_unpin_all(void);
 void kav_consumers_revoke(u32 vni);
 
 /* kav_av_write.c: the mutating ioctls of an AV file */
-int kav_av_insert(void *obj, struct kav_ucmd *ucmd);
-int kav_av_remove(void *obj, struct kav_ucmd *ucmd);
-int kav_av_key_insert(void *obj, struct kav_ucmd *ucmd);
-int kav_av_key_remove(void *obj, struct kav_ucmd *ucmd);
-int kav_av_set_user_id(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_av_insert(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_av_remove(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_av_key_insert(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_av_key_remove(void *obj, struct kav_ucmd *ucmd);
+int kav_ioctl_av_set_user_id(void *obj, struct kav_ucmd *ucmd);
 int kav_av_add_key(struct kav_av *av, const struct kav_identity *id,
 		   const struct kav_auth_key *key, struct kav_grant *grant,
 		   u32 flags, u64 *handle);
@@ -145,11 +171,7 @@ int kav_av_add_key(struct kav_av *av, const struct kav_identity *id,
 /* kav_names.c: named AVs, per IPC namespace and owner */
 extern struct mutex kav_names_lock;
 struct kav_named *kav_named_alloc(const struct kav_av_create *cmd,
-				  const struct kav_identity *id);
-struct kav_named *kav_named_job(const struct kav_av_create *cmd,
-				struct kav_domain *domain);
-bool kav_named_is_job(const struct kav_named *named);
-u32 kav_named_job_grant(const struct kav_named *named);
+				  struct kav_domain *domain);
 void kav_names_init(void);
 bool kav_named_is_own(const struct kav_named *named,
 		      const struct kav_identity *id);
@@ -163,7 +185,7 @@ int kav_names_set_pinned(struct kav_av *av, bool pin, const char *tag);
 struct kav_av *kav_names_unpin_any(void);
 
 /* kav_ep.c */
-int kav_ep_open(struct kav_av_file *h, struct kav_ucmd *ucmd);
+int kav_ioctl_av_ep_open(void *obj, struct kav_ucmd *ucmd);
 
 /* kav_ucmd.c: size-first ioctl arguments (see uapi/linux/kav.h) */
 union kav_ucmd_buffer {

@@ -8,9 +8,11 @@
  *   against the identity resolving; each needs a live grant of that
  *   identity for the key, or, for an entry without a key, allow_keyless.
  *
- * kav_may_bind() and kav_may_resolve() are that rule; nothing else in kav
- * decides who may use a key. This layer knows nothing of tables, AVs or
- * files: it answers questions and keeps grant accounts.
+ * kav_rule.c is that rule (kav_may_bind(), kav_hold_grant(),
+ * kav_may_resolve(), ...); nothing else in kav decides who may use a key,
+ * and nothing else calls kav_grant_authorize*(), the grant list's answer.
+ * This layer knows nothing of tables, AVs or files: it answers questions
+ * and keeps grant accounts.
  */
 #ifndef KAV_POLICY_H
 #define KAV_POLICY_H
@@ -123,6 +125,8 @@ int kav_may_bind(const struct kav_identity *id, const struct kav_grant *hint,
 struct kav_grant *kav_bind_grant(const struct kav_identity *id,
 				 struct kav_grant *hint, u32 vni,
 				 const char *op);
+struct kav_grant *kav_hold_grant(const struct kav_identity *id, u32 vni,
+				 const char *op);
 int kav_may_bind_keyless(const struct kav_identity *id, const char *op);
 bool kav_keyless_allowed(void);
 int kav_may_resolve(const struct kav_identity *id,
@@ -135,9 +139,9 @@ int kav_may_resolve(const struct kav_identity *id,
  * whoever authorised the slot, and given back to that same grant when the
  * entry goes (remove, or the AV's end): charges[] holds those grants with
  * their counts, owner[] (kernel-only, two bytes a slot) which charge each
- * entry is; while every charged entry is charges[0]'s, as in an AV with
- * one writer's grant (a private AV, a job table), there is no owner[].
- * The owner of the struct serialises calls (the table lock).
+ * entry is, in every AV with a keyed entry (the invariants are at the top
+ * of kav_key_grants.c). The owner of the struct serialises calls (the
+ * table lock).
  */
 struct kav_charge {
 	struct kav_grant *g;		/* a reference; NULL: a free charge */

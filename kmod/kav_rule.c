@@ -61,6 +61,17 @@ struct kav_grant *kav_bind_grant(const struct kav_identity *id,
 	return g ?: ERR_PTR(-EACCES);
 }
 
+/*
+ * May @id hold key @vni itself, as a domain's key or in an AV's key slot?
+ * Returns the grant that says yes (a reference, which the holder keeps
+ * while it holds the key), or ERR_PTR(-EACCES), counted and logged.
+ */
+struct kav_grant *kav_hold_grant(const struct kav_identity *id, u32 vni,
+				 const char *op)
+{
+	return kav_grant_authorize(id, vni, op) ?: ERR_PTR(-EACCES);
+}
+
 /* For tenants asking why (KAV_IOC_DOMAIN_WHOAMI). */
 bool kav_keyless_allowed(void)
 {

@@ -2,10 +2,9 @@
 /*
  * The AV table: a header page, entry pages and fi_addr pages (none in a
  * job table), shared read-only with userspace. Writers hold t->lock;
- * readers never lock. Pages are allocated as the table grows, charged to
- * the creator's memory cgroup whoever the writer is, and are neither
- * moved nor freed before the table is destroyed, so a reader's mapping
- * never goes stale. Every change
+ * readers never lock. Pages are added as the table grows, from the page
+ * store (kav_pages.c: charged to the creator, never moved, freed only
+ * with the table, so a reader's mapping never goes stale). Every change
  * to an entry is bracketed by its sequence counter (odd while writing), and
  * every window of at most KAV_BATCH_WINDOW entries of a batch by the
  * header's generation counter (uapi/linux/kav.h), so that no tenant can
@@ -25,7 +24,6 @@
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include "kav_core.h"
@@ -33,16 +31,8 @@
 #define KAV_FI_ADDRS_PER_PAGE	(PAGE_SIZE / sizeof(u64))
 #define KAV_USED_PER_PAGE	(PAGE_SIZE * BITS_PER_BYTE)
 
-/* Only for idx < t->nr_slots: the page is known to exist. */
-static struct kav_entry *kav_entry(struct kav_table *t, u64 idx)
-{
-	struct page *page = xa_load(&t->pages, idx / t->entries_per_page);
-
-	return page_address(page) + (idx % t->entries_per_page) * t->entry_size;
-}
-
 /* Key in t->pages of the fi_addr page for entry @idx (t->fi_addrs only). */
-static unsigned long kav_fi_addr_key(const struct kav_table *t, u64 idx)
+static unsigned long kav_fi_addr_page_key(const struct kav_table *t, u64 idx)
 {
 	return t->entry_pages + idx / KAV_FI_ADDRS_PER_PAGE;
 }
@@ -84,14 +74,14 @@ static u64 *kav_batch_fi_addr(struct kav_table *t, struct kav_batch_cursor *c,
 			      u64 idx)
 {
 	return (u64 *)kav_cursor_page(&c->fi_addr, &t->pages,
-				      kav_fi_addr_key(t, idx)) +
+				      kav_fi_addr_page_key(t, idx)) +
 	       idx % KAV_FI_ADDRS_PER_PAGE;
 }
 
 static bool kav_slot_valid(struct kav_table *t, u64 idx)
 {
 	return idx < t->nr_slots &&
-	       (kav_entry(t, idx)->flags & KAV_ENTRY_VALID);
+	       (kav_pages_entry(t, idx)->flags & KAV_ENTRY_VALID);
 }
 
 /* Changes with every change (odd while a window is being published). */
@@ -159,53 +149,6 @@ static void kav_init_used_page(const struct kav_table *t, void *page)
 	memset(page, 0, PAGE_SIZE);
 }
 
-/* Back page @key of @xa (t->pages or t->used) with @init, if need be. */
-static int kav_table_add_page(struct kav_table *t, struct xarray *xa,
-			      unsigned long key, kav_page_init_t init)
-{
-	struct mem_cgroup *old;
-	struct page *page;
-	int ret = 0;
-
-	if (xa_load(xa, key))
-		return 0;
-	/*
-	 * The creator pays, whoever inserts (a named AV has many writers);
-	 * at the creator's limit the insert fails: a writer must never make
-	 * the OOM killer pick the creator's tasks (__GFP_NORETRY).
-	 */
-	old = set_active_memcg(t->memcg);
-	page = alloc_page(KAV_TENANT_GFP);
-	if (page) {
-		init(t, page_address(page));
-		ret = xa_err(xa_store(xa, key, page, KAV_TENANT_GFP));
-		if (ret)
-			__free_page(page);
-		else
-			WRITE_ONCE(t->nr_pages, t->nr_pages + 1);
-	} else {
-		ret = -ENOMEM;
-	}
-	set_active_memcg(old);
-	return ret;
-}
-
-/* Back the pages @first..@last (inclusive) of @xa with @init. */
-int kav_table_add_pages(struct kav_table *t, struct xarray *xa,
-			unsigned long first, unsigned long last,
-			kav_page_init_t init)
-{
-	unsigned long key;
-	int ret;
-
-	for (key = first; key <= last; key++) {
-		ret = kav_table_add_page(t, xa, key, init);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /*
  * Make slots nr_slots..@end - 1 readable: back their entry, fi_addr (if
  * any) and used pages, then publish the new bound once. On failure
@@ -216,18 +159,15 @@ static int kav_table_grow(struct kav_table *t, u64 end)
 	u64 first = t->nr_slots, last = end - 1;
 	int ret;
 
-	ret = kav_table_add_pages(t, &t->pages, first / t->entries_per_page,
-				  last / t->entries_per_page, kav_init_entry_page);
+	ret = kav_pages_add(t, &t->pages, first / t->entries_per_page,
+			    last / t->entries_per_page, kav_init_entry_page);
 	if (!ret && t->fi_addrs)
-		ret = kav_table_add_pages(t, &t->pages,
-					  kav_fi_addr_key(t, first),
-					  kav_fi_addr_key(t, last),
-					  kav_init_fi_addr_page);
+		ret = kav_pages_add(t, &t->pages, kav_fi_addr_page_key(t, first),
+				    kav_fi_addr_page_key(t, last),
+				    kav_init_fi_addr_page);
 	if (!ret)
-		ret = kav_table_add_pages(t, &t->used,
-					  first / KAV_USED_PER_PAGE,
-					  last / KAV_USED_PER_PAGE,
-					  kav_init_used_page);
+		ret = kav_pages_add(t, &t->used, first / KAV_USED_PER_PAGE,
+				    last / KAV_USED_PER_PAGE, kav_init_used_page);
 	if (!ret && kav_table_indexed(t))
 		ret = kav_index_grow(t, first, last);
 	if (ret)
@@ -347,9 +287,7 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 		return -ENOMEM;
 	mutex_init(&t->lock);
 	spin_lock_init(&t->key_lock);
-	xa_init(&t->pages);
-	xa_init(&t->used);
-	xa_init(&t->kindex);
+	kav_pages_init(t);
 	t->memcg = get_mem_cgroup_from_mm(current->mm);
 
 	hdr = page_address(t->header_page);
@@ -371,18 +309,7 @@ int kav_table_init(struct kav_table *t, u32 addr_format, u32 addr_max,
 
 void kav_table_destroy(struct kav_table *t)
 {
-	struct page *page;
-	unsigned long n;
-
-	xa_for_each(&t->pages, n, page)
-		__free_page(page);
-	xa_destroy(&t->pages);
-	xa_for_each(&t->used, n, page)
-		__free_page(page);
-	xa_destroy(&t->used);
-	xa_for_each(&t->kindex, n, page)
-		__free_page(page);
-	xa_destroy(&t->kindex);
+	kav_pages_destroy(t);
 	__free_page(t->header_page);
 	mem_cgroup_put(t->memcg);
 	mutex_destroy(&t->lock);
@@ -457,7 +384,8 @@ int kav_table_insert(struct kav_table *t, struct kav_insert_batch *b,
 	return 0;
 }
 
-static int kav_cmp_u64(const void *a, const void *b)
+/* sort() order of two entry indexes (kav_find_repeat()). */
+static int kav_idx_cmp(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
@@ -480,7 +408,7 @@ static int kav_find_repeat(const u64 *idx, u32 count, u32 *err_index)
 	if (!sorted)
 		return -ENOMEM;
 	memcpy(sorted, idx, count * sizeof(*sorted));
-	sort(sorted, count, sizeof(*sorted), kav_cmp_u64, NULL);
+	sort(sorted, count, sizeof(*sorted), kav_idx_cmp, NULL);
 	for (i = 1; i < count && !found; i++) {
 		found = sorted[i] == sorted[i - 1];
 		repeat = sorted[i];
@@ -558,7 +486,7 @@ u64 kav_table_bytes(const struct kav_table *t)
 const struct kav_entry *kav_table_entry_ro(struct kav_table *t, u64 idx)
 {
 	lockdep_assert_held(&t->lock);
-	return kav_slot_valid(t, idx) ? kav_entry(t, idx) : NULL;
+	return kav_slot_valid(t, idx) ? kav_pages_entry(t, idx) : NULL;
 }
 
 int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id)
@@ -570,32 +498,10 @@ int kav_table_set_user_id(struct kav_table *t, u64 idx, u64 user_id)
 		return -EINVAL;
 	/* A change like any batch: generation snapshots see it. */
 	kav_batch_begin(t);
-	e = kav_entry(t, idx);
+	e = kav_pages_entry(t, idx);
 	kav_entry_seq_begin(t, e);
 	e->user_id = user_id;
 	kav_entry_seq_end(t, e);
 	kav_batch_end(t);
 	return 0;
-}
-
-/*
- * Entry @idx for a lock-free kernel reader (kav_consumer.c), or NULL when
- * the slot has no page yet: bounded by the published nr_slots, as
- * userspace readers are. Any context; the caller holds a reference on
- * the table (pages are freed only with it) and reads the entry by the
- * sequence protocol.
- */
-const struct kav_entry *kav_table_entry_lockless(struct kav_table *t,
-						 u64 idx)
-{
-	struct page *page;
-
-	/* Pairs with kav_table_grow(): the page exists below nr_slots. */
-	if (idx >= smp_load_acquire(&t->hdr->nr_slots))
-		return NULL;
-	/* xa_load() is RCU-safe: the xarray frees its nodes after a grace. */
-	page = xa_load(&t->pages, idx / t->entries_per_page);
-	if (WARN_ON_ONCE(!page))
-		return NULL;
-	return page_address(page) + (idx % t->entries_per_page) * t->entry_size;
 }

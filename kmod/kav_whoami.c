@@ -117,7 +117,7 @@ static int kav_whoami_copy_out(const struct kav_whoami *cmd,
 	return 0;
 }
 
-int kav_domain_whoami(void *obj, struct kav_ucmd *ucmd)
+int kav_ioctl_domain_whoami(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_whoami *cmd = ucmd->cmd;
 	struct kav_domain *domain = obj;
