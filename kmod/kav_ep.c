@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 #include "kav_objects.h"
 
-struct kav_ep {
+struct kav_endpoint {
 	struct kav_av *av;
 	struct file *av_file;		/* pins the AV */
 	bool enabled;			/* under av->table.lock */
@@ -19,7 +19,7 @@ struct kav_ep {
 
 static int kav_ep_release(struct inode *inode, struct file *file)
 {
-	struct kav_ep *ep = file->private_data;
+	struct kav_endpoint *ep = file->private_data;
 	struct kav_table *t = &ep->av->table;
 
 	mutex_lock(&t->lock);
@@ -34,7 +34,7 @@ static int kav_ep_release(struct inode *inode, struct file *file)
 static int kav_ioctl_ep_enable(void *obj, struct kav_ucmd *ucmd)
 {
 	struct kav_ep_enable *cmd = ucmd->cmd;
-	struct kav_ep *ep = obj;
+	struct kav_endpoint *ep = obj;
 	struct kav_table *t = &ep->av->table;
 	int ret = 0;
 
@@ -91,7 +91,7 @@ int kav_ioctl_av_ep_open(void *obj, struct kav_ucmd *ucmd)
 	struct kav_av_ep_open *cmd = ucmd->cmd;
 	struct kav_av_file *h = obj;
 	struct file *file;
-	struct kav_ep *ep;
+	struct kav_endpoint *ep;
 	int fd, ret;
 
 	if (cmd->flags || cmd->__reserved)
