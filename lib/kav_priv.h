@@ -211,6 +211,15 @@ struct kav_fid_domain {
 /* True when @fid is a domain from kav_domain_open(). */
 bool kav_domain_is(const struct fid *fid);
 
+/* A domain's operation tables (domain_ops.c), for kav_domain_create(). */
+struct kav_domain_tables {
+	struct fi_ops_domain *ops;
+	struct fi_ops_mr *mr;
+};
+int kav_domain_create(const struct fi_info *info,
+		      const struct kav_domain_tables *tables,
+		      struct fid_domain **domain, void *context);
+
 /* ------------------------------------------------------------------ fid.c */
 
 /* struct fi_ops entries kav does not provide: -FI_ENOSYS. */

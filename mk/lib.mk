@@ -10,7 +10,7 @@
 
 LIB_SRCS := $(addprefix lib/,addr.c addr_expand.c av.c av_auth.c \
 	      av_insert.c av_job.c av_lookup.c av_named.c av_ops.c av_remove.c \
-	      av_set.c diag.c domain.c ep.c eq.c errno.c fid.c log.c peer.c \
+	      av_set.c diag.c domain.c domain_ops.c ep.c eq.c errno.c fid.c log.c peer.c \
 	      sys.c table.c view.c)
 LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
 LIB_HDRS := lib/kav_priv.h lib/kav_base.h lib/av_job.h lib/table.h lib/kav_eq_priv.h lib/kav_set_priv.h \

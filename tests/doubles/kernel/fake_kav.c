@@ -509,7 +509,7 @@ static int fake_writer_slot(struct fake_av *av, uint64_t *slot)
 static uint32_t fake_lens[KAV_BATCH_MAX];
 static uint64_t fake_idx[KAV_BATCH_MAX];
 
-/* kav_av_insert(), in the kernel's order of checks. */
+/* kav_ioctl_av_insert(), in the kernel's order of checks. */
 static int fake_insert(struct fake_av *av, struct kav_av_insert *req)
 {
 	struct kav_table_header *h = fake_hdr(av);
