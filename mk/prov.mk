@@ -11,7 +11,7 @@
 # libfabric.so.1 and libc at run time. Built against the installed
 # libfabric headers only (<rdma/...>, <rdma/providers/...>).
 
-PROV_SRCS := $(addprefix prov/,hook_av.c hook_cq.c hook_data.c hook_domain.c \
+PROV_SRCS := $(addprefix prov/,hook_av.c hook_cq.c hook_data.c hook_domain.c hook_fabric.c \
 	     hook_ep.c hook_eq.c hook_fid.c hook_prov.c hook_vec.c)
 PROV_OBJS := $(patsubst prov/%.c,$(BUILD)/prov/%.o,$(PROV_SRCS))
 PROV_HDRS := prov/kav_hook.h prov/hook_av.h $(LIB_HDRS)

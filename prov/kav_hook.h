@@ -75,6 +75,7 @@ struct kavh_params {
 	bool share;		/* FI_OFI_HOOK_KAV_SHARE (default on) */
 };
 extern struct kavh_params kavh_params;
+void kavh_read_params(void);
 
 /*
  * A growable array that readers index with no lock: chunks never move,
