@@ -147,15 +147,17 @@ static int kav_put_name_bytes(struct sk_buff *skb, const struct kav_named *n)
 static int kav_put_name(struct sk_buff *skb, const struct kav_av *av)
 {
 	const struct kav_named *n = av->named;
+	char tag[KAV_TAG_MAX + 1];
+	bool pinned;
 
 	if (!n)
 		return 0;
+	pinned = kav_names_pin_state(n, tag);
 	return kav_put_name_bytes(skb, n) ?:
 	       nla_put_u32(skb, KAV_A_AV_MODE, n->mode) ?:
 	       nla_put_u32(skb, KAV_A_IPC_NS, av->domain->id.ipc_ns->ns.inum) ?:
-	       (READ_ONCE(n->pinned) ? nla_put_flag(skb, KAV_A_AV_PINNED) : 0) ?:
-	       (READ_ONCE(n->pinned) && n->pin_tag[0] ?
-		nla_put_string(skb, KAV_A_TAG, n->pin_tag) : 0);
+	       (pinned ? nla_put_flag(skb, KAV_A_AV_PINNED) : 0) ?:
+	       (pinned && tag[0] ? nla_put_string(skb, KAV_A_TAG, tag) : 0);
 }
 
 static int kav_put_av(struct sk_buff *skb, const struct kav_av *av)

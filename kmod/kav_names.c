@@ -278,6 +278,22 @@ int kav_names_set_pinned(struct kav_av *av, bool pin, const char *tag)
 	return ret;
 }
 
+/*
+ * Whether @n is pinned, and its pin tag copied to @tag (KAV_TAG_MAX + 1
+ * bytes), both as one kav_names_set_pinned() left them: a listing reads
+ * them here, not torn by a pin or unpin in between.
+ */
+bool kav_names_pin_state(const struct kav_named *n, char *tag)
+{
+	bool pinned;
+
+	mutex_lock(&kav_names_lock);
+	pinned = n->pinned;
+	strscpy(tag, pinned ? n->pin_tag : "", KAV_TAG_MAX + 1);
+	mutex_unlock(&kav_names_lock);
+	return pinned;
+}
+
 /* Unmark one pinned AV and return it (its pin reference), or NULL. */
 struct kav_av *kav_names_unpin_any(void)
 {

@@ -182,6 +182,7 @@ void kav_names_del(struct kav_av *av);
 int kav_names_permission(const struct kav_av *av,
 			 const struct kav_identity *id, bool write);
 int kav_names_set_pinned(struct kav_av *av, bool pin, const char *tag);
+bool kav_names_pin_state(const struct kav_named *n, char *tag);
 struct kav_av *kav_names_unpin_any(void);
 
 /* kav_ep.c */
