@@ -772,6 +772,11 @@ enum kav_genl_cmd {
 	KAV_GENL_CMD_AV_PIN,		/* keep a named AV (KAV_A_AV_ID) */
 	KAV_GENL_CMD_AV_UNPIN,		/* drop that pin (KAV_A_AV_ID) */
 	KAV_GENL_CMD_GRANT_SET,		/* change a grant's limits or tag */
+	KAV_GENL_CMD_WIRE_SET,		/* wire mode, ports, mark (kav_wire) */
+	KAV_GENL_CMD_WIRE_GET,		/* wire settings, scope, counters */
+	KAV_GENL_CMD_WIRE_NET_ADD,	/* a scope prefix or an exemption */
+	KAV_GENL_CMD_WIRE_NET_DEL,	/* remove one (KAV_A_WIRE_NET) */
+	KAV_GENL_CMD_WIRE_DROP,		/* notification: wire drops began */
 	__KAV_GENL_CMD_MAX,
 };
 
@@ -832,9 +837,89 @@ enum kav_genl_attr {
 	KAV_A_AV_JOB,		/* flag: out, a job's table (KAV_AV_JOB);
 				 * KAV_A_GRANT_ID is its job's grant
 				 */
+	KAV_A_GRANT_WIRE,	/* flag: the grant's key applies on the wire */
+	KAV_A_WIRE_MODE,	/* u32: enum kav_wire_mode */
+	KAV_A_WIRE_PORT_MIN,	/* u32: fabric ports, first (1..65535) */
+	KAV_A_WIRE_PORT_MAX,	/* u32: fabric ports, last */
+	KAV_A_WIRE_MARK,	/* u32: esp: mark base (low 20 bits 0) */
+	KAV_A_WIRE_NET,		/* binary: struct kav_wire_net */
+	KAV_A_WIRE_DROPS,	/* u64: out, packets refused (a grant's) */
+	KAV_A_WIRE_PASSED,	/* u64: out, packets in scope delivered */
+	KAV_A_WIRE_DROP_REASON,	/* u32: out, enum kav_wire_drop (notify) */
+	KAV_A_WIRE_DROP_COUNTS,	/* binary: out, u64[KAV_WIRE_DROP_NR] */
+	KAV_A_WIRE_ABORTS,	/* u64: out, sockets aborted on revocation */
 	__KAV_A_MAX,
 };
 
 #define KAV_A_MAX		(__KAV_A_MAX - 1)
+
+/*
+ * Wire enforcement (Documentation/wire.rst). With a mode other than
+ * KAV_WIRE_OFF and at least one scope prefix, kav checks every TCP
+ * segment and UDP datagram in the fabric scope, in every network
+ * namespace: it is delivered only if the sender's wire key equals the
+ * receiver's and neither is 0. A socket's wire key is the key of the
+ * live grants with KAV_A_GRANT_WIRE that match the socket's owner (uid,
+ * cgroup and its ancestors, network namespace; never a gid); two
+ * different keys match: 0 (fails closed). Wire keys are below
+ * KAV_WIRE_KEY_LIMIT (they fit the IPv6 flow label).
+ *
+ * In scope: the destination address is in a scope prefix (or is a
+ * loopback address), and, when a port range is set, the source or the
+ * destination port is in it; and neither end is an exemption (address
+ * prefix and port: slurmd, PMIx, NFS). Between nodes the key travels in
+ * the packet: KAV_WIRE_FLOWLABEL writes it into the IPv6 flow label (it
+ * trusts every host on the segment); KAV_WIRE_ESP selects an IPsec ESP
+ * transport SA by mark (KAV_A_WIRE_MARK | key) and takes the receiver's
+ * key from the SA that authenticated the packet (its reqid).
+ *
+ * WIRE_SET takes any of mode, ports (both, or min 0 to clear) and mark;
+ * WIRE_NET_ADD and WIRE_NET_DEL one KAV_A_WIRE_NET; WIRE_GET replies with
+ * the settings, every KAV_A_WIRE_NET and the counters. Errors: EINVAL
+ * (a bad value, with an extack message), EEXIST (NET_ADD of a net that
+ * is there), ENOENT (NET_DEL of one that is not), ENOSPC (more than
+ * KAV_WIRE_NETS_MAX nets).
+ */
+#define KAV_WIRE_KEY_LIMIT	(1U << 20)
+#define KAV_WIRE_NETS_MAX	64
+
+enum kav_wire_mode {
+	KAV_WIRE_OFF,		/* nothing is checked */
+	KAV_WIRE_FLOWLABEL,	/* closed fabric: key in the IPv6 flow label */
+	KAV_WIRE_ESP,		/* key from the IPsec SA (reqid) */
+	__KAV_WIRE_MODE_MAX,
+};
+
+/* struct kav_wire_net.flags */
+#define KAV_WIRE_NET_EXEMPT	0x1U	/* an exemption, not a scope prefix */
+
+/**
+ * struct kav_wire_net - a scope prefix, or an exempted endpoint
+ * @family: AF_INET or AF_INET6
+ * @prefix_len: 0..32 or 0..128; bits of @addr after it must be 0
+ * @flags: KAV_WIRE_NET_*
+ * @port: an exemption's port (0: every port); 0 for a scope prefix
+ * @__reserved: must be 0
+ * @addr: the address, network byte order (4 bytes for AF_INET, the rest 0)
+ */
+struct kav_wire_net {
+	__u16 family;
+	__u8 prefix_len;
+	__u8 flags;
+	__u16 port;
+	__u16 __reserved;
+	__u8 addr[16];
+};
+
+/* Why a packet in scope was refused (KAV_A_WIRE_DROP_COUNTS index). */
+enum kav_wire_drop {
+	KAV_WIRE_DROP_SENDER_NO_KEY,	/* the sending socket holds no key */
+	KAV_WIRE_DROP_RECEIVER_NO_KEY,	/* the receiving socket holds none */
+	KAV_WIRE_DROP_MISMATCH,		/* the two keys differ */
+	KAV_WIRE_DROP_NO_CARRIER,	/* no key in the packet (plaintext) */
+	KAV_WIRE_DROP_NETNS,		/* from a namespace holding no key */
+	KAV_WIRE_DROP_FRAGMENT,		/* an IPv6 or forwarded fragment */
+	KAV_WIRE_DROP_NR,
+};
 
 #endif /* _UAPI_LINUX_KAV_H */
