@@ -9,6 +9,7 @@
 #define KAV_ADMIN_H
 
 #include "kav_objects.h"
+#include "kav_wire.h"
 
 /* kav_registry.c */
 int kav_registry_add_domain(struct kav_domain *d);
@@ -36,5 +37,6 @@ void kav_stats_collect(struct kav_stats *st);
 int kav_genl_init(void);
 void kav_genl_exit(void);
 extern const struct kav_object_hooks kav_admin_hooks;
+void kav_genl_wire_drop(const struct kav_wire_event *ev);
 
 #endif /* KAV_ADMIN_H */

@@ -34,6 +34,7 @@ static const struct nla_policy kav_grant_add_policy[KAV_A_MAX + 1] = {
 	[KAV_A_LIMIT_ENTRIES] = { .type = NLA_U64 },
 	[KAV_A_LIMIT_AVS] = { .type = NLA_U32 },
 	[KAV_A_TAG] = { .type = NLA_NUL_STRING, .len = KAV_TAG_MAX },
+	[KAV_A_GRANT_WIRE] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy kav_grant_set_policy[KAV_A_MAX + 1] = {
@@ -64,7 +65,18 @@ static const struct nla_policy kav_av_pin_policy[KAV_A_MAX + 1] = {
 	[KAV_A_TAG] = { .type = NLA_NUL_STRING, .len = KAV_TAG_MAX },
 };
 
-/* DOMAIN_GET, AV_GET, STATS_GET: no attribute at all. */
+static const struct nla_policy kav_wire_set_policy[KAV_A_MAX + 1] = {
+	[KAV_A_WIRE_MODE] = NLA_POLICY_MAX(NLA_U32, __KAV_WIRE_MODE_MAX - 1),
+	[KAV_A_WIRE_PORT_MIN] = NLA_POLICY_MAX(NLA_U32, 65535),
+	[KAV_A_WIRE_PORT_MAX] = NLA_POLICY_RANGE(NLA_U32, 1, 65535),
+	[KAV_A_WIRE_MARK] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy kav_wire_net_policy[KAV_A_MAX + 1] = {
+	[KAV_A_WIRE_NET] = NLA_POLICY_EXACT_LEN(sizeof(struct kav_wire_net)),
+};
+
+/* DOMAIN_GET, AV_GET, STATS_GET, WIRE_GET: no attribute at all. */
 static const struct nla_policy kav_no_attr_policy[KAV_A_MAX + 1] = {
 };
 
@@ -87,7 +99,11 @@ static int kav_put_grant(struct sk_buff *skb, const struct kav_grant *g)
 	      nla_put_u64_64bit(skb, KAV_A_NR_ENTRIES,
 				atomic64_read(&g->nr_entries), KAV_A_PAD) ?:
 	      nla_put_u32(skb, KAV_A_NR_AVS, atomic_read(&g->nr_avs)) ?:
-	      (g->tag[0] ? nla_put_string(skb, KAV_A_TAG, g->tag) : 0);
+	      (g->tag[0] ? nla_put_string(skb, KAV_A_TAG, g->tag) : 0) ?:
+	      (READ_ONCE(g->wire) ?
+	       nla_put_flag(skb, KAV_A_GRANT_WIRE) ?:
+	       nla_put_u64_64bit(skb, KAV_A_WIRE_DROPS,
+				 atomic64_read(&g->wire_drops), KAV_A_PAD) : 0);
 	if (ret)
 		return ret;
 	switch (g->sel_type) {
@@ -450,6 +466,24 @@ static int kav_parse_tag(struct netlink_ext_ack *extack, struct nlattr *attr,
 	return 0;
 }
 
+/* A wire grant names what a socket carries, and a key the label holds. */
+static int kav_wire_grant_ok(struct genl_info *info, const struct kav_grant *g)
+{
+	if (!g->wire)
+		return 0;
+	if (g->sel_type == KAV_SEL_GID) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KAV_A_GRANT_WIRE],
+				    "a socket carries no groups: a gid grant cannot apply on the wire");
+		return -EINVAL;
+	}
+	if (g->vni >= KAV_WIRE_KEY_LIMIT) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KAV_A_VNI],
+				    "a wire key is below 2^20 (the IPv6 flow label)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
@@ -469,7 +503,9 @@ static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 		spec.limit_entries = nla_get_u64(a[KAV_A_LIMIT_ENTRIES]);
 	if (a[KAV_A_LIMIT_AVS])
 		spec.limit_avs = nla_get_u32(a[KAV_A_LIMIT_AVS]);
+	spec.wire = nla_get_flag(a[KAV_A_GRANT_WIRE]);
 	ret = kav_parse_tag(info->extack, a[KAV_A_TAG], spec.tag) ?:
+	      kav_wire_grant_ok(info, &spec) ?:
 	      kav_parse_selector(info, &spec);
 	if (ret)
 		return ret;
@@ -480,6 +516,9 @@ static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 		cgroup_put(spec.cgroup);
 	if (IS_ERR(g)) {
 		nlmsg_free(msg);
+		if (PTR_ERR(g) == -EEXIST)
+			NL_SET_ERR_MSG_ATTR(info->extack, a[KAV_A_GRANT_WIRE],
+					    "this selector has another key on the wire: one identity, one wire key");
 		return PTR_ERR(g);
 	}
 	return kav_grant_done(info, msg, g, updated,
@@ -867,6 +906,18 @@ out:
 	return ret;
 }
 
+static int kav_put_wire_counters(struct sk_buff *msg)
+{
+	struct kav_wire_counters wc;
+
+	kav_wire_counters(&wc);
+	return nla_put_u64_64bit(msg, KAV_A_WIRE_PASSED, wc.passed,
+				 KAV_A_PAD) ?:
+	       nla_put_u64_64bit(msg, KAV_A_WIRE_ABORTS, wc.aborts,
+				 KAV_A_PAD) ?:
+	       nla_put(msg, KAV_A_WIRE_DROP_COUNTS, sizeof(wc.drops), wc.drops);
+}
+
 static int kav_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kav_stats st;
@@ -902,7 +953,8 @@ static int kav_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
 				kav_deny_count(KAV_DENY_MODE), KAV_A_PAD) ?:
 	      (st.entries ? nla_put_u32(msg, KAV_A_ENTRY_BYTES,
 					DIV_ROUND_UP_ULL(st.bytes, st.entries)) :
-	       0);
+	       0) ?:
+	      kav_put_wire_counters(msg);
 	if (ret)
 		goto full;
 	genlmsg_end(msg, hdr);
@@ -910,6 +962,140 @@ static int kav_genl_stats_get(struct sk_buff *skb, struct genl_info *info)
 full:
 	nlmsg_free(msg);
 	return -EMSGSIZE;
+}
+
+/* ---------------------------------------------------------------- wire */
+
+/* The wire's reason (a string literal of kav_wire_conf.c) for a refusal. */
+static void kav_wire_extack(struct netlink_ext_ack *extack,
+			    const struct nlattr *attr, const char *why)
+{
+	if (!extack || !why)
+		return;
+	extack->_msg = why;
+	extack->bad_attr = attr;
+}
+
+static int kav_genl_wire_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct kav_wire_change c = {
+		.has_mode = !!a[KAV_A_WIRE_MODE],
+		.has_mark = !!a[KAV_A_WIRE_MARK],
+	};
+	const char *why = NULL;
+	int ret;
+
+	if (a[KAV_A_WIRE_MODE])
+		c.mode = nla_get_u32(a[KAV_A_WIRE_MODE]);
+	if (a[KAV_A_WIRE_MARK])
+		c.mark = nla_get_u32(a[KAV_A_WIRE_MARK]);
+	if (a[KAV_A_WIRE_PORT_MIN]) {
+		c.has_ports = true;
+		c.port_min = nla_get_u32(a[KAV_A_WIRE_PORT_MIN]);
+		if (c.port_min && !a[KAV_A_WIRE_PORT_MAX]) {
+			NL_SET_ERR_MSG(info->extack,
+				       "a port range needs its last port (KAV_A_WIRE_PORT_MAX)");
+			return -EINVAL;
+		}
+		if (!c.port_min && a[KAV_A_WIRE_PORT_MAX]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a[KAV_A_WIRE_PORT_MAX],
+					    "port 0 clears the range: it has no last port");
+			return -EINVAL;
+		}
+		if (c.port_min)
+			c.port_max = nla_get_u32(a[KAV_A_WIRE_PORT_MAX]);
+	} else if (a[KAV_A_WIRE_PORT_MAX]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a port range needs its first port (KAV_A_WIRE_PORT_MIN)");
+		return -EINVAL;
+	}
+	if (!c.has_mode && !c.has_ports && !c.has_mark) {
+		NL_SET_ERR_MSG(info->extack, "nothing to set: mode, ports or mark");
+		return -EINVAL;
+	}
+	ret = kav_wire_set(&c, &why);
+	if (ret)
+		kav_wire_extack(info->extack, NULL, why);
+	return ret;
+}
+
+static int kav_genl_wire_net(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[KAV_A_WIRE_NET];
+	const char *why = NULL;
+	struct kav_wire_net n;
+	int ret;
+
+	if (!attr) {
+		NL_SET_ERR_MSG(info->extack, "missing KAV_A_WIRE_NET");
+		return -EINVAL;
+	}
+	memcpy(&n, nla_data(attr), sizeof(n));
+	if (info->genlhdr->cmd == KAV_GENL_CMD_WIRE_NET_ADD)
+		ret = kav_wire_net_add(&n, &why);
+	else
+		ret = kav_wire_net_del(&n, &why);
+	if (ret)
+		kav_wire_extack(info->extack, attr, why);
+	return ret;
+}
+
+static int kav_genl_wire_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kav_wire_conf *c = kav_wire_conf_copy();
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+	u32 i;
+
+	if (!c)
+		return -ENOMEM;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		kfree(c);
+		return -ENOMEM;
+	}
+	hdr = genlmsg_put_reply(msg, info, &kav_genl_family, 0,
+				KAV_GENL_CMD_WIRE_GET);
+	ret = hdr ? 0 : -EMSGSIZE;
+	ret = ret ?:
+	      nla_put_u32(msg, KAV_A_WIRE_MODE, c->mode) ?:
+	      nla_put_u32(msg, KAV_A_WIRE_MARK, c->mark) ?:
+	      (c->port_min ?
+	       nla_put_u32(msg, KAV_A_WIRE_PORT_MIN, c->port_min) ?:
+	       nla_put_u32(msg, KAV_A_WIRE_PORT_MAX, c->port_max) : 0) ?:
+	      kav_put_wire_counters(msg);
+	for (i = 0; !ret && i < c->nr_nets; i++)
+		ret = nla_put(msg, KAV_A_WIRE_NET, sizeof(c->nets[i]),
+			      &c->nets[i]);
+	kfree(c);
+	if (ret) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int kav_fill_wire_drop(struct sk_buff *skb, const void *arg)
+{
+	const struct kav_wire_event *ev = arg;
+
+	return nla_put_u32(skb, KAV_A_WIRE_DROP_REASON, ev->reason) ?:
+	       nla_put_u32(skb, KAV_A_VNI, ev->vni) ?:
+	       (ev->uid != (u32)-1 ? nla_put_u32(skb, KAV_A_UID, ev->uid) : 0) ?:
+	       (ev->cgroup_id ? nla_put_u64_64bit(skb, KAV_A_CGROUP_ID,
+						  ev->cgroup_id, KAV_A_PAD) : 0) ?:
+	       nla_put_u64_64bit(skb, KAV_A_NETNS_COOKIE, ev->netns_cookie,
+				 KAV_A_PAD) ?:
+	       nla_put_u64_64bit(skb, KAV_A_WIRE_DROPS, ev->drops, KAV_A_PAD);
+}
+
+/* Drops began, or go on (at most one a second): kav_wire_conf.c. */
+void kav_genl_wire_drop(const struct kav_wire_event *ev)
+{
+	kav_genl_notify(KAV_GENL_CMD_WIRE_DROP, kav_fill_wire_drop, ev);
 }
 
 static const struct genl_ops kav_genl_ops[] = {
@@ -986,6 +1172,34 @@ static const struct genl_ops kav_genl_ops[] = {
 		.policy = kav_grant_set_policy,
 		.maxattr = KAV_A_MAX,
 		.doit = kav_genl_grant_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_WIRE_SET,
+		.policy = kav_wire_set_policy,
+		.maxattr = KAV_A_MAX,
+		.doit = kav_genl_wire_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_WIRE_GET,
+		.policy = kav_no_attr_policy,
+		.maxattr = KAV_A_MAX,
+		.doit = kav_genl_wire_get,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_WIRE_NET_ADD,
+		.policy = kav_wire_net_policy,
+		.maxattr = KAV_A_MAX,
+		.doit = kav_genl_wire_net,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KAV_GENL_CMD_WIRE_NET_DEL,
+		.policy = kav_wire_net_policy,
+		.maxattr = KAV_A_MAX,
+		.doit = kav_genl_wire_net,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

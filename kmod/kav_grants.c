@@ -156,6 +156,23 @@ static bool kav_grant_same_selector(const struct kav_grant *a,
 	}
 }
 
+/*
+ * Does a live wire grant with @spec's selector give another key? One
+ * identity has one key on the wire; overlaps through the cgroup tree are
+ * found per packet instead (KAV_WIRE_KEY_CONFLICT).
+ */
+static bool kav_grant_wire_taken(const struct kav_grant *spec)
+{
+	struct kav_grant *g;
+
+	lockdep_assert_held(&kav_grants_lock);
+	list_for_each_entry(g, &kav_grants, node)
+		if (g->wire && g->vni != spec->vni &&
+		    kav_grant_same_selector(g, spec))
+			return true;
+	return false;
+}
+
 static struct kav_grant *kav_grant_find(u32 id)
 {
 	struct kav_grant *g;
@@ -181,11 +198,17 @@ struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated)
 	if (!new)
 		return ERR_PTR(-ENOMEM);
 	mutex_lock(&kav_grants_lock);
+	if (spec->wire && kav_grant_wire_taken(spec)) {
+		mutex_unlock(&kav_grants_lock);
+		kfree(new);
+		return ERR_PTR(-EEXIST);
+	}
 	list_for_each_entry(g, &kav_grants, node) {
 		if (g->vni == spec->vni && !strcmp(g->tag, spec->tag) &&
 		    kav_grant_same_selector(g, spec)) {
 			WRITE_ONCE(g->limit_entries, spec->limit_entries);
 			WRITE_ONCE(g->limit_avs, spec->limit_avs);
+			WRITE_ONCE(g->wire, spec->wire);
 			kav_grants_changed();
 			kav_grant_get(g);
 			mutex_unlock(&kav_grants_lock);
@@ -206,6 +229,7 @@ struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated)
 	atomic64_set(&new->nr_entries, 0);
 	atomic_set(&new->nr_avs, 0);
 	new->revoked = false;
+	atomic64_set(&new->wire_drops, 0);
 	new->id = kav_grant_next_id++;
 	list_add_tail_rcu(&new->node, &kav_grants);
 	kav_grants_changed();
@@ -394,6 +418,48 @@ bool kav_grant_authorize_rcu(const struct kav_identity *id, u32 vni)
 		    kav_grant_matches(g, id))
 			return true;
 	return false;
+}
+
+static bool kav_grant_matches_sock(const struct kav_grant *g,
+				   const struct kav_sock_owner *o)
+{
+	switch (g->sel_type) {
+	case KAV_SEL_UID:
+		return uid_eq(o->uid, g->uid);
+	case KAV_SEL_CGROUP:
+		return o->cgroup && cgroup_is_descendant(o->cgroup, g->cgroup);
+	case KAV_SEL_NETNS:
+		return o->netns_cookie == g->netns_cookie;
+	}
+	return false;		/* a gid: a socket carries no groups */
+}
+
+/*
+ * The wire key of a socket's owner @o: the key of the live wire grants
+ * that match it, in any context, under RCU (as kav_grant_authorize_rcu()).
+ * A grant revoked before the section began is not seen, so a revocation
+ * refuses the next packet. Two keys: a conflict, no key. The list is the
+ * administrator's: its length is not a tenant's to choose.
+ */
+enum kav_wire_key_status kav_grant_wire_key_rcu(const struct kav_sock_owner *o,
+						u32 *vni,
+						struct kav_grant **gp)
+{
+	struct kav_grant *g, *found = NULL;
+
+	list_for_each_entry_rcu(g, &kav_grants, node) {
+		if (!READ_ONCE(g->wire) || kav_grant_revoked(g) ||
+		    !kav_grant_matches_sock(g, o))
+			continue;
+		if (found && found->vni != g->vni)
+			return KAV_WIRE_KEY_CONFLICT;
+		found = g;
+	}
+	if (!found)
+		return KAV_WIRE_KEY_NONE;
+	*vni = found->vni;
+	*gp = found;
+	return KAV_WIRE_KEY_ONE;
 }
 
 /*

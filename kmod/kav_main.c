@@ -39,9 +39,12 @@ static int __init kav_init(void)
 	kav_names_init();
 	/* Objects report to the registry and notifications from now on. */
 	kav_objects_set_hooks(&kav_admin_hooks);
-	ret = kav_genl_init();
+	ret = kav_wire_init(kav_genl_wire_drop);
 	if (ret)
 		return ret;
+	ret = kav_genl_init();
+	if (ret)
+		goto wire;
 	ret = misc_register(&kav_miscdev);
 	if (ret == -EBUSY) {
 		pr_warn("misc minor %d is taken; /dev/kav gets a dynamic one (no autoload on open)\n",
@@ -49,8 +52,11 @@ static int __init kav_init(void)
 		kav_miscdev.minor = MISC_DYNAMIC_MINOR;
 		ret = misc_register(&kav_miscdev);
 	}
-	if (ret)
-		kav_genl_exit();
+	if (!ret)
+		return 0;
+	kav_genl_exit();
+wire:
+	kav_wire_exit();
 	return ret;
 }
 
@@ -59,6 +65,7 @@ static void __exit kav_exit(void)
 	misc_deregister(&kav_miscdev);
 	kav_genl_exit();	/* waits for commands: no pin comes later */
 	kav_avs_unpin_all();
+	kav_wire_exit();	/* its hooks read the grants */
 	kav_grants_exit();
 }
 

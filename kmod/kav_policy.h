@@ -56,7 +56,9 @@ struct kav_grant {
 	u64 limit_entries;		/* 0: none; changes in place */
 	u32 limit_avs;			/* 0: none; changes in place */
 	char tag[KAV_TAG_MAX + 1];	/* under kav_grants_lock */
+	bool wire;			/* its key applies on the wire */
 	bool revoked;
+	atomic64_t wire_drops;		/* packets refused to its sockets */
 	atomic64_t nr_entries;		/* entries its holders wrote */
 	atomic_t nr_avs;		/* key slots (AVs) it authorised */
 	/*
@@ -102,6 +104,23 @@ u64 kav_grants_count(void);
 struct kav_grant *kav_grant_authorize(const struct kav_identity *id,
 				      u32 vni, const char *op);
 bool kav_grant_authorize_rcu(const struct kav_identity *id, u32 vni);
+
+/* What a socket carries in any context (kav_wire.c): no groups. */
+struct kav_sock_owner {
+	kuid_t uid;			/* INVALID_UID: a namespace's key */
+	struct cgroup *cgroup;		/* NULL: a namespace's key */
+	u64 netns_cookie;
+};
+
+enum kav_wire_key_status {
+	KAV_WIRE_KEY_NONE,		/* no wire grant matches */
+	KAV_WIRE_KEY_ONE,		/* one key (*@g a grant giving it) */
+	KAV_WIRE_KEY_CONFLICT,		/* two keys: fails closed */
+};
+
+enum kav_wire_key_status kav_grant_wire_key_rcu(const struct kav_sock_owner *o,
+						u32 *vni,
+						struct kav_grant **g);
 void kav_grant_get(struct kav_grant *g);
 void kav_grant_put(struct kav_grant *g);
 bool kav_grant_revoked(const struct kav_grant *g);

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The wire rule (Documentation/wire.rst): a TCP segment or UDP datagram
+ * in the fabric scope is delivered only if the sender's wire key equals
+ * the receiver's and neither is 0.
+ *
+ * The hooks sit in every network namespace (pernet), new ones included;
+ * nothing a tenant does in its own namespace removes them.
+ *
+ *  - LOCAL_OUT knows the sender (skb->sk). A sender without a key is
+ *    refused at once (ECONNREFUSED). To a socket of this node (the
+ *    loopback device) the receiver is looked up and compared here, since
+ *    the loopback device keeps no sender for LOCAL_IN to see. Elsewhere
+ *    the key is carried: the IPv6 flow label is overwritten with it, and
+ *    in esp mode the mark selects the key's IPsec SA.
+ *  - LOCAL_IN compares the packet's key, from its carrier, with the
+ *    receiver's (early demux's skb->sk, or a lookup).
+ *  - FORWARD keeps only packets whose carrier holds a key.
+ *
+ * Keys are read from the live grant list on every packet, so a
+ * revocation refuses the next one. A TCP socket whose own key went is
+ * aborted (from a workqueue: tcp_abort() sleeps), so that the
+ * application hears of it now rather than after minutes of retries.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cgroup.h>
+#include <linux/icmpv6.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <linux/workqueue.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/netfilter/nf_socket.h>
+#include <net/netns/generic.h>
+#include <net/rtnetlink.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/xfrm.h>
+#include "kav_policy.h"
+#include "kav_wire.h"
+
+/* Taken with symbol_get() when the wire is first turned on. */
+static struct sock *(*kav_lookup_v4)(struct net *net, const struct sk_buff *skb,
+				     const struct net_device *indev);
+static struct sock *(*kav_lookup_v6)(struct net *net, const struct sk_buff *skb,
+				     const struct net_device *indev);
+
+/* ------------------------------------------------------------ packets */
+
+/*
+ * Read the addresses, ports and flow label of @skb (its network header
+ * is at skb_network_offset()). 0: a TCP or UDP packet (or a fragment of
+ * one: p->frag); 1: something else, not the rule's.
+ */
+int kav_wire_parse(struct sk_buff *skb, u16 family, struct kav_wire_pkt *p)
+{
+	unsigned int thoff = skb_network_offset(skb);
+	__be16 ports[2], *pp;
+	int proto;
+
+	memset(p, 0, sizeof(*p));
+	p->family = family;
+	if (family == AF_INET) {
+		struct iphdr _iph;
+		const struct iphdr *iph;
+
+		iph = skb_header_pointer(skb, thoff, sizeof(_iph), &_iph);
+		if (!iph || iph->ihl < 5)
+			return 1;
+		proto = iph->protocol;
+		memcpy(p->saddr, &iph->saddr, 4);
+		memcpy(p->daddr, &iph->daddr, 4);
+		p->frag = ip_is_fragment(iph);
+		thoff += iph->ihl * 4;
+	} else {
+		struct ipv6hdr _ip6h;
+		const struct ipv6hdr *ip6h;
+		unsigned short fragoff = 0;
+		int flags = 0;
+
+		ip6h = skb_header_pointer(skb, thoff, sizeof(_ip6h), &_ip6h);
+		if (!ip6h)
+			return 1;
+		memcpy(p->saddr, &ip6h->saddr, 16);
+		memcpy(p->daddr, &ip6h->daddr, 16);
+		p->label = ntohl(ip6_flowlabel(ip6h));
+		thoff = skb_network_offset(skb);
+		proto = ipv6_find_hdr(skb, &thoff, -1, &fragoff, &flags);
+		if (flags & IP6_FH_F_FRAG) {
+			p->frag = true;
+			/* A later fragment's next header says nothing. */
+			return 0;
+		}
+		if (proto < 0)
+			return 1;
+	}
+	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
+		return 1;
+	if (p->frag)
+		return 0;
+	pp = skb_header_pointer(skb, thoff, sizeof(ports), ports);
+	if (!pp)
+		return 1;
+	p->sport = pp[0];
+	p->dport = pp[1];
+	return 0;
+}
+
+static bool kav_wire_net_match(const struct kav_wire_net *n, u16 family,
+			       const u8 *addr)
+{
+	unsigned int bytes = n->prefix_len / 8, bits = n->prefix_len % 8;
+
+	if (n->family != family || memcmp(n->addr, addr, bytes))
+		return false;
+	return !bits || !((n->addr[bytes] ^ addr[bytes]) & (0xff00 >> bits));
+}
+
+static bool kav_wire_exempt(const struct kav_wire_conf *c, u16 family,
+			    const u8 *addr, __be16 port)
+{
+	const struct kav_wire_net *n;
+	u32 i;
+
+	for (i = 0; i < c->nr_nets; i++) {
+		n = &c->nets[i];
+		if ((n->flags & KAV_WIRE_NET_EXEMPT) &&
+		    (!n->port || n->port == ntohs(port)) &&
+		    kav_wire_net_match(n, family, addr))
+			return true;
+	}
+	return false;
+}
+
+static bool kav_wire_port_in(const struct kav_wire_conf *c, __be16 port)
+{
+	u16 p = ntohs(port);
+
+	return p >= c->port_min && p <= c->port_max;
+}
+
+/*
+ * Is @p the rule's? Its destination is in a scope prefix, or on this
+ * node (@local: the loopback device carries it); its source or
+ * destination port is in the range (when one is set); and neither end is
+ * exempt. A fragment has no ports: every fragment to the scope is.
+ */
+bool kav_wire_in_scope(const struct kav_wire_conf *c,
+		       const struct kav_wire_pkt *p, bool local)
+{
+	bool in = local;
+	u32 i;
+
+	for (i = 0; !in && i < c->nr_nets; i++)
+		in = !(c->nets[i].flags & KAV_WIRE_NET_EXEMPT) &&
+		     kav_wire_net_match(&c->nets[i], p->family, p->daddr);
+	if (!in)
+		return false;
+	if (p->frag)
+		return !kav_wire_exempt(c, p->family, p->daddr, 0);
+	if (c->port_min && !kav_wire_port_in(c, p->sport) &&
+	    !kav_wire_port_in(c, p->dport))
+		return false;
+	return !kav_wire_exempt(c, p->family, p->daddr, p->dport) &&
+	       !kav_wire_exempt(c, p->family, p->saddr, p->sport);
+}
+
+/* ---------------------------------------------------------------- keys */
+
+static u32 kav_wire_owner_key(const struct kav_sock_owner *o,
+			      struct kav_grant **g)
+{
+	u32 vni = 0;
+
+	*g = NULL;
+	if (kav_grant_wire_key_rcu(o, &vni, g) != KAV_WIRE_KEY_ONE) {
+		*g = NULL;
+		return 0;
+	}
+	return vni;
+}
+
+static kuid_t kav_wire_sk_uid(const struct sock *sk)
+{
+#ifdef KAV_HAVE_SK_UID_ACCESSOR
+	return sk_uid(sk);
+#else
+	return READ_ONCE(sk->sk_uid);
+#endif
+}
+
+static void kav_wire_sock_owner(struct sock *sk, struct kav_sock_owner *o)
+{
+	o->uid = kav_wire_sk_uid(sk);
+	o->cgroup = sock_cgroup_ptr(&sk->sk_cgrp_data);
+	o->netns_cookie = sock_net(sk)->net_cookie;
+}
+
+/* The key a namespace's netns grants give it (a veth's far end). */
+u32 kav_wire_netns_key(u64 cookie)
+{
+	struct kav_sock_owner o = { .uid = INVALID_UID, .netns_cookie = cookie };
+	struct kav_grant *g;
+
+	return kav_wire_owner_key(&o, &g);
+}
+
+/* --------------------------------------------------------------- drops */
+
+struct kav_wire_abort {
+	struct work_struct work;
+	struct sock *sk;
+};
+
+static struct workqueue_struct *kav_wire_wq;
+static atomic_t kav_wire_aborts_queued = ATOMIC_INIT(0);
+/* Aborts in flight at most: a flood of dropped packets queues no more. */
+#define KAV_WIRE_ABORTS_MAX	256
+
+static void kav_wire_abort_work(struct work_struct *work)
+{
+	struct kav_wire_abort *a = container_of(work, struct kav_wire_abort,
+						work);
+
+	if (!tcp_abort(a->sk, ECONNABORTED))
+		kav_wire_count_abort();
+	sock_put(a->sk);
+	kfree(a);
+	atomic_dec(&kav_wire_aborts_queued);
+}
+
+/* @sk (a full socket) lost its key: a TCP connection of it ends now. */
+static void kav_wire_abort(struct sock *sk)
+{
+	struct kav_wire_abort *a;
+
+	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM ||
+	    (1 << READ_ONCE(sk->sk_state)) & (TCPF_LISTEN | TCPF_CLOSE))
+		return;
+	if (atomic_inc_return(&kav_wire_aborts_queued) > KAV_WIRE_ABORTS_MAX)
+		goto busy;
+	a = kmalloc(sizeof(*a), GFP_ATOMIC);
+	if (!a)
+		goto busy;
+	INIT_WORK(&a->work, kav_wire_abort_work);
+	sock_hold(sk);
+	a->sk = sk;
+	queue_work(kav_wire_wq, &a->work);
+	return;
+busy:
+	atomic_dec(&kav_wire_aborts_queued);
+}
+
+static void kav_wire_drop(u32 reason, struct sock *sk, u32 key,
+			  struct kav_grant *g)
+{
+	struct kav_wire_event ev = {
+		.reason = reason, .uid = (u32)-1, .vni = key,
+	};
+
+	if (g)
+		atomic64_inc(&g->wire_drops);
+	if (sk) {
+		ev.uid = from_kuid_munged(&init_user_ns, kav_wire_sk_uid(sk));
+		ev.cgroup_id = cgroup_id(sock_cgroup_ptr(&sk->sk_cgrp_data));
+		ev.netns_cookie = sock_net(sk)->net_cookie;
+	}
+	kav_wire_count_drop(reason, &ev);
+}
+
+/* ------------------------------------------------------------ carriers */
+
+static bool kav_wire_dev_kind(const struct net_device *dev, const char *kind)
+{
+	return dev && dev->rtnl_link_ops &&
+	       !strcmp(dev->rtnl_link_ops->kind, kind);
+}
+
+/*
+ * The key @skb carries in from @in. esp: the reqid of the transport SA
+ * that authenticated it; through a veth, whose far end the guard holds
+ * to its namespace's key, the flow label. flowlabel: the flow label.
+ */
+static u32 kav_wire_carried_key(const struct kav_wire_conf *c,
+				struct sk_buff *skb,
+				const struct kav_wire_pkt *p,
+				const struct net_device *in)
+{
+	if (c->mode == KAV_WIRE_ESP) {
+#ifdef CONFIG_XFRM
+		const struct sec_path *sp = skb_sec_path(skb);
+		const struct xfrm_state *x;
+
+		if (sp && sp->len) {
+			x = sp->xvec[sp->len - 1];
+			if (x->props.mode == XFRM_MODE_TRANSPORT &&
+			    x->props.reqid < KAV_WIRE_KEY_LIMIT)
+				return x->props.reqid;
+			return 0;
+		}
+#endif
+		if (!kav_wire_dev_kind(in, "veth"))
+			return 0;
+	}
+	return p->family == AF_INET6 ? p->label : 0;
+}
+
+static int kav_wire_set_label(struct sk_buff *skb, u32 key)
+{
+	struct ipv6hdr *ip6h;
+
+	if (skb_ensure_writable(skb, skb_network_offset(skb) + sizeof(*ip6h)))
+		return -ENOMEM;
+	ip6h = ipv6_hdr(skb);
+	ip6h->flow_lbl[0] = (ip6h->flow_lbl[0] & 0xf0) | ((key >> 16) & 0x0f);
+	ip6h->flow_lbl[1] = (key >> 8) & 0xff;
+	ip6h->flow_lbl[2] = key & 0xff;
+	return 0;
+}
+
+/* esp: the mark picks the key's SA; route again unless it already did. */
+static int kav_wire_select_sa(const struct kav_wire_conf *c,
+			      struct sk_buff *skb,
+			      const struct nf_hook_state *state, u32 key)
+{
+	u32 mark = c->mark | key;
+	bool bundled = false;
+
+#ifdef CONFIG_XFRM
+	bundled = skb_dst(skb) && skb_dst(skb)->xfrm;
+#endif
+	if (skb->mark == mark && bundled)
+		return 0;
+	skb->mark = mark;
+	if (state->pf == NFPROTO_IPV4)
+		return ip_route_me_harder(state->net, state->sk, skb,
+					  RTN_UNSPEC);
+	return nf_ip6_route_me_harder(state->net, state->sk, skb);
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+static u16 kav_wire_family(const struct nf_hook_state *state)
+{
+	return state->pf == NFPROTO_IPV4 ? AF_INET : AF_INET6;
+}
+
+/* The receiving socket on this node, or NULL; *@ref: ours to put. */
+static struct sock *kav_wire_receiver(struct sk_buff *skb, struct net *net,
+				      const struct net_device *dev,
+				      u16 family, bool *ref)
+{
+	*ref = false;
+	if (skb->sk)		/* early demux */
+		return skb->sk;
+	*ref = true;
+	if (family == AF_INET)
+		return kav_lookup_v4(net, skb, dev);
+	return kav_lookup_v6(net, skb, dev);
+}
+
+/* The receiving end of a packet: its full socket (referenced) and key. */
+struct kav_wire_peer {
+	struct sock *sk;	/* NULL: none, or TIME_WAIT */
+	u32 key;
+	struct kav_grant *g;	/* under RCU: the grant giving @key */
+};
+
+/*
+ * Compare @key, the sender's, with the receiving socket's. Returns
+ * KAV_WIRE_DROP_NR to deliver, else the reason to drop. The caller puts
+ * r->sk.
+ */
+static u32 kav_wire_check_receiver(struct sk_buff *skb, struct net *net,
+				   const struct net_device *dev, u16 family,
+				   u32 key, struct kav_wire_peer *r)
+{
+	struct kav_sock_owner o;
+	struct sock *sk, *full;
+	bool ref;
+
+	memset(r, 0, sizeof(*r));
+	sk = kav_wire_receiver(skb, net, dev, family, &ref);
+	if (!sk)		/* nobody listens: the stack answers */
+		return KAV_WIRE_DROP_NR;
+	full = sk_to_full_sk(sk);
+	/* TIME_WAIT takes no data; a socket being freed, none either. */
+	if (full && sk_fullsock(full) &&
+	    refcount_inc_not_zero(&full->sk_refcnt))
+		r->sk = full;
+	if (ref)
+		sock_gen_put(sk);
+	if (!r->sk)
+		return KAV_WIRE_DROP_NR;
+	kav_wire_sock_owner(r->sk, &o);
+	r->key = kav_wire_owner_key(&o, &r->g);
+	if (!r->key)
+		return KAV_WIRE_DROP_RECEIVER_NO_KEY;
+	if (!key)
+		return KAV_WIRE_DROP_NO_CARRIER;
+	if (key != r->key)
+		return KAV_WIRE_DROP_MISMATCH;
+	return KAV_WIRE_DROP_NR;
+}
+
+static unsigned int kav_wire_out(void *priv, struct sk_buff *skb,
+				 const struct nf_hook_state *state)
+{
+	const struct kav_wire_conf *c;
+	struct kav_sock_owner o;
+	struct kav_wire_peer r;
+	struct kav_wire_pkt p;
+	struct kav_grant *g;
+	struct sock *sk;
+	u32 key, why;
+	bool local;
+	int err;
+
+	c = kav_wire_conf_rcu();
+	if (!c || c->mode == KAV_WIRE_OFF || !c->nr_scope)
+		return NF_ACCEPT;
+	if (kav_wire_parse(skb, kav_wire_family(state), &p))
+		return NF_ACCEPT;
+	local = state->out && (state->out->flags & IFF_LOOPBACK);
+	if (!kav_wire_in_scope(c, &p, local))
+		return NF_ACCEPT;
+	if (p.frag) {	/* a raw socket's own fragment header */
+		kav_wire_drop(KAV_WIRE_DROP_FRAGMENT, NULL, 0, NULL);
+		return NF_DROP_ERR(-EMSGSIZE);
+	}
+	sk = skb_to_full_sk(skb);
+	/* The stack's own replies (RST, TIME_WAIT) and kernel sockets. */
+	if (!sk || !sk_fullsock(sk) || sk->sk_kern_sock)
+		return NF_ACCEPT;
+	kav_wire_sock_owner(sk, &o);
+	key = kav_wire_owner_key(&o, &g);
+	if (!key) {
+		kav_wire_drop(KAV_WIRE_DROP_SENDER_NO_KEY, sk, 0, NULL);
+		kav_wire_abort(sk);
+		return NF_DROP_ERR(-ECONNREFUSED);
+	}
+	if (local) {
+		why = kav_wire_check_receiver(skb, state->net, state->out,
+					      p.family, key, &r);
+		if (r.sk)
+			sock_put(r.sk);
+		if (why == KAV_WIRE_DROP_NR) {
+			kav_wire_count_pass();
+			return NF_ACCEPT;
+		}
+		/* Counted against the sender: it is the one refused. */
+		kav_wire_drop(why, sk, key, g);
+		kav_wire_abort(sk);
+		return NF_DROP_ERR(-ECONNREFUSED);
+	}
+	if (p.family == AF_INET6 && kav_wire_set_label(skb, key))
+		return NF_DROP;
+	if (c->mode == KAV_WIRE_ESP && !kav_wire_dev_kind(state->out, "veth") &&
+	    !kav_wire_dev_kind(state->out, "tun")) {
+		err = kav_wire_select_sa(c, skb, state, key);
+		if (err)
+			return NF_DROP_ERR(err);
+	}
+	kav_wire_count_pass();
+	return NF_ACCEPT;
+}
+
+static unsigned int kav_wire_in(void *priv, struct sk_buff *skb,
+				const struct nf_hook_state *state)
+{
+	const struct net_device *in = state->in;
+	const struct kav_wire_conf *c;
+	struct kav_wire_peer r;
+	struct kav_wire_pkt p;
+	u32 why;
+
+	c = kav_wire_conf_rcu();
+	if (!c || c->mode == KAV_WIRE_OFF || !c->nr_scope)
+		return NF_ACCEPT;
+	/* LOCAL_OUT has decided what the loopback device carries. */
+	if (!in || (in->flags & IFF_LOOPBACK))
+		return NF_ACCEPT;
+	/*
+	 * A tun/tap device in a namespace not the host's is that
+	 * namespace's owner's (rootless podman's pasta, slirp4netns): what
+	 * it writes reaches only the sockets there, and the host checked
+	 * the owner's own socket that brought it.
+	 */
+	if (!net_eq(state->net, &init_net) && kav_wire_dev_kind(in, "tun"))
+		return NF_ACCEPT;
+	if (kav_wire_parse(skb, kav_wire_family(state), &p) ||
+	    !kav_wire_in_scope(c, &p, false))
+		return NF_ACCEPT;
+	if (p.frag) {
+		kav_wire_drop(KAV_WIRE_DROP_FRAGMENT, NULL, 0, NULL);
+		return NF_DROP;
+	}
+	why = kav_wire_check_receiver(skb, state->net, in, p.family,
+				      kav_wire_carried_key(c, skb, &p, in),
+				      &r);
+	if (why == KAV_WIRE_DROP_NR) {
+		kav_wire_count_pass();
+	} else {
+		kav_wire_drop(why, r.sk, r.key, r.g);
+		/* Its own key went: its connection ends. */
+		if (why == KAV_WIRE_DROP_RECEIVER_NO_KEY)
+			kav_wire_abort(r.sk);
+	}
+	if (r.sk)
+		sock_put(r.sk);
+	return why == KAV_WIRE_DROP_NR ? NF_ACCEPT : NF_DROP;
+}
+
+static unsigned int kav_wire_forward(void *priv, struct sk_buff *skb,
+				     const struct nf_hook_state *state)
+{
+	const struct kav_wire_conf *c;
+	struct kav_wire_pkt p;
+	u32 key;
+
+	c = kav_wire_conf_rcu();
+	if (!c || c->mode == KAV_WIRE_OFF || !c->nr_scope)
+		return NF_ACCEPT;
+	if (kav_wire_parse(skb, kav_wire_family(state), &p) ||
+	    !kav_wire_in_scope(c, &p, false))
+		return NF_ACCEPT;
+	if (p.frag) {
+		kav_wire_drop(KAV_WIRE_DROP_FRAGMENT, NULL, 0, NULL);
+		return NF_DROP;
+	}
+	key = kav_wire_carried_key(c, skb, &p, state->in);
+	if (!key) {
+		kav_wire_drop(KAV_WIRE_DROP_NO_CARRIER, NULL, 0, NULL);
+		return NF_DROP;
+	}
+	if (p.family == AF_INET6 && kav_wire_set_label(skb, key))
+		return NF_DROP;
+	return NF_ACCEPT;
+}
+
+/*
+ * Last on output, so that what the namespace's own rules set is
+ * overwritten; on input after defragmentation, conntrack and NAT.
+ */
+#define KAV_WIRE_PRIO	(INT_MAX - 1)
+
+static const struct nf_hook_ops kav_wire_ops[] = {
+	{ .hook = kav_wire_out, .pf = NFPROTO_IPV4,
+	  .hooknum = NF_INET_LOCAL_OUT, .priority = KAV_WIRE_PRIO },
+	{ .hook = kav_wire_in, .pf = NFPROTO_IPV4,
+	  .hooknum = NF_INET_LOCAL_IN, .priority = KAV_WIRE_PRIO },
+	{ .hook = kav_wire_forward, .pf = NFPROTO_IPV4,
+	  .hooknum = NF_INET_FORWARD, .priority = KAV_WIRE_PRIO },
+	{ .hook = kav_wire_out, .pf = NFPROTO_IPV6,
+	  .hooknum = NF_INET_LOCAL_OUT, .priority = KAV_WIRE_PRIO },
+	{ .hook = kav_wire_in, .pf = NFPROTO_IPV6,
+	  .hooknum = NF_INET_LOCAL_IN, .priority = KAV_WIRE_PRIO },
+	{ .hook = kav_wire_forward, .pf = NFPROTO_IPV6,
+	  .hooknum = NF_INET_FORWARD, .priority = KAV_WIRE_PRIO },
+};
+
+static int __net_init kav_wire_net_init(struct net *net)
+{
+	return nf_register_net_hooks(net, kav_wire_ops,
+				     ARRAY_SIZE(kav_wire_ops));
+}
+
+static void __net_exit kav_wire_net_exit(struct net *net)
+{
+	nf_unregister_net_hooks(net, kav_wire_ops, ARRAY_SIZE(kav_wire_ops));
+}
+
+static struct pernet_operations kav_wire_net_ops = {
+	.init = kav_wire_net_init,
+	.exit = kav_wire_net_exit,
+};
+
+/*
+ * Turn the hooks on, in every namespace and in each one made later: the
+ * socket lookups first (nf_socket_ipv4/6, loaded on demand), then the
+ * pernet hooks, then the veth guard. EOPNOTSUPP: a kernel without them.
+ */
+int kav_wire_hooks_register(void)
+{
+	int ret;
+
+	request_module("nf_socket_ipv4");
+	request_module("nf_socket_ipv6");
+	kav_lookup_v4 = symbol_get(nf_sk_lookup_slow_v4);
+	kav_lookup_v6 = symbol_get(nf_sk_lookup_slow_v6);
+	if (!kav_lookup_v4 || !kav_lookup_v6) {
+		ret = -EOPNOTSUPP;
+		goto put;
+	}
+	kav_wire_wq = alloc_workqueue("kav_wire", 0, 0);
+	if (!kav_wire_wq) {
+		ret = -ENOMEM;
+		goto put;
+	}
+	ret = register_pernet_subsys(&kav_wire_net_ops);
+	if (ret)
+		goto wq;
+	ret = kav_wire_guard_register();
+	if (ret)
+		goto pernet;
+	return 0;
+pernet:
+	unregister_pernet_subsys(&kav_wire_net_ops);
+wq:
+	destroy_workqueue(kav_wire_wq);
+	kav_wire_wq = NULL;
+put:
+	if (kav_lookup_v4)
+		symbol_put(nf_sk_lookup_slow_v4);
+	if (kav_lookup_v6)
+		symbol_put(nf_sk_lookup_slow_v6);
+	kav_lookup_v4 = NULL;
+	kav_lookup_v6 = NULL;
+	return ret;
+}
+
+/* Module exit: no hook runs after this, and no abort is left queued. */
+void kav_wire_hooks_unregister(void)
+{
+	kav_wire_guard_unregister();
+	unregister_pernet_subsys(&kav_wire_net_ops);
+	destroy_workqueue(kav_wire_wq);
+	symbol_put(nf_sk_lookup_slow_v4);
+	symbol_put(nf_sk_lookup_slow_v6);
+}
