@@ -880,7 +880,7 @@ enum kav_genl_attr {
  * is there), ENOENT (NET_DEL of one that is not), ENOSPC (more than
  * KAV_WIRE_NETS_MAX nets).
  */
-#define KAV_WIRE_KEY_LIMIT	(1U << 20)
+#define KAV_WIRE_KEY_LIMIT	0x100000U	/* 2^20 */
 #define KAV_WIRE_NETS_MAX	64
 
 enum kav_wire_mode {
