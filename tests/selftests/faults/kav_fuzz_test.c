@@ -963,6 +963,115 @@ static void put_random_attr(struct kav_nl_msg *m)
 	}
 }
 
+/* A plausible scope prefix or exemption: mostly valid, sometimes not. */
+static void put_wire_net(struct kav_nl_msg *m)
+{
+	struct kav_wire_net n = { 0 };
+	unsigned int i, max;
+
+	n.family = chance(50) ? AF_INET : AF_INET6;
+	max = n.family == AF_INET ? 32 : 128;
+	n.prefix_len = chance(90) ? below(max + 1) : below(256);
+	n.flags = chance(50) ? KAV_WIRE_NET_EXEMPT : (chance(95) ? 0 : rnd());
+	if (n.flags & KAV_WIRE_NET_EXEMPT || chance(5))
+		n.port = chance(50) ? 0 : 40000 + below(8);
+	for (i = 0; i < (n.family == AF_INET ? 4U : 16U); i++)
+		n.addr[i] = chance(70) ? 0 : rnd();
+	if (chance(50))		/* host bits cleared: a valid prefix */
+		for (i = n.prefix_len; i < max; i++)
+			n.addr[i / 8] &= ~(0x80 >> (i % 8));
+	kav_nl_put(m, KAV_A_WIRE_NET, &n, chance(95) ? sizeof(n) : below(40));
+}
+
+/* The wire's settings and scope: a plausible change of them. */
+static void wire_msg(struct kav_nl_msg *m)
+{
+	switch (below(4)) {
+	case 0:
+		kav_nl_req(&F.nl, m, KAV_GENL_CMD_WIRE_SET, 0);
+		if (chance(70))
+			kav_nl_put_u32(m, KAV_A_WIRE_MODE, below(4));
+		if (chance(40)) {
+			kav_nl_put_u32(m, KAV_A_WIRE_PORT_MIN,
+				       chance(20) ? 0 : 40000 + below(10));
+			if (chance(80))
+				kav_nl_put_u32(m, KAV_A_WIRE_PORT_MAX,
+					       40000 + below(1000));
+		}
+		if (chance(20))
+			kav_nl_put_u32(m, KAV_A_WIRE_MARK, chance(50) ?
+				       0x4b000000 : (uint32_t)rnd());
+		break;
+	case 1:
+		kav_nl_req(&F.nl, m, KAV_GENL_CMD_WIRE_GET, 0);
+		break;
+	default:
+		kav_nl_req(&F.nl, m, chance(60) ? KAV_GENL_CMD_WIRE_NET_ADD :
+			   KAV_GENL_CMD_WIRE_NET_DEL, 0);
+		put_wire_net(m);
+	}
+}
+
+/* WIRE_GET's scope: every KAV_A_WIRE_NET (repeated) of the reply. */
+struct wire_nets {
+	struct kav_wire_net net[KAV_WIRE_NETS_MAX];
+	unsigned int n;
+};
+
+static int wire_nets_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
+			const struct kav_nl_attrs *at, void *arg)
+{
+	const struct nlattr *na = (const void *)((const char *)gh + GENL_HDRLEN);
+	size_t len = nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	struct wire_nets *w = arg;
+
+	(void)at;
+	while (len >= NLA_HDRLEN && na->nla_len >= NLA_HDRLEN &&
+	       na->nla_len <= len) {
+		if ((na->nla_type & NLA_TYPE_MASK) == KAV_A_WIRE_NET &&
+		    na->nla_len == NLA_HDRLEN + sizeof(w->net[0]) &&
+		    w->n < KAV_WIRE_NETS_MAX)
+			memcpy(&w->net[w->n++], kav_nl_data(na),
+			       sizeof(w->net[0]));
+		if ((size_t)NLA_ALIGN(na->nla_len) >= len)
+			break;
+		len -= NLA_ALIGN(na->nla_len);
+		na = (const void *)((const char *)na + NLA_ALIGN(na->nla_len));
+	}
+	return 0;
+}
+
+/*
+ * The programs after this one find the wire as the module loaded it:
+ * mode off, no port range, the default mark, an empty scope.
+ */
+static void wire_reset(struct __test_metadata *_metadata)
+{
+	static struct kav_nl_msg m;
+	static struct wire_nets w;
+	struct kav_nl nl = { 0 };
+	unsigned int i;
+
+	ASSERT_EQ(0, kav_nl_open(&nl));
+	kav_nl_req(&nl, &m, KAV_GENL_CMD_WIRE_SET, 0);
+	kav_nl_put_u32(&m, KAV_A_WIRE_MODE, KAV_WIRE_OFF);
+	kav_nl_put_u32(&m, KAV_A_WIRE_PORT_MIN, 0);
+	kav_nl_put_u32(&m, KAV_A_WIRE_MARK, 0x4b000000);
+	EXPECT_EQ(0, kav_nl_talk(&nl, &m, NULL, NULL)) TH_LOG("%s", nl.ext_msg);
+	w.n = 0;
+	kav_nl_req(&nl, &m, KAV_GENL_CMD_WIRE_GET, 0);
+	ASSERT_EQ(0, kav_nl_talk(&nl, &m, wire_nets_cb, &w));
+	for (i = 0; i < w.n; i++) {
+		kav_nl_req(&nl, &m, KAV_GENL_CMD_WIRE_NET_DEL, 0);
+		kav_nl_put(&m, KAV_A_WIRE_NET, &w.net[i], sizeof(w.net[i]));
+		EXPECT_EQ(0, kav_nl_talk(&nl, &m, NULL, NULL))
+			TH_LOG("%s", nl.ext_msg);
+	}
+	if (w.n)
+		printf("# fuzz: the wire's scope had %u nets: removed\n", w.n);
+	kav_nl_close(&nl);
+}
+
 static void fuzz_netlink(struct __test_metadata *_metadata)
 {
 	static struct kav_nl_msg m;
@@ -973,7 +1082,10 @@ static void fuzz_netlink(struct __test_metadata *_metadata)
 		return;
 	F.calls++;
 	F.nl_msgs++;
-	if (chance(30)) {	/* a plausible grant, or its removal */
+	if (chance(20)) {	/* the wire: settings and scope */
+		wire_msg(&m);
+		ret = kav_nl_talk(&F.nl, &m, NULL, NULL);
+	} else if (chance(30)) {	/* a plausible grant, or its removal */
 		if (chance(50))
 			ret = kav_nl_grant_sel(&F.nl, below(120), 1 + below(5),
 					       chance(50) ? below(3) : rnd(),
@@ -1151,6 +1263,7 @@ TEST_F_TIMEOUT(fuzz, root, FUZZ_TIMEOUT)
 	if (geteuid())
 		SKIP(return, "needs root");
 	fuzz_run(_metadata, "root", 0x726f6f74ULL, false);
+	wire_reset(_metadata);
 }
 
 TEST_F_TIMEOUT(fuzz, unprivileged, FUZZ_TIMEOUT)
