@@ -355,13 +355,16 @@ static u16 kav_wire_family(const struct nf_hook_state *state)
 	return state->pf == NFPROTO_IPV4 ? AF_INET : AF_INET6;
 }
 
-/* The receiving socket on this node, or NULL; *@ref: ours to put. */
+/*
+ * The receiving socket on this node, or NULL; *@ref: ours to put. On
+ * output skb->sk is the sender; on input, early demux's receiver.
+ */
 static struct sock *kav_wire_receiver(struct sk_buff *skb, struct net *net,
 				      const struct net_device *dev,
-				      u16 family, bool *ref)
+				      u16 family, bool out, bool *ref)
 {
 	*ref = false;
-	if (skb->sk)		/* early demux */
+	if (!out && skb->sk)
 		return skb->sk;
 	*ref = true;
 	if (family == AF_INET)
@@ -383,14 +386,14 @@ struct kav_wire_peer {
  */
 static u32 kav_wire_check_receiver(struct sk_buff *skb, struct net *net,
 				   const struct net_device *dev, u16 family,
-				   u32 key, struct kav_wire_peer *r)
+				   bool out, u32 key, struct kav_wire_peer *r)
 {
 	struct kav_sock_owner o;
 	struct sock *sk, *full;
 	bool ref;
 
 	memset(r, 0, sizeof(*r));
-	sk = kav_wire_receiver(skb, net, dev, family, &ref);
+	sk = kav_wire_receiver(skb, net, dev, family, out, &ref);
 	if (!sk)		/* nobody listens: the stack answers */
 		return KAV_WIRE_DROP_NR;
 	full = sk_to_full_sk(sk);
@@ -451,7 +454,7 @@ static unsigned int kav_wire_out(void *priv, struct sk_buff *skb,
 	}
 	if (local) {
 		why = kav_wire_check_receiver(skb, state->net, state->out,
-					      p.family, key, &r);
+					      p.family, true, key, &r);
 		if (r.sk)
 			sock_put(r.sk);
 		if (why == KAV_WIRE_DROP_NR) {
@@ -505,7 +508,7 @@ static unsigned int kav_wire_in(void *priv, struct sk_buff *skb,
 		kav_wire_drop(KAV_WIRE_DROP_FRAGMENT, NULL, 0, NULL);
 		return NF_DROP;
 	}
-	why = kav_wire_check_receiver(skb, state->net, in, p.family,
+	why = kav_wire_check_receiver(skb, state->net, in, p.family, false,
 				      kav_wire_carried_key(c, skb, &p, in),
 				      &r);
 	if (why == KAV_WIRE_DROP_NR) {
