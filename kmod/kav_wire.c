@@ -65,7 +65,8 @@ static struct sock *(*kav_lookup_v6)(struct net *net, const struct sk_buff *skb,
 int kav_wire_parse(struct sk_buff *skb, u16 family, struct kav_wire_pkt *p)
 {
 	unsigned int thoff = skb_network_offset(skb);
-	__be16 ports[2], *pp;
+	u8 _th[14];
+	const u8 *th;
 	int proto;
 
 	memset(p, 0, sizeof(*p));
@@ -108,11 +109,13 @@ int kav_wire_parse(struct sk_buff *skb, u16 family, struct kav_wire_pkt *p)
 		return 1;
 	if (p->frag)
 		return 0;
-	pp = skb_header_pointer(skb, thoff, sizeof(ports), ports);
-	if (!pp)
+	/* Both headers start with the ports; TCP's flags are at byte 13. */
+	th = skb_header_pointer(skb, thoff, proto == IPPROTO_TCP ? 14 : 4, _th);
+	if (!th)
 		return 1;
-	p->sport = pp[0];
-	p->dport = pp[1];
+	memcpy(&p->sport, th, 2);
+	memcpy(&p->dport, th + 2, 2);
+	p->rst = proto == IPPROTO_TCP && (th[13] & 0x04);
 	return 0;
 }
 
@@ -232,7 +235,9 @@ static void kav_wire_abort_work(struct work_struct *work)
 	struct kav_wire_abort *a = container_of(work, struct kav_wire_abort,
 						work);
 
-	if (!tcp_abort(a->sk, ECONNABORTED))
+	/* Several dropped packets may have asked; the first one does it. */
+	if (READ_ONCE(a->sk->sk_state) != TCP_CLOSE &&
+	    !tcp_abort(a->sk, ECONNABORTED))
 		kav_wire_count_abort();
 	sock_put(a->sk);
 	kfree(a);
@@ -447,6 +452,12 @@ static unsigned int kav_wire_out(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 	kav_wire_sock_owner(sk, &o);
 	key = kav_wire_owner_key(&o, &g);
+	/*
+	 * The reset of a connection whose key went (its abort) tells the
+	 * other end on this node at once; it ends only that connection.
+	 */
+	if (!key && local && p.rst)
+		return NF_ACCEPT;
 	if (!key) {
 		kav_wire_drop(KAV_WIRE_DROP_SENDER_NO_KEY, sk, 0, NULL);
 		kav_wire_abort(sk);

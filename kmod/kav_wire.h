@@ -74,6 +74,7 @@ void kav_wire_count_drop(u32 reason, const struct kav_wire_event *ev);
 struct kav_wire_pkt {
 	u16 family;			/* AF_INET, AF_INET6 */
 	bool frag;			/* a fragment: no ports */
+	bool rst;			/* a TCP reset */
 	__be16 sport, dport;
 	u8 saddr[16], daddr[16];
 	u32 label;			/* IPv6 flow label */
