@@ -4,18 +4,20 @@
  * (Documentation/wire.rst). Beside the objects layer: it answers from
  * the grant list (kav_policy.h) and knows nothing of tables or files.
  *
- *   kav_wire_conf.c   the administrator's settings, published under RCU;
- *                     counters; turning the hooks on
  *   kav_wire.c        the rule, on LOCAL_OUT, LOCAL_IN and FORWARD of
- *                     every network namespace
+ *                     every network namespace; turning the hooks on
  *   kav_wire_guard.c  what a container's veth may claim where its frames
  *                     enter the host
+ *   kav_wire_pkt.c    what the rule sees of a packet and of a socket
+ *   kav_wire_conf.c   the administrator's settings, published under RCU;
+ *                     counters and drop events
  */
 #ifndef KAV_WIRE_H
 #define KAV_WIRE_H
 
 #include <linux/rcupdate.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/kav.h>
 
 struct net_device;
@@ -58,9 +60,9 @@ struct kav_wire_event {
 };
 
 /* kav_wire_conf.c */
-int kav_wire_init(void (*notify)(const struct kav_wire_event *ev));
-void kav_wire_exit(void);
-int kav_wire_set(const struct kav_wire_change *c, const char **why);
+int kav_wire_conf_init(void (*notify)(const struct kav_wire_event *ev));
+void kav_wire_conf_exit(void);
+int kav_wire_conf_set(const struct kav_wire_change *c, const char **why);
 int kav_wire_net_add(const struct kav_wire_net *n, const char **why);
 int kav_wire_net_del(const struct kav_wire_net *n, const char **why);
 struct kav_wire_conf *kav_wire_conf_copy(void);
@@ -80,13 +82,22 @@ struct kav_wire_pkt {
 	u32 label;			/* IPv6 flow label */
 };
 
-/* kav_wire.c: the hooks and the rule */
+struct kav_grant;
+struct kav_sock_owner;
+
+/* kav_wire_pkt.c */
 int kav_wire_parse(struct sk_buff *skb, u16 family, struct kav_wire_pkt *p);
 bool kav_wire_in_scope(const struct kav_wire_conf *c,
 		       const struct kav_wire_pkt *p, bool local);
+kuid_t kav_wire_sk_uid(const struct sock *sk);
+void kav_wire_sock_owner(struct sock *sk, struct kav_sock_owner *o);
+u32 kav_wire_owner_key(const struct kav_sock_owner *o, struct kav_grant **g);
 u32 kav_wire_netns_key(u64 cookie);
-int kav_wire_hooks_register(void);
-void kav_wire_hooks_unregister(void);
+
+/* kav_wire.c: the hooks and the rule; what administration calls */
+int kav_wire_init(void (*notify)(const struct kav_wire_event *ev));
+void kav_wire_exit(void);
+int kav_wire_set(const struct kav_wire_change *c, const char **why);
 
 /* kav_wire_guard.c */
 int kav_wire_guard_register(void);

@@ -5,11 +5,6 @@
  * read one immutable copy under RCU; a change makes a new copy under
  * kav_wire_lock and publishes it, so a packet sees the old settings or
  * the new, never half of a change. Counters are per CPU.
- *
- * The hooks are registered the first time a mode other than off is set
- * and stay until the module goes: with no scope, or mode off, each hook
- * returns at its first test. A module that never had the wire set takes
- * no netfilter module and changes nothing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,7 +22,6 @@
 
 static DEFINE_MUTEX(kav_wire_lock);
 static struct kav_wire_conf __rcu *kav_wire_current;
-static bool kav_wire_hooked;		/* under kav_wire_lock */
 
 struct kav_wire_pcpu {
 	u64 passed;
@@ -141,10 +135,9 @@ static void kav_wire_publish(struct kav_wire_conf *c)
 	kfree_rcu(old, rcu);
 }
 
-int kav_wire_set(const struct kav_wire_change *ch, const char **why)
+int kav_wire_conf_set(const struct kav_wire_change *ch, const char **why)
 {
 	struct kav_wire_conf *c;
-	int ret;
 
 	if (ch->has_mode && ch->mode >= __KAV_WIRE_MODE_MAX) {
 		*why = "unknown wire mode";
@@ -159,17 +152,6 @@ int kav_wire_set(const struct kav_wire_change *ch, const char **why)
 		return -EINVAL;
 	}
 	mutex_lock(&kav_wire_lock);
-	if (ch->has_mode && ch->mode != KAV_WIRE_OFF && !kav_wire_hooked) {
-		ret = kav_wire_hooks_register();
-		if (ret) {
-			mutex_unlock(&kav_wire_lock);
-			*why = ret == -EOPNOTSUPP ?
-			       "this kernel has no socket lookup for netfilter (nf_socket_ipv4/6)" :
-			       "could not register the netfilter hooks";
-			return ret;
-		}
-		kav_wire_hooked = true;
-	}
 	c = kav_wire_begin();
 	if (!c) {
 		mutex_unlock(&kav_wire_lock);
@@ -294,7 +276,7 @@ int kav_wire_net_del(const struct kav_wire_net *n, const char **why)
 	return 0;
 }
 
-int kav_wire_init(void (*notify)(const struct kav_wire_event *ev))
+int kav_wire_conf_init(void (*notify)(const struct kav_wire_event *ev))
 {
 	struct kav_wire_conf *c;
 
@@ -312,12 +294,9 @@ int kav_wire_init(void (*notify)(const struct kav_wire_event *ev))
 	return 0;
 }
 
-/* After the genl family is gone (no more changes) */
-void kav_wire_exit(void)
+/* After the hooks: the last event may still be on its way. */
+void kav_wire_conf_exit(void)
 {
-	if (kav_wire_hooked)
-		kav_wire_hooks_unregister();
-	/* No hook runs now; the last event may still be on its way. */
 	flush_work(&kav_wire_event);
 	kfree(rcu_dereference_protected(kav_wire_current, true));
 	free_percpu(kav_wire_stats);

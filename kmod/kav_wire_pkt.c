@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the wire rule sees of a packet and of a socket: addresses, ports
+ * and flow label; whether the scope covers it; the key a socket's owner,
+ * or a namespace, holds on the wire (from the grant list, under RCU).
+ */
+#include <linux/cgroup.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include "kav_policy.h"
+#include "kav_wire.h"
+
+/*
+ * Read the addresses, ports and flow label of @skb (its network header
+ * is at skb_network_offset()). 0: a TCP or UDP packet (or a fragment of
+ * one: p->frag); 1: something else, not the rule's.
+ */
+int kav_wire_parse(struct sk_buff *skb, u16 family, struct kav_wire_pkt *p)
+{
+	unsigned int thoff = skb_network_offset(skb);
+	u8 _th[14];
+	const u8 *th;
+	int proto;
+
+	memset(p, 0, sizeof(*p));
+	p->family = family;
+	if (family == AF_INET) {
+		struct iphdr _iph;
+		const struct iphdr *iph;
+
+		iph = skb_header_pointer(skb, thoff, sizeof(_iph), &_iph);
+		if (!iph || iph->ihl < 5)
+			return 1;
+		proto = iph->protocol;
+		memcpy(p->saddr, &iph->saddr, 4);
+		memcpy(p->daddr, &iph->daddr, 4);
+		p->frag = ip_is_fragment(iph);
+		thoff += iph->ihl * 4;
+	} else {
+		struct ipv6hdr _ip6h;
+		const struct ipv6hdr *ip6h;
+		unsigned short fragoff = 0;
+		int flags = 0;
+
+		ip6h = skb_header_pointer(skb, thoff, sizeof(_ip6h), &_ip6h);
+		if (!ip6h)
+			return 1;
+		memcpy(p->saddr, &ip6h->saddr, 16);
+		memcpy(p->daddr, &ip6h->daddr, 16);
+		p->label = ntohl(ip6_flowlabel(ip6h));
+		thoff = skb_network_offset(skb);
+		proto = ipv6_find_hdr(skb, &thoff, -1, &fragoff, &flags);
+		if (flags & IP6_FH_F_FRAG) {
+			p->frag = true;
+			/* A later fragment's next header says nothing. */
+			return 0;
+		}
+		if (proto < 0)
+			return 1;
+	}
+	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
+		return 1;
+	if (p->frag)
+		return 0;
+	/* Both headers start with the ports; TCP's flags are at byte 13. */
+	th = skb_header_pointer(skb, thoff, proto == IPPROTO_TCP ? 14 : 4, _th);
+	if (!th)
+		return 1;
+	memcpy(&p->sport, th, 2);
+	memcpy(&p->dport, th + 2, 2);
+	p->rst = proto == IPPROTO_TCP && (th[13] & 0x04);
+	return 0;
+}
+
+static bool kav_wire_net_match(const struct kav_wire_net *n, u16 family,
+			       const u8 *addr)
+{
+	unsigned int bytes = n->prefix_len / 8, bits = n->prefix_len % 8;
+
+	if (n->family != family || memcmp(n->addr, addr, bytes))
+		return false;
+	return !bits || !((n->addr[bytes] ^ addr[bytes]) & (0xff00 >> bits));
+}
+
+static bool kav_wire_exempt(const struct kav_wire_conf *c, u16 family,
+			    const u8 *addr, __be16 port)
+{
+	const struct kav_wire_net *n;
+	u32 i;
+
+	for (i = 0; i < c->nr_nets; i++) {
+		n = &c->nets[i];
+		if ((n->flags & KAV_WIRE_NET_EXEMPT) &&
+		    (!n->port || n->port == ntohs(port)) &&
+		    kav_wire_net_match(n, family, addr))
+			return true;
+	}
+	return false;
+}
+
+static bool kav_wire_port_in(const struct kav_wire_conf *c, __be16 port)
+{
+	u16 p = ntohs(port);
+
+	return p >= c->port_min && p <= c->port_max;
+}
+
+/*
+ * Is @p the rule's? Its destination is in a scope prefix, or on this
+ * node (@local: the loopback device carries it); its source or
+ * destination port is in the range (when one is set); and neither end is
+ * exempt. A fragment has no ports: every fragment to the scope is.
+ */
+bool kav_wire_in_scope(const struct kav_wire_conf *c,
+		       const struct kav_wire_pkt *p, bool local)
+{
+	bool in = local;
+	u32 i;
+
+	for (i = 0; !in && i < c->nr_nets; i++)
+		in = !(c->nets[i].flags & KAV_WIRE_NET_EXEMPT) &&
+		     kav_wire_net_match(&c->nets[i], p->family, p->daddr);
+	if (!in)
+		return false;
+	if (p->frag)
+		return !kav_wire_exempt(c, p->family, p->daddr, 0);
+	if (c->port_min && !kav_wire_port_in(c, p->sport) &&
+	    !kav_wire_port_in(c, p->dport))
+		return false;
+	return !kav_wire_exempt(c, p->family, p->daddr, p->dport) &&
+	       !kav_wire_exempt(c, p->family, p->saddr, p->sport);
+}
+
+/* ---------------------------------------------------------------- keys */
+
+u32 kav_wire_owner_key(const struct kav_sock_owner *o, struct kav_grant **g)
+{
+	u32 vni = 0;
+
+	*g = NULL;
+	if (kav_grant_wire_key_rcu(o, &vni, g) != KAV_WIRE_KEY_ONE) {
+		*g = NULL;
+		return 0;
+	}
+	return vni;
+}
+
+kuid_t kav_wire_sk_uid(const struct sock *sk)
+{
+#ifdef KAV_HAVE_SK_UID_ACCESSOR
+	return sk_uid(sk);
+#else
+	return READ_ONCE(sk->sk_uid);
+#endif
+}
+
+void kav_wire_sock_owner(struct sock *sk, struct kav_sock_owner *o)
+{
+	o->uid = kav_wire_sk_uid(sk);
+	o->cgroup = sock_cgroup_ptr(&sk->sk_cgrp_data);
+	o->netns_cookie = sock_net(sk)->net_cookie;
+}
+
+/* The key a namespace's netns grants give it (a veth's far end). */
+u32 kav_wire_netns_key(u64 cookie)
+{
+	struct kav_sock_owner o = { .uid = INVALID_UID, .netns_cookie = cookie };
+	struct kav_grant *g;
+
+	return kav_wire_owner_key(&o, &g);
+}
