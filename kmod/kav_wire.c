@@ -258,8 +258,8 @@ static u32 kav_wire_check_receiver(struct sk_buff *skb, struct net *net,
 	return KAV_WIRE_DROP_NR;
 }
 
-static unsigned int kav_wire_out(void *priv, struct sk_buff *skb,
-				 const struct nf_hook_state *state)
+static unsigned int kav_wire_do_out(struct sk_buff *skb,
+				    const struct nf_hook_state *state)
 {
 	const struct kav_wire_conf *c;
 	struct kav_sock_owner o;
@@ -326,8 +326,8 @@ static unsigned int kav_wire_out(void *priv, struct sk_buff *skb,
 	return NF_ACCEPT;
 }
 
-static unsigned int kav_wire_in(void *priv, struct sk_buff *skb,
-				const struct nf_hook_state *state)
+static unsigned int kav_wire_do_in(struct sk_buff *skb,
+				   const struct nf_hook_state *state)
 {
 	const struct net_device *in = state->in;
 	const struct kav_wire_conf *c;
@@ -372,8 +372,8 @@ static unsigned int kav_wire_in(void *priv, struct sk_buff *skb,
 	return why == KAV_WIRE_DROP_NR ? NF_ACCEPT : NF_DROP;
 }
 
-static unsigned int kav_wire_forward(void *priv, struct sk_buff *skb,
-				     const struct nf_hook_state *state)
+static unsigned int kav_wire_do_forward(struct sk_buff *skb,
+					const struct nf_hook_state *state)
 {
 	const struct kav_wire_conf *c;
 	struct kav_wire_pkt p;
@@ -397,6 +397,36 @@ static unsigned int kav_wire_forward(void *priv, struct sk_buff *skb,
 	if (p.family == AF_INET6 && kav_wire_set_label(skb, key))
 		return NF_DROP;
 	return NF_ACCEPT;
+}
+
+static unsigned int kav_wire_out(void *priv, struct sk_buff *skb,
+				 const struct nf_hook_state *state)
+{
+	u64 t = kav_wire_time_begin();
+	unsigned int v = kav_wire_do_out(skb, state);
+
+	kav_wire_time_end(KAV_WIRE_HOOK_OUT, t);
+	return v;
+}
+
+static unsigned int kav_wire_in(void *priv, struct sk_buff *skb,
+				const struct nf_hook_state *state)
+{
+	u64 t = kav_wire_time_begin();
+	unsigned int v = kav_wire_do_in(skb, state);
+
+	kav_wire_time_end(KAV_WIRE_HOOK_IN, t);
+	return v;
+}
+
+static unsigned int kav_wire_forward(void *priv, struct sk_buff *skb,
+				     const struct nf_hook_state *state)
+{
+	u64 t = kav_wire_time_begin();
+	unsigned int v = kav_wire_do_forward(skb, state);
+
+	kav_wire_time_end(KAV_WIRE_HOOK_FORWARD, t);
+	return v;
 }
 
 /*

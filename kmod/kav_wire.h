@@ -59,7 +59,17 @@ struct kav_wire_event {
 	u64 drops;			/* since the last event */
 };
 
+enum kav_wire_hook {
+	KAV_WIRE_HOOK_OUT,
+	KAV_WIRE_HOOK_IN,
+	KAV_WIRE_HOOK_FORWARD,
+	KAV_WIRE_HOOK_GUARD,
+	KAV_WIRE_HOOK_NR,
+};
+
 /* kav_wire_conf.c */
+u64 kav_wire_time_begin(void);
+void kav_wire_time_end(enum kav_wire_hook h, u64 start);
 int kav_wire_conf_init(void (*notify)(const struct kav_wire_event *ev));
 void kav_wire_conf_exit(void);
 int kav_wire_conf_set(const struct kav_wire_change *c, const char **why);

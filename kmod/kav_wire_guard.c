@@ -36,10 +36,9 @@ struct kav_wire_guard {
 
 static LIST_HEAD(kav_wire_guards);
 
-static unsigned int kav_wire_guard_hook(void *priv, struct sk_buff *skb,
-					const struct nf_hook_state *state)
+static unsigned int kav_wire_guard_check(const struct kav_wire_guard *gd,
+					 struct sk_buff *skb)
 {
-	const struct kav_wire_guard *gd = priv;
 	u64 cookie = READ_ONCE(gd->peer_cookie);
 	const struct kav_wire_conf *c;
 	struct kav_wire_event ev = { 0 };
@@ -62,6 +61,16 @@ static unsigned int kav_wire_guard_hook(void *priv, struct sk_buff *skb,
 	ev.vni = key;
 	kav_wire_count_drop(ev.reason, &ev);
 	return NF_DROP;
+}
+
+static unsigned int kav_wire_guard_hook(void *priv, struct sk_buff *skb,
+					const struct nf_hook_state *state)
+{
+	u64 t = kav_wire_time_begin();
+	unsigned int v = kav_wire_guard_check(priv, skb);
+
+	kav_wire_time_end(KAV_WIRE_HOOK_GUARD, t);
+	return v;
 }
 
 static struct kav_wire_guard *kav_wire_guard_find(struct net_device *dev)
