@@ -13,6 +13,7 @@ UNIT_TESTS    := test_addr test_expand test_table test_domain test_av test_av_jo
 		 test_av_attr test_av_named test_auth test_grants \
 		 test_eq test_av_set test_peer test_diag \
 		 test_kavctl_args test_kavctl_json test_kavctl_attrs test_kavctl_conf \
+		 test_kavctl_wire \
 		 test_fuzz_prog test_hook_vec test_hook test_av_fill_args \
 		 test_fake_index
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS)) \
@@ -96,6 +97,15 @@ $(UNIT_DIR)/test_kavctl_json: \
 $(UNIT_DIR)/test_kavctl_attrs: \
 	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,nl attrs args format json output)
 $(UNIT_DIR)/test_kavctl_attrs: UNIT_LIBS += $(UNIT_NL_LIBS) $(UNIT_SCOLS_LIBS)
+
+# test_kavctl_wire: kavctl wire's values, file and plan (wire_conf.c), and
+# wire show and stats of replies built with libnl (wire.c, stats.c).
+$(UNIT_DIR)/test_kavctl_wire.o: $(UNIT_KAVCTL_HDRS)
+$(UNIT_DIR)/test_kavctl_wire.o: UNIT_CFLAGS += $(UNIT_NL_CFLAGS) $(UNIT_SCOLS_CFLAGS)
+$(UNIT_DIR)/test_kavctl_wire: \
+	$(patsubst %,$(UNIT_DIR)/kavctl/%.o,wire wire_conf conf stats nl attrs \
+	args format json output)
+$(UNIT_DIR)/test_kavctl_wire: UNIT_LIBS += $(UNIT_NL_LIBS) $(UNIT_SCOLS_LIBS)
 
 # test_kavctl_conf: the grants.d files of kavctl apply (conf.c, args.c),
 # and apply.c up to netlink (the test stands for nl.c and grant.c).

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/socket.h>
+
 #include <linux/kav.h>
 
 #include "../../tools/kavctl/args.h"
@@ -832,6 +834,172 @@ static void test_output_options(void **state)
 	cmd_err("grant add vni 1 uid 1 tag -n", "'tag' needs a value");
 }
 
+/* kavctl wire, and grant add ... wire. */
+static void test_wire(void **state)
+{
+	struct kc_cmd *c;
+	char line[512];
+	int i;
+
+	(void)state;
+	c = cmd_ok("wire");
+	assert_int_equal(c->op, KC_OP_WIRE_SHOW);
+	c = cmd_ok("wire show -j");
+	assert_int_equal(c->op, KC_OP_WIRE_SHOW);
+	assert_true(c->json);
+	assert_int_equal(cmd_ok("show wire")->op, KC_OP_WIRE_SHOW);
+	assert_int_equal(cmd_ok("wi sh")->op, KC_OP_WIRE_SHOW);
+	assert_int_equal(cmd_ok("wire scope")->op, KC_OP_WIRE_SHOW);
+	assert_int_equal(cmd_ok("wire exempt list")->op, KC_OP_WIRE_SHOW);
+	/* "w" stays whoami, as it was before "wire". */
+	assert_int_equal(cmd_ok("w")->op, KC_OP_WHOAMI);
+	assert_int_equal(cmd_ok("wh")->op, KC_OP_WHOAMI);
+	assert_int_equal(cmd_ok("wi")->op, KC_OP_WIRE_SHOW);
+	c = cmd_ok("wire -h");
+	assert_int_equal(c->op, KC_OP_HELP);
+	assert_int_equal(c->topic, KC_TOPIC_WIRE);
+	c = cmd_ok("help wire");
+	assert_int_equal(c->topic, KC_TOPIC_WIRE);
+
+	c = cmd_ok("wire set mode esp ports 5000-5999 mark 0x4c000000");
+	assert_int_equal(c->op, KC_OP_WIRE_SET);
+	assert_true(c->wire.set.has_mode);
+	assert_int_equal(c->wire.set.mode, KAV_WIRE_ESP);
+	assert_true(c->wire.set.has_ports);
+	assert_int_equal(c->wire.set.port_min, 5000);
+	assert_int_equal(c->wire.set.port_max, 5999);
+	assert_true(c->wire.set.has_mark);
+	assert_int_equal(c->wire.set.mark, 0x4c000000);
+	c = cmd_ok("wire set ports none");
+	assert_false(c->wire.set.has_mode || c->wire.set.has_mark);
+	assert_true(c->wire.set.has_ports);
+	assert_int_equal(c->wire.set.port_min, 0);
+	assert_int_equal(c->wire.set.port_max, 0);
+	c = cmd_ok("wire set mo flowlabel");
+	assert_int_equal(c->wire.set.mode, KAV_WIRE_FLOWLABEL);
+	cmd_err("wire set", "nothing to set (mode, ports or mark)");
+	cmd_err("wire set mode", "'mode' needs a value");
+	cmd_err("wire set mode ipsec", "unknown wire mode 'ipsec'");
+	cmd_err("wire set ports 0-10", "invalid port '0' (1 to 65535)");
+	cmd_err("wire set ports 1-70000", "invalid port '70000' (1 to 65535)");
+	cmd_err("wire set ports 9-8", "the first (9) is above the last (8)");
+	cmd_err("wire set mark 0x4b000001", "low 20 bits must be 0");
+	cmd_err("wire set mark 0x4b000000 mark 0", "mark given twice");
+	cmd_err("wire set m esp", "ambiguous wire set argument 'm': mode, mark");
+	cmd_err("wire set vni 5", "unknown wire set argument 'vni'");
+	cmd_err("wire s", "ambiguous wire command 's': show, set, scope");
+	cmd_err("wire frob", "unknown wire command 'frob'");
+	cmd_err("wire show x", "unexpected argument 'x'");
+
+	c = cmd_ok("wire scope add 10.0.0.0/8 fd00::/8 10.9.9.9");
+	assert_int_equal(c->op, KC_OP_WIRE_NET_ADD);
+	assert_int_equal(c->wire.nr_nets, 3);
+	assert_int_equal(c->wire.nets[0].family, AF_INET);
+	assert_int_equal(c->wire.nets[0].prefix_len, 8);
+	assert_int_equal(c->wire.nets[0].flags, 0);
+	assert_int_equal(c->wire.nets[1].family, AF_INET6);
+	assert_int_equal(c->wire.nets[1].prefix_len, 8);
+	assert_int_equal(c->wire.nets[2].prefix_len, 32);
+	c = cmd_ok("wire scope del fd00::/8");
+	assert_int_equal(c->op, KC_OP_WIRE_NET_DEL);
+	assert_int_equal(c->wire.nets[0].prefix_len, 8);
+	assert_int_equal(cmd_ok("wire sc rm 10.0.0.0/8")->op,
+			 KC_OP_WIRE_NET_DEL);
+	cmd_err("wire scope add 10.1.2.3/8", "the network is 10.0.0.0/8");
+	cmd_err("wire scope add fd00::1/64", "the network is fd00::/64");
+	cmd_err("wire scope add 10.0.0.0/33", "0 to 32 for IPv4");
+	cmd_err("wire scope add nfs.example", "not an IPv4 address");
+	cmd_err("wire scope add", "wire scope: missing prefix");
+	cmd_err("wire scope add 10.0.0.0/8 10.0.0.0/8",
+		"scope prefix '10.0.0.0/8' given twice");
+	cmd_err("wire scope add 10.0.0.0/8 port 22", "a scope prefix has no port");
+	cmd_err("wire scope 10.0.0.0/8", "unknown wire scope command");
+
+	c = cmd_ok("wire exempt add 10.0.0.5 port 6818 10.0.0.0/24 fd00::7 p 22");
+	assert_int_equal(c->op, KC_OP_WIRE_NET_ADD);
+	assert_int_equal(c->wire.nr_nets, 3);
+	assert_int_equal(c->wire.nets[0].flags, KAV_WIRE_NET_EXEMPT);
+	assert_int_equal(c->wire.nets[0].port, 6818);
+	assert_int_equal(c->wire.nets[0].prefix_len, 32);
+	assert_int_equal(c->wire.nets[1].flags, KAV_WIRE_NET_EXEMPT);
+	assert_int_equal(c->wire.nets[1].port, 0);
+	assert_int_equal(c->wire.nets[1].prefix_len, 24);
+	assert_int_equal(c->wire.nets[2].port, 22);
+	assert_int_equal(c->wire.nets[2].prefix_len, 128);
+	c = cmd_ok("wire exempt del 10.0.0.5 port 6818");
+	assert_int_equal(c->op, KC_OP_WIRE_NET_DEL);
+	assert_int_equal(c->wire.nets[0].port, 6818);
+	cmd_err("wire exempt add 10.0.0.5 port", "'port' needs a value");
+	cmd_err("wire exempt add 10.0.0.5 port 0", "invalid port '0'");
+	cmd_err("wire exempt add 10.0.0.5 port 65536", "invalid port '65536'");
+	cmd_err("wire exempt add port 22", "'port' follows an address");
+	cmd_err("wire exempt add", "wire exempt: missing address");
+	cmd_err("wire exempt add 10.0.0.5 port 1 10.0.0.5 port 1",
+		"exemption '10.0.0.5' port 1 given twice");
+	/* More than the kernel holds. */
+	strcpy(line, "wire scope add");
+	for (i = 0; i < KAV_WIRE_NETS_MAX + 1 && i < MAX_WORDS - 5; i++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " 10.%d.0.0/16", i);
+	if (KAV_WIRE_NETS_MAX + 1 < MAX_WORDS - 5)
+		cmd_err(line, "at most");
+
+	/* apply: -n is its dry run, not --noheadings. */
+	c = cmd_ok("wire apply /tmp/w.conf");
+	assert_int_equal(c->op, KC_OP_WIRE_APPLY);
+	assert_false(c->wire.dry_run);
+	assert_true(c->wire.has_file);
+	assert_string_equal(c->wire.file, "/tmp/w.conf");
+	c = cmd_ok("wire apply -n /tmp/w.conf");
+	assert_true(c->wire.dry_run);
+	assert_false(c->noheadings);
+	assert_string_equal(c->wire.file, "/tmp/w.conf");
+	c = cmd_ok("wire app --dry-run");
+	assert_true(c->wire.dry_run);
+	assert_false(c->wire.has_file);
+	assert_string_equal(c->wire.file, "/etc/kav/wire.conf");
+	c = cmd_ok("wire apply -- -n");
+	assert_false(c->wire.dry_run);
+	assert_string_equal(c->wire.file, "-n");
+	c = cmd_ok("wire apply -h");
+	assert_int_equal(c->op, KC_OP_HELP);
+	assert_int_equal(c->topic, KC_TOPIC_WIRE);
+	cmd_err("wire apply a b", "unexpected argument 'b' (one file)");
+	cmd_err("wire apply -x", "unknown option '-x'");
+	cmd_err("-n wire apply f", "this -n is --noheadings");
+	cmd_err("wire -n apply f", "this -n is --noheadings");
+	/* An option between: the words after it are seen as options too. */
+	cmd_err("wire -j apply -n f", "this -n is --noheadings");
+	c = cmd_ok("wire -j apply f");
+	assert_int_equal(c->op, KC_OP_WIRE_APPLY);
+	assert_false(c->wire.dry_run);
+
+	/* grant add ... wire: a flag, anywhere among the pairs. */
+	c = cmd_ok("grant add vni 5 uid 1000 wire");
+	assert_int_equal(c->op, KC_OP_GRANT_ADD);
+	assert_true(c->grant.wire);
+	c = cmd_ok("grant add wire vni 5 cgroup /jobs/1 tag t");
+	assert_true(c->grant.wire);
+	assert_string_equal(c->grant.tag, "t");
+	c = cmd_ok("grant wire vni 5 netns /proc/1/ns/net");
+	assert_int_equal(c->op, KC_OP_GRANT_ADD);
+	assert_true(c->grant.wire);
+	c = cmd_ok("g a v 1048575 ui 1 wi");
+	assert_true(c->grant.wire);
+	assert_int_equal(c->grant.vni, 1048575);
+	c = cmd_ok("grant add vni 5 uid 1000");
+	assert_false(c->grant.wire);
+	/* Without wire, a gid and a large vni are fine. */
+	cmd_ok("grant add vni 4294967295 gid 100");
+	cmd_err("grant add vni 5 gid 100 wire", "a socket carries no groups: a gid grant cannot apply on the wire; grant the uid, the job's cgroup or the netns");
+	cmd_err("grant add vni 5 group root wire", "a socket carries no groups");
+	cmd_err("grant add vni 1048576 uid 1 wire",
+		"vni 1048576 cannot be a wire key");
+	cmd_err("grant add vni 5 uid 1 wire wire", "wire given twice");
+	cmd_err("grant set 3 wire", "unexpected argument 'wire'");
+	cmd_err("grant list wire", "unexpected argument 'wire'");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -853,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_new_commands),
 		cmocka_unit_test(test_output_options),
+		cmocka_unit_test(test_wire),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

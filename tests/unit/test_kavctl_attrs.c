@@ -503,6 +503,66 @@ static void test_stats_json(void **state)
 	nlmsg_free(msg);
 }
 
+/* The wire: a WIRE_DROP event, a wire grant, the WIRE_GET attributes' sizes. */
+static void test_wire(void **state)
+{
+	struct nl_msg *msg = mk(KAV_GENL_CMD_WIRE_DROP);
+	struct kav_wire_net net;
+	struct parsed p;
+	uint64_t drops[KAV_WIRE_DROP_NR] = { 0 };
+
+	(void)state;
+	nla_put_u32(msg, KAV_A_WIRE_DROP_REASON, KAV_WIRE_DROP_SENDER_NO_KEY);
+	nla_put_u32(msg, KAV_A_UID, 0);
+	nla_put_u64(msg, KAV_A_CGROUP_ID, 77);
+	nla_put_u64(msg, KAV_A_NETNS_COOKIE, 1);
+	nla_put_u32(msg, KAV_A_VNI, 0);
+	nla_put_u64(msg, KAV_A_WIRE_DROPS, 12);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0,
+		    "{\"reason\":\"sender_no_key\",\"vni\":0,\"uid\":0,"
+		    "\"user\":\"root\",\"cgroup_id\":77,\"netns_cookie\":1,"
+		    "\"wire_drops\":12}");
+	expect_human(&p, 0,
+		     " reason sender-no-key vni 0 uid 0 cgroup-id 77"
+		     " netns-cookie 1 wire-drops 12");
+	nlmsg_free(msg);
+
+	/* A reason from a newer kernel: its number. */
+	msg = mk(KAV_GENL_CMD_WIRE_DROP);
+	nla_put_u32(msg, KAV_A_WIRE_DROP_REASON, KAV_WIRE_DROP_NR);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0, "{\"reason\":6}");
+	expect_human(&p, 0, " reason 6");
+	nlmsg_free(msg);
+
+	/* A wire grant (GRANT_ADD's notification, a listing). */
+	msg = mk(KAV_GENL_CMD_GRANT_ADD);
+	nla_put_u32(msg, KAV_A_GRANT_ID, 3);
+	nla_put_u32(msg, KAV_A_VNI, 500);
+	nla_put_flag(msg, KAV_A_GRANT_WIRE);
+	nla_put_u64(msg, KAV_A_WIRE_DROPS, 0);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0,
+		    "{\"grant_id\":3,\"vni\":500,\"wire\":true,"
+		    "\"wire_drops\":0}");
+	expect_human(&p, 0, " grant 3 vni 500 wire wire-drops 0");
+	nlmsg_free(msg);
+
+	/* Sizes: a flag, a struct kav_wire_net, an array of u64. */
+	expect_malformed(KAV_A_GRANT_WIRE, 4);
+	expect_malformed(KAV_A_WIRE_MODE, 8);
+	expect_malformed(KAV_A_WIRE_PASSED, 4);
+	memset(&net, 0, sizeof(net));
+	expect_parse(KAV_A_WIRE_NET, sizeof(net) - 1, &net, -1);
+	expect_malformed(KAV_A_WIRE_DROP_COUNTS, 12);
+	expect_malformed(KAV_A_WIRE_DROP_COUNTS, 4);
+	expect_parse(KAV_A_WIRE_NET, sizeof(net), &net, 0);
+	expect_parse(KAV_A_WIRE_DROP_COUNTS, sizeof(drops), drops, 0);
+	/* Fewer counters (or more: a newer kernel's reasons) are taken. */
+	expect_parse(KAV_A_WIRE_DROP_COUNTS, 8, drops, 0);
+}
+
 static void test_report(void **state)
 {
 	struct kc_nl nl;
@@ -538,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_named_av),
 		cmocka_unit_test(test_stats_json),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_wire),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,10 +43,11 @@ expect() {
 
 expect "grant" kavctl g
 expect "av apply" kavctl a
-expect "whoami" kavctl w
+expect "whoami wire" kavctl w
+expect "whoami" kavctl wh
 expect "add set del show list" kavctl grant ""
 expect "set show" kavctl gr s
-expect "vni uid user gid group cgroup cgroup-id netns netns-pid max-entries max-avs tag" \
+expect "vni uid user gid group cgroup cgroup-id netns netns-pid max-entries max-avs tag wire" \
 	kavctl grant add vni 5 ""
 expect "max-entries max-avs" kavctl grant add vni 5 uid 1 max
 expect "root" kavctl grant add vni 5 user roo
@@ -55,6 +56,8 @@ expect "max-entries max-avs tag" kavctl grant set 3 ""
 expect "list show pin unpin" kavctl av ""
 expect "tag" kavctl av pin 3 ""
 expect "+TAG" kavctl grant list -o +T
+expect "+WIRE +WIRE-DROPS" kavctl grant list -o +W
+expect "WIRE-ABORTS" kavctl stats -o WIRE-A
 expect "ID,SELECTOR ID,SEL-TYPE ID,SEL-ID ID,SEL-NAME" kavctl grant list -o ID,S
 expect "DENY-MODE" kavctl stats -o DENY-M
 expect "KEY" kavctl av show 3 -o K
@@ -66,6 +69,33 @@ expect "SEL-TYPE SEL-ID SEL-NAME" kavctl whoami -o SEL-
 expect "--output" kavctl --o
 expect "--dry-run --dir" kavctl apply --d
 expect "" kavctl grant add vni ""
+# grant add's flag "wire", and kavctl wire.
+expect "wire" kavctl grant add vni 5 uid 1 wi
+expect "vni uid user gid group cgroup cgroup-id netns netns-pid max-entries max-avs tag wire" \
+	kavctl grant add vni 5 uid 1 wire ""
+expect "wire" kavctl wi
+expect "show set scope exempt apply" kavctl wire ""
+expect "show set scope" kavctl wire s
+expect "set" kavctl wire se
+expect "mode ports mark" kavctl wire set ""
+expect "mode mark" kavctl wire set m
+expect "off flowlabel esp" kavctl wire set mode ""
+expect "flowlabel" kavctl wire set mode f
+expect "none" kavctl wire set ports ""
+expect "" kavctl wire set mark ""
+expect "mode ports mark" kavctl wire set mode esp ""
+expect "add del" kavctl wire scope ""
+expect "add del" kavctl wi exempt ""
+expect "" kavctl wire scope add ""
+expect "port" kavctl wire exempt add 10.0.0.5 ""
+expect "" kavctl wire exempt add 10.0.0.5 port ""
+expect "--dry-run" kavctl wire apply --d
+expect "$REPO/VERSION" kavctl wire apply "$REPO/VERSIO"
+expect "$REPO/VERSION" kavctl wire apply -n "$REPO/VERSIO"
+expect "-n --dry-run --help" kavctl wire apply -
+expect "--dry-run --prune --dir --help" kavctl apply --
+expect "wire" kavctl list w
+expect "wire" kavctl help wi
 
 if ((fails)); then
 	echo "test_kavctl_completion: $fails failed"

@@ -295,6 +295,36 @@ static void test_errors(void **state)
 	assert_non_null(strstr(err, "unknown group 'nosuchgroup-kav'"));
 }
 
+/* "wire": grant add's flag, in a file too, refused as grant add refuses it. */
+static void test_wire_lines(void **state)
+{
+	struct kc_conf_grant g;
+	char err[256], buf[512];
+
+	(void)state;
+	assert_int_equal(1, parse("w.conf", "vni 9 uid 0 wire", &g, err,
+				  sizeof(err)));
+	assert_true(g.spec.wire);
+	kc_conf_describe(&g, buf, sizeof(buf));
+	assert_string_equal("vni 9 uid 0 tag grants.d/w wire", buf);
+	assert_int_equal(1, parse("w.conf", "wire vni 9 user root tag site",
+				  &g, err, sizeof(err)));
+	assert_true(g.spec.wire);
+	assert_string_equal("site", g.tag);
+	assert_int_equal(1, parse("w.conf", "vni 9 uid 0", &g, err,
+				  sizeof(err)));
+	assert_false(g.spec.wire);
+	assert_int_equal(-1, parse("w.conf", "vni 9 gid 0 wire", &g, err,
+				   sizeof(err)));
+	assert_non_null(strstr(err, "a socket carries no groups"));
+	assert_int_equal(-1, parse("w.conf", "vni 1048576 uid 0 wire", &g, err,
+				   sizeof(err)));
+	assert_non_null(strstr(err, "cannot be a wire key"));
+	assert_int_equal(-1, parse("w.conf", "vni 9 uid 0 wire wire", &g, err,
+				   sizeof(err)));
+	assert_non_null(strstr(err, "wire given twice"));
+}
+
 static void test_tags_and_describe(void **state)
 {
 	struct kc_conf_grant g;
@@ -698,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_tag),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_tags_and_describe),
+		cmocka_unit_test(test_wire_lines),
 		cmocka_unit_test(test_load_dir),
 		cmocka_unit_test(test_untrusted_files),
 		cmocka_unit_test(test_untrusted_dir),

@@ -148,6 +148,51 @@ static void test_pretty(void **state)
 		    "}\n");
 }
 
+/* Arrays (wire show -j): of strings, of objects, empty. */
+static void test_arrays(void **state)
+{
+	struct kc_json j;
+	struct sink s;
+
+	(void)state;
+	sink_open(&s);
+	kc_json_init(&j, s.f, false);
+	kc_json_open_object(&j);
+	kc_json_key(&j, "scope");
+	kc_json_open_array(&j);
+	kc_json_string(&j, "10.0.0.0/8");
+	kc_json_string(&j, "fd00::/8");
+	kc_json_close_array(&j);
+	kc_json_key(&j, "exempt");
+	kc_json_open_array(&j);
+	kc_json_open_object(&j);
+	kc_json_kv_u64(&j, "port", 22);
+	kc_json_close_object(&j);
+	kc_json_close_array(&j);
+	kc_json_key(&j, "none");
+	kc_json_open_array(&j);
+	kc_json_close_array(&j);
+	kc_json_close_object(&j);
+	kc_json_end(&j);
+	sink_expect(&s, "{\"scope\":[\"10.0.0.0/8\",\"fd00::/8\"],"
+			"\"exempt\":[{\"port\":22}],\"none\":[]}\n");
+
+	sink_open(&s);
+	kc_json_init(&j, s.f, true);
+	kc_json_open_object(&j);
+	kc_json_key(&j, "a");
+	kc_json_open_array(&j);
+	kc_json_u64(&j, 1);
+	kc_json_u64(&j, 2);
+	kc_json_close_array(&j);
+	kc_json_key(&j, "b");
+	kc_json_open_array(&j);
+	kc_json_close_array(&j);
+	kc_json_close_object(&j);
+	kc_json_end(&j);
+	sink_expect(&s, "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": []\n}\n");
+}
+
 /* monitor -j: one document per line. */
 static void test_lines(void **state)
 {
@@ -381,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_pretty),
+		cmocka_unit_test(test_arrays),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_av_name),

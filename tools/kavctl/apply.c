@@ -12,7 +12,10 @@
  * 3. Each line is matched with a live grant of the same vni, selector and
  *    tag: none is "add" (GRANT_ADD with the tag), one with other limits is
  *    "update" (GRANT_SET of both limits: the same grant id, nothing
- *    revoked), one with the same limits is "unchanged".
+ *    revoked), one with the same limits is "unchanged". A line whose
+ *    "wire" differs from the grant's is an update by GRANT_ADD (which
+ *    updates a grant of the same key, selector and tag in place, wire
+ *    flag and limits; GRANT_SET does not take the flag).
  * 4. With --prune, every live grant whose tag starts with "grants.d/"
  *    and that no line matched is revoked, after the adds and updates (so
  *    a line moved between files never leaves a gap). Grants with other
@@ -73,6 +76,8 @@ static void describe_live(const struct kc_grant *g, char *buf, size_t len)
 	size_t o;
 
 	o = (size_t)snprintf(buf, len, "vni %u %s %" PRIu64, g->vni, s, v);
+	if (o < len && g->wire)
+		o += (size_t)snprintf(buf + o, len - o, " wire");
 	if (o < len && g->limit_entries)
 		o += (size_t)snprintf(buf + o, len - o, " max-entries %" PRIu64,
 				      g->limit_entries);
@@ -269,10 +274,31 @@ int kc_apply_main(int argc, char **argv)
 		kc_conf_describe(c, desc, sizeof(desc));
 		line_spec(c, &spec);
 		if (m && m->limit_entries == want_entries(c) &&
-		    m->limit_avs == want_avs(c)) {
+		    m->limit_avs == want_avs(c) && m->wire == c->spec.wire) {
 			printf("unchanged grant %u: %s (%s:%u)\n", m->id, desc,
 			       c->file, c->line);
 			n_same++;
+		} else if (m && m->wire != c->spec.wire) {
+			bool updated = false;
+			uint32_t id = m->id;
+
+			limits_text(m->limit_entries, m->limit_avs, lim[0],
+				    sizeof(lim[0]));
+			limits_text(want_entries(c), want_avs(c), lim[1],
+				    sizeof(lim[1]));
+			/* GRANT_ADD: the same grant, its flag and limits. */
+			say_what(&nl, c, m->id, what, sizeof(what));
+			if (!o.dry_run &&
+			    (ret = kc_grant_put(&nl, &spec, &id, &updated))) {
+				n_fail++;
+				worst = worst ? worst : ret;
+				continue;
+			}
+			printf("%s grant %u: %s (%s:%u): %s, wire %s -> %s, wire %s\n",
+			       o.dry_run ? "update" : "updated", id, desc,
+			       c->file, c->line, lim[0], m->wire ? "yes" : "no",
+			       lim[1], c->spec.wire ? "yes" : "no");
+			n_upd++;
 		} else if (m) {
 			limits_text(m->limit_entries, m->limit_avs, lim[0],
 				    sizeof(lim[0]));

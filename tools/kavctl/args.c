@@ -12,6 +12,7 @@
  * delete, both "del"). Values (numbers, names, paths, tags) are never
  * matched. kavctl(8) lists every word.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <ftw.h>
 #include <grp.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <linux/kav.h>
@@ -325,6 +327,172 @@ int kc_netns_name_ok(const char *name)
 	return 0;
 }
 
+/* ------------------------------------------------------ wire values */
+
+int kc_wire_parse_mode(const char *s, uint32_t *mode, char *err,
+		       size_t errlen)
+{
+	/* As format.c's kc_wire_mode_name() names them. */
+	static const char *const names[__KAV_WIRE_MODE_MAX] = {
+		[KAV_WIRE_OFF] = "off",
+		[KAV_WIRE_FLOWLABEL] = "flowlabel",
+		[KAV_WIRE_ESP] = "esp",
+	};
+	uint32_t m;
+
+	for (m = 0; m < __KAV_WIRE_MODE_MAX; m++) {
+		if (names[m] && strcmp(s, names[m]) == 0) {
+			*mode = m;
+			return 0;
+		}
+	}
+	return kc_fail(err, errlen,
+		    "unknown wire mode '%s' (off, flowlabel or esp)", s);
+}
+
+int kc_wire_parse_port(const char *s, uint16_t *port, char *err,
+		       size_t errlen)
+{
+	uint32_t v;
+
+	if (kc_parse_u32(s, &v) || v < 1 || v > 65535)
+		return kc_fail(err, errlen, "invalid port '%s' (1 to 65535)",
+			    s);
+	*port = (uint16_t)v;
+	return 0;
+}
+
+int kc_wire_parse_ports(const char *s, uint32_t *min, uint32_t *max,
+			char *err, size_t errlen)
+{
+	char buf[32];
+	const char *dash;
+	uint16_t lo = 0, hi = 0;
+
+	if (strcmp(s, "none") == 0) {
+		*min = *max = 0;
+		return 0;
+	}
+	dash = strchr(s, '-');
+	if (!dash) {
+		if (kc_wire_parse_port(s, &lo, err, errlen))
+			return -1;
+		*min = *max = lo;
+		return 0;
+	}
+	if ((size_t)(dash - s) >= sizeof(buf) || dash == s || !dash[1])
+		return kc_fail(err, errlen,
+			    "invalid ports '%s' (MIN-MAX, each 1 to 65535, or none)",
+			    s);
+	memcpy(buf, s, (size_t)(dash - s));
+	buf[dash - s] = '\0';
+	if (kc_wire_parse_port(buf, &lo, err, errlen) ||
+	    kc_wire_parse_port(dash + 1, &hi, err, errlen))
+		return -1;
+	if (lo > hi)
+		return kc_fail(err, errlen,
+			    "ports '%s': the first (%u) is above the last (%u)",
+			    s, lo, hi);
+	*min = lo;
+	*max = hi;
+	return 0;
+}
+
+int kc_wire_parse_mark(const char *s, uint32_t *mark, char *err,
+		       size_t errlen)
+{
+	uint32_t v;
+
+	if (kc_parse_u32(s, &v))
+		return kc_fail(err, errlen,
+			    "invalid mark '%s' (a 32-bit number, 0x... for hexadecimal)",
+			    s);
+	if (v & KC_WIRE_MARK_KEY_MASK)
+		return kc_fail(err, errlen,
+			    "mark %s: its low 20 bits must be 0, they carry the wire key (0x%08x?)",
+			    s, v & ~KC_WIRE_MARK_KEY_MASK);
+	*mark = v;
+	return 0;
+}
+
+/* A prefix length: decimal, 0..@max, no sign, no leading zero. */
+static int parse_len(const char *s, unsigned int max, unsigned int *len)
+{
+	unsigned int v = 0;
+	const char *p;
+
+	if (!*s || (s[0] == '0' && s[1]))
+		return -1;
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '9' || p - s > 3)
+			return -1;
+		v = v * 10 + (unsigned int)(*p - '0');
+	}
+	if (v > max)
+		return -1;
+	*len = v;
+	return 0;
+}
+
+int kc_wire_parse_prefix(const char *s, struct kav_wire_net *n, char *err,
+			 size_t errlen)
+{
+	char addr[INET6_ADDRSTRLEN + 8], want[INET6_ADDRSTRLEN];
+	struct kav_wire_net net, masked;
+	const char *slash = strchr(s, '/');
+	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
+	unsigned int len, max, i;
+	int family;
+
+	memset(&net, 0, sizeof(net));
+	if (!alen || alen >= sizeof(addr))
+		return kc_fail(err, errlen,
+			    "invalid prefix '%s' (ADDR[/LEN], IPv4 or IPv6)", s);
+	memcpy(addr, s, alen);
+	addr[alen] = '\0';
+	family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(family, addr, net.addr) != 1)
+		return kc_fail(err, errlen,
+			    "invalid prefix '%s': '%s' is not an %s address",
+			    s, addr, family == AF_INET6 ? "IPv6" : "IPv4");
+	max = family == AF_INET6 ? 128 : 32;
+	len = max;
+	if (slash && parse_len(slash + 1, max, &len))
+		return kc_fail(err, errlen,
+			    "invalid prefix length in '%s' (0 to %u for %s)", s,
+			    max, family == AF_INET6 ? "IPv6" : "IPv4");
+	net.family = (uint16_t)family;
+	net.prefix_len = (uint8_t)len;
+
+	/* The kernel refuses bits after the prefix: say which was meant. */
+	masked = net;
+	for (i = 0; i < max / 8; i++) {
+		unsigned int bit = i * 8;
+
+		if (bit >= len)
+			masked.addr[i] = 0;
+		else if (bit + 8 > len)
+			masked.addr[i] &= (uint8_t)(0xff << (bit + 8 - len));
+	}
+	if (memcmp(masked.addr, net.addr, sizeof(net.addr)) != 0) {
+		if (!inet_ntop(family, masked.addr, want, sizeof(want)))
+			want[0] = '\0';
+		return kc_fail(err, errlen,
+			    "prefix '%s' has bits set after its first %u (host bits): the network is %s/%u",
+			    s, len, want, len);
+	}
+	*n = net;
+	return 0;
+}
+
+bool kc_wire_net_eq(const struct kav_wire_net *a,
+		    const struct kav_wire_net *b)
+{
+	return a->family == b->family && a->prefix_len == b->prefix_len &&
+	       a->flags == b->flags && a->port == b->port &&
+	       memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
+}
+
 /* ------------------------------------------------------------ words */
 
 struct kc_word {
@@ -400,7 +568,7 @@ static int match(const char *arg, const struct kc_word *tbl,
 
 enum {
 	O_GRANT = 1, O_REVOKE, O_DOMAIN, O_AV, O_STATS, O_MONITOR, O_WHOAMI,
-	O_APPLY, O_HELP, O_VERSION, O_LIST, O_ENTRIES,
+	O_APPLY, O_HELP, O_VERSION, O_LIST, O_ENTRIES, O_WIRE,
 };
 
 static const struct kc_word objects[] = {
@@ -411,7 +579,9 @@ static const struct kc_word objects[] = {
 	{ "stats", O_STATS }, { "stat", O_STATS }, { "statistics", O_STATS },
 	{ "monitor", O_MONITOR }, { "mon", O_MONITOR },
 	{ "whoami", O_WHOAMI },
+	{ "w", O_WHOAMI },	/* as before "wire" came: "wi" is wire */
 	{ "apply", O_APPLY },
+	{ "wire", O_WIRE },
 	{ "help", O_HELP },
 	{ "version", O_VERSION },
 	{ "list", O_LIST }, { "show", O_LIST }, { "ls", O_LIST },
@@ -425,6 +595,7 @@ static const struct kc_word list_objects[] = {
 	{ "avs", O_AV }, { "av", O_AV },
 	{ "entries", O_ENTRIES }, { "entry", O_ENTRIES },
 	{ "stats", O_STATS }, { "stat", O_STATS }, { "statistics", O_STATS },
+	{ "wire", O_WIRE },
 	{ NULL, 0 }
 };
 
@@ -443,6 +614,7 @@ static const struct kc_word grant_cmds[] = {
 	{ "gid", C_SPEC }, { "group", C_SPEC }, { "cgroup", C_SPEC },
 	{ "cgroup-id", C_SPEC }, { "netns", C_SPEC }, { "netns-pid", C_SPEC },
 	{ "max-entries", C_SPEC }, { "max-avs", C_SPEC }, { "tag", C_SPEC },
+	{ "wire", C_SPEC },
 	{ NULL, 0 }
 };
 
@@ -460,7 +632,7 @@ static const struct kc_word list_cmds[] = {
 };
 
 enum { K_VNI = 1, K_UID, K_USER, K_GID, K_GROUP, K_CGROUP, K_CGROUP_ID,
-	K_NETNS, K_NETNS_PID, K_MAX_ENTRIES, K_MAX_AVS, K_TAG };
+	K_NETNS, K_NETNS_PID, K_MAX_ENTRIES, K_MAX_AVS, K_TAG, K_WIRE };
 
 /* grant add's keywords; grant set, grant list and av pin take subsets. */
 static const struct kc_word spec_words[] = {
@@ -469,6 +641,7 @@ static const struct kc_word spec_words[] = {
 	{ "cgroup-id", K_CGROUP_ID }, { "netns", K_NETNS },
 	{ "netns-pid", K_NETNS_PID }, { "max-entries", K_MAX_ENTRIES },
 	{ "max-avs", K_MAX_AVS }, { "tag", K_TAG },
+	{ "wire", K_WIRE },	/* a flag: no value */
 	{ NULL, 0 }
 };
 
@@ -511,17 +684,17 @@ int kc_parse_tag(const char *val, char *tag, char *err, size_t errlen)
 	"uid, user, gid, group, cgroup, cgroup-id, netns or netns-pid"
 
 /*
- * Keyword-value pairs from @tbl into @spec. Returns 0 or -1; a second
- * selector stops the loop with *@second set.
+ * Keyword-value pairs (and the flag "wire") from @tbl into @spec.
+ * Returns 0 or -1.
  */
 static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 		       struct kc_grant_spec *spec, bool *has_sel,
 		       char *err, size_t errlen)
 {
 	struct kc_selector *sel = &spec->sel;
-	int i;
+	int i, step;
 
-	for (i = 0; i < argc; i += 2) {
+	for (i = 0; i < argc; i += step) {
 		const char *kw = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		char cand[256];
 		int k = match_word(kw, tbl, cand, sizeof(cand));
@@ -539,6 +712,14 @@ static int parse_pairs(int argc, char **argv, const struct kc_word *tbl,
 				kw = w->word;	/* the full word, for messages */
 				break;
 			}
+		step = 2;
+		if (k == K_WIRE) {
+			if (spec->wire)
+				return kc_fail(err, errlen, "wire given twice");
+			spec->wire = true;
+			step = 1;
+			continue;
+		}
 		if (!val)
 			return kc_fail(err, errlen, "'%s' needs a value", kw);
 		if (k >= K_UID && k <= K_NETNS_PID) {
@@ -682,6 +863,14 @@ int kc_parse_grant_spec(int argc, char **argv, struct kc_grant_spec *spec,
 	if (!has_sel)
 		return kc_fail(err, errlen, "missing selector: one of %s",
 			    SELECTOR_WORDS);
+	/* What the kernel refuses too (EINVAL), said in kavctl's words. */
+	if (spec->wire && spec->sel.type == KAV_SEL_GID)
+		return kc_fail(err, errlen,
+			    "a socket carries no groups: a gid grant cannot apply on the wire; grant the uid, the job's cgroup or the netns");
+	if (spec->wire && spec->vni >= KAV_WIRE_KEY_LIMIT)
+		return kc_fail(err, errlen,
+			    "vni %u cannot be a wire key: wire keys are below %u (they fit the IPv6 flow label)",
+			    spec->vni, KAV_WIRE_KEY_LIMIT);
 	return 0;
 }
 
@@ -809,6 +998,253 @@ static int parse_av(int argc, char **argv, struct kc_cmd *cmd,
 	}
 }
 
+/* ------------------------------------------------------------- wire */
+
+enum { W_SHOW = 1, W_SET, W_SCOPE, W_EXEMPT, W_APPLY };
+
+static const struct kc_word wire_cmds[] = {
+	{ "show", W_SHOW }, { "list", W_SHOW }, { "ls", W_SHOW },
+	{ "set", W_SET }, { "change", W_SET },
+	{ "scope", W_SCOPE },
+	{ "exempt", W_EXEMPT }, { "exemption", W_EXEMPT },
+	{ "apply", W_APPLY },
+	{ NULL, 0 }
+};
+
+/* After "wire scope" and "wire exempt". */
+static const struct kc_word wire_net_cmds[] = {
+	{ "add", C_ADD }, { "new", C_ADD },
+	{ "del", C_DEL }, { "delete", C_DEL }, { "remove", C_DEL },
+	{ "rm", C_DEL },
+	{ "list", C_LIST }, { "show", C_LIST }, { "ls", C_LIST },
+	{ NULL, 0 }
+};
+
+enum { WK_MODE = 1, WK_PORTS, WK_MARK, WK_PORT };
+
+static const struct kc_word wire_set_words[] = {
+	{ "mode", WK_MODE }, { "ports", WK_PORTS }, { "mark", WK_MARK },
+	{ NULL, 0 }
+};
+
+static const struct kc_word wire_port_words[] = {
+	{ "port", WK_PORT },
+	{ NULL, 0 }
+};
+
+/* wire set [mode MODE] [ports MIN-MAX|none] [mark VALUE] */
+static int parse_wire_set(int argc, char **argv, struct kc_wire_set *set,
+			  char *err, size_t errlen)
+{
+	static const char *const names[] = {
+		[WK_MODE] = "mode", [WK_PORTS] = "ports", [WK_MARK] = "mark",
+	};
+	int i;
+
+	for (i = 0; i < argc; i += 2) {
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int k = match(argv[i], wire_set_words, "wire set argument", err,
+			      errlen);
+
+		if (k < 0)
+			return -1;
+		if (!val)
+			return kc_fail(err, errlen, "'%s' needs a value",
+				    names[k]);
+		switch (k) {
+		case WK_MODE:
+			if (set->has_mode)
+				return kc_fail(err, errlen, "mode given twice");
+			if (kc_wire_parse_mode(val, &set->mode, err, errlen))
+				return -1;
+			set->has_mode = true;
+			break;
+		case WK_PORTS:
+			if (set->has_ports)
+				return kc_fail(err, errlen, "ports given twice");
+			if (kc_wire_parse_ports(val, &set->port_min,
+						&set->port_max, err, errlen))
+				return -1;
+			set->has_ports = true;
+			break;
+		default:
+			if (set->has_mark)
+				return kc_fail(err, errlen, "mark given twice");
+			if (kc_wire_parse_mark(val, &set->mark, err, errlen))
+				return -1;
+			set->has_mark = true;
+			break;
+		}
+	}
+	if (!set->has_mode && !set->has_ports && !set->has_mark)
+		return kc_fail(err, errlen,
+			    "wire set: nothing to set (mode, ports or mark)");
+	return 0;
+}
+
+/*
+ * wire scope add|del PREFIX...
+ * wire exempt add|del ADDR[/LEN] [port N] [ADDR[/LEN] [port N]]...
+ */
+static int parse_wire_nets(int argc, char **argv, bool exempt,
+			   struct kc_wire_cmd *w, char *err, size_t errlen)
+{
+	const char *what = exempt ? "wire exempt" : "wire scope";
+	int i;
+	size_t j;
+
+	for (i = 0; i < argc; i++) {
+		const char *word = argv[i];
+		struct kav_wire_net n = { 0 };
+		bool port = match_word(word, wire_port_words, NULL, 0) ==
+			    WK_PORT;
+
+		if (port && !exempt)
+			return kc_fail(err, errlen,
+				    "a scope prefix has no port (the fabric's ports: wire set ports MIN-MAX)");
+		if (port)
+			return kc_fail(err, errlen,
+				    "'port' follows an address: %s add ADDR[/LEN] port N",
+				    what);
+		if (w->nr_nets == KAV_WIRE_NETS_MAX)
+			return kc_fail(err, errlen,
+				    "at most %d prefixes (the kernel's limit)",
+				    KAV_WIRE_NETS_MAX);
+		if (kc_wire_parse_prefix(word, &n, err, errlen))
+			return -1;
+		if (exempt) {
+			n.flags = KAV_WIRE_NET_EXEMPT;
+			if (i + 1 < argc &&
+			    match_word(argv[i + 1], wire_port_words, NULL, 0) ==
+			    WK_PORT) {
+				if (i + 2 >= argc)
+					return kc_fail(err, errlen,
+						    "'port' needs a value");
+				if (kc_wire_parse_port(argv[i + 2], &n.port, err,
+						       errlen))
+					return -1;
+				i += 2;
+			}
+		}
+		for (j = 0; j < w->nr_nets; j++) {
+			char pt[16] = "";
+
+			if (!kc_wire_net_eq(&w->nets[j], &n))
+				continue;
+			if (n.port)
+				snprintf(pt, sizeof(pt), " port %u", n.port);
+			return kc_fail(err, errlen, "%s '%s'%s given twice",
+				    exempt ? "exemption" : "scope prefix",
+				    word, pt);
+		}
+		w->nets[w->nr_nets++] = n;
+	}
+	if (!w->nr_nets)
+		return kc_fail(err, errlen, "%s: missing %s", what,
+			    exempt ? "address (ADDR[/LEN] [port N])" :
+			    "prefix (ADDR[/LEN])");
+	return 0;
+}
+
+/*
+ * wire apply [-n|--dry-run] [FILE]: its own words, taken before the
+ * options after the object are, so that -n is the dry run it is for
+ * kavctl apply, not --noheadings.
+ */
+static int parse_wire_apply(int argc, char **argv, struct kc_cmd *cmd,
+			    char *err, size_t errlen)
+{
+	struct kc_wire_cmd *w = &cmd->wire;
+	bool words_only = false;
+	int i;
+
+	cmd->op = KC_OP_WIRE_APPLY;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!words_only) {
+			if (!strcmp(a, "--")) {
+				words_only = true;
+				continue;
+			}
+			if (!strcmp(a, "-n") || !strcmp(a, "--dry-run") ||
+			    !strcmp(a, "dry-run")) {
+				w->dry_run = true;
+				continue;
+			}
+			if (!strcmp(a, "-h") || !strcmp(a, "--help") ||
+			    !strcmp(a, "help")) {
+				cmd->op = KC_OP_HELP;
+				return 0;
+			}
+			if (a[0] == '-' && a[1])
+				return kc_fail(err, errlen,
+					    "wire apply: unknown option '%s' (-n, --dry-run)",
+					    a);
+		}
+		if (w->has_file)
+			return kc_fail(err, errlen,
+				    "wire apply: unexpected argument '%s' (one file)",
+				    a);
+		if (!*a || strlen(a) >= sizeof(w->file))
+			return kc_fail(err, errlen, "wire apply: invalid file name");
+		strcpy(w->file, a);
+		w->has_file = true;
+	}
+	/* -n elsewhere is --noheadings: never a real apply for a dry one. */
+	if (cmd->noheadings)
+		return kc_fail(err, errlen,
+			    "wire apply: this -n is --noheadings; for a dry run it comes right after 'apply': wire apply -n FILE");
+	if (!w->has_file)
+		snprintf(w->file, sizeof(w->file), "%s", KC_WIRE_CONF);
+	return 0;
+}
+
+static int parse_wire(int argc, char **argv, struct kc_cmd *cmd,
+		      char *err, size_t errlen)
+{
+	int c, n;
+
+	if (argc == 0) {
+		cmd->op = KC_OP_WIRE_SHOW;
+		return 0;
+	}
+	c = match(argv[0], wire_cmds, "wire command", err, errlen);
+	switch (c) {
+	case W_SHOW:
+		cmd->op = KC_OP_WIRE_SHOW;
+		return no_more(argc - 1, argv + 1, err, errlen);
+	case W_SET:
+		cmd->op = KC_OP_WIRE_SET;
+		return parse_wire_set(argc - 1, argv + 1, &cmd->wire.set, err,
+				      errlen);
+	case W_SCOPE:
+	case W_EXEMPT:
+		/* "wire scope" alone shows them, with the rest. */
+		if (argc == 1) {
+			cmd->op = KC_OP_WIRE_SHOW;
+			return 0;
+		}
+		n = match(argv[1], wire_net_cmds, c == W_SCOPE ?
+			  "wire scope command" : "wire exempt command", err,
+			  errlen);
+		if (n < 0)
+			return -1;
+		if (n == C_LIST) {
+			cmd->op = KC_OP_WIRE_SHOW;
+			return no_more(argc - 2, argv + 2, err, errlen);
+		}
+		cmd->op = n == C_ADD ? KC_OP_WIRE_NET_ADD : KC_OP_WIRE_NET_DEL;
+		return parse_wire_nets(argc - 2, argv + 2, c == W_EXEMPT,
+				       &cmd->wire, err, errlen);
+	case W_APPLY:
+		/* Options came between "wire" and "apply". */
+		return parse_wire_apply(argc - 1, argv + 1, cmd, err, errlen);
+	default:
+		return -1;
+	}
+}
+
 static enum kc_topic topic_of(const char *word)
 {
 	switch (match_word(word, objects, NULL, 0)) {
@@ -827,6 +1263,8 @@ static enum kc_topic topic_of(const char *word)
 		return KC_TOPIC_WHOAMI;
 	case O_APPLY:
 		return KC_TOPIC_APPLY;
+	case O_WIRE:
+		return KC_TOPIC_WIRE;
 	default:
 		break;
 	}
@@ -840,6 +1278,8 @@ static enum kc_topic topic_of(const char *word)
 		return KC_TOPIC_AV;
 	case O_STATS:
 		return KC_TOPIC_STATS;
+	case O_WIRE:
+		return KC_TOPIC_WIRE;
 	default:
 		return KC_TOPIC_ALL;
 	}
@@ -853,7 +1293,7 @@ static int parse_list(int argc, char **argv, struct kc_cmd *cmd,
 
 	if (argc == 0)
 		return kc_fail(err, errlen,
-			    "list what? grants, domains, avs, av ID or stats");
+			    "list what? grants, domains, avs, av ID, stats or wire");
 	cmd->topic = topic_of(argv[0]);
 	o = match_word(argv[0], list_objects, NULL, 0);
 	if (o == -1)
@@ -876,6 +1316,9 @@ static int parse_list(int argc, char **argv, struct kc_cmd *cmd,
 				errlen);
 	case O_STATS:
 		cmd->op = KC_OP_STATS;
+		return no_more(argc - 1, argv + 1, err, errlen);
+	case O_WIRE:
+		cmd->op = KC_OP_WIRE_SHOW;
 		return no_more(argc - 1, argv + 1, err, errlen);
 	default:
 		return -1;
@@ -1052,6 +1495,15 @@ int kc_parse_argv(int argc, char **argv, struct kc_cmd *cmd,
 		cmd->argv = argv + i;
 		return 0;
 	}
+	if (o == O_WIRE && i < argc &&
+	    match_word(argv[i], wire_cmds, NULL, 0) == W_APPLY) {
+		/* wire apply parses its own words: -n is its dry run. */
+		ret = parse_wire_apply(argc - i - 1, argv + i + 1, cmd, err,
+				       errlen);
+		if (ret)
+			cmd->op = KC_OP_NONE;
+		return ret;
+	}
 
 	/* Options after the object: recognised anywhere, -h too. */
 	rest = calloc(argc - i + 1, sizeof(*rest));
@@ -1132,6 +1584,8 @@ int kc_parse_argv(int argc, char **argv, struct kc_cmd *cmd,
 	} else if (o == O_WHOAMI) {
 		cmd->op = KC_OP_WHOAMI;
 		ret = no_more(n, rest, err, errlen);
+	} else if (o == O_WIRE) {
+		ret = parse_wire(n, rest, cmd, err, errlen);
 	} else {
 		ret = parse_list(n, rest, cmd, err, errlen);
 	}

@@ -89,4 +89,34 @@ int kc_cgroup_path_by_id(uint64_t id, char *buf, size_t len);
 /* Finds the first cgroup2 mount in @mounts_file into @buf; 0 or -1. */
 int kc_find_cgroup2_mount(const char *mounts_file, char *buf, size_t len);
 
+/*
+ * kavctl wire's values, for the command line and wire apply's file
+ * (wire_conf.c). Each returns 0, or -1 with a reason in @err.
+ *   mode:   off, flowlabel, esp (exactly)
+ *   ports:  MIN-MAX or N (N-N), each 1..65535, MIN <= MAX; "none": 0, 0
+ *   port:   1..65535
+ *   mark:   a number (0x...) whose low 20 bits are 0
+ *           (KC_WIRE_MARK_KEY_MASK: they carry the key)
+ *   prefix: ADDR[/LEN], IPv4 or IPv6, into @n (family, prefix_len, addr;
+ *           flags, port and the rest 0); LEN is decimal and defaults to
+ *           the whole address; host bits set after LEN are refused,
+ *           naming the prefix that was probably meant
+ */
+#define KC_WIRE_MARK_KEY_MASK	(KAV_WIRE_KEY_LIMIT - 1)
+
+int kc_wire_parse_mode(const char *s, uint32_t *mode, char *err,
+		       size_t errlen);
+int kc_wire_parse_ports(const char *s, uint32_t *min, uint32_t *max,
+			char *err, size_t errlen);
+int kc_wire_parse_port(const char *s, uint16_t *port, char *err,
+		       size_t errlen);
+int kc_wire_parse_mark(const char *s, uint32_t *mark, char *err,
+		       size_t errlen);
+int kc_wire_parse_prefix(const char *s, struct kav_wire_net *n, char *err,
+			 size_t errlen);
+
+/* The same net: family, prefix, flags and port (what NET_DEL matches). */
+bool kc_wire_net_eq(const struct kav_wire_net *a,
+		    const struct kav_wire_net *b);
+
 #endif /* KAVCTL_ARGS_H */

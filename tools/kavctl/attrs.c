@@ -60,23 +60,39 @@ static const struct kc_attr_desc kc_attrs[KAV_A_MAX + 1] = {
 	A(GRANT_UPDATED,	"updated",	"updated",	KC_FLAG),
 	A(STAT_DENY_MODE,	"deny_mode",	"deny-mode",	KC_U64),
 	A(AV_JOB,		"job",		"job",		KC_FLAG),
+	A(GRANT_WIRE,		"wire",		"wire",		KC_FLAG),
+	A(WIRE_MODE,		"mode",		"mode",		KC_U32),
+	A(WIRE_PORT_MIN,	"port_min",	"port-min",	KC_U32),
+	A(WIRE_PORT_MAX,	"port_max",	"port-max",	KC_U32),
+	A(WIRE_MARK,		"mark",		"mark",		KC_U32),
+	A(WIRE_NET,		"net",		"net",		KC_WIRE_NET),
+	A(WIRE_DROPS,		"wire_drops",	"wire-drops",	KC_U64),
+	A(WIRE_PASSED,		"passed",	"passed",	KC_U64),
+	A(WIRE_DROP_REASON,	"reason",	"reason",	KC_U32),
+	A(WIRE_DROP_COUNTS,	"drops",	"drops",	KC_U64S),
+	A(WIRE_ABORTS,		"aborts",	"aborts",	KC_U64),
 };
 
 /*
  * The order attributes are printed in: what an object is first, then its
  * key, owner, counts and memory. Every KAV_A_* that is printed appears
- * once; the selector attributes print as one nested object.
+ * once; the selector attributes print as one nested object. The wire's
+ * settings and counters (WIRE_GET's) are printed by wire.c, not here: a
+ * WIRE_DROP event has the reason, key, owner and drops.
  */
 static const int kc_print_order[] = {
 	KAV_A_GRANT_ID, KAV_A_AV_ID, KAV_A_AV_JOB, KAV_A_AV_NAME, KAV_A_IPC_NS,
 	KAV_A_DOMAIN_ID, KAV_A_ENTRY_INDEX,
-	KAV_A_ENTRY_ADDR, KAV_A_ADDR_FORMAT, KAV_A_VNI, KAV_A_KEY_REVOKED,
+	KAV_A_ENTRY_ADDR, KAV_A_ADDR_FORMAT, KAV_A_WIRE_DROP_REASON, KAV_A_VNI,
+	KAV_A_KEY_REVOKED,
 	KAV_A_SEL_TYPE, KAV_A_SEL_ID, KAV_A_SEL_CGROUP_PATH,
 	KAV_A_SEL_CGROUP_ID, KAV_A_SEL_NETNS_COOKIE,
-	KAV_A_LIMIT_ENTRIES, KAV_A_LIMIT_AVS, KAV_A_TAG, KAV_A_GRANT_UPDATED,
+	KAV_A_LIMIT_ENTRIES, KAV_A_LIMIT_AVS, KAV_A_TAG, KAV_A_GRANT_WIRE,
+	KAV_A_GRANT_UPDATED,
 	KAV_A_PID, KAV_A_UID, KAV_A_GID, KAV_A_CGROUP_ID, KAV_A_NETNS_COOKIE,
 	KAV_A_AV_MODE,
 	KAV_A_NR_ENTRIES, KAV_A_NR_AVS, KAV_A_NR_OPEN, KAV_A_AV_PINNED,
+	KAV_A_WIRE_DROPS,
 	KAV_A_STAT_DOMAINS, KAV_A_STAT_AVS, KAV_A_STAT_ENTRIES,
 	KAV_A_STAT_GRANTS, KAV_A_MEM_BYTES, KAV_A_ENTRY_BYTES,
 	KAV_A_STAT_DENY_NO_GRANT, KAV_A_STAT_DENY_REVOKED,
@@ -131,6 +147,12 @@ int kc_attrs_validate(struct nlattr *head, int len, char *bad,
 			break;
 		case KC_NAME:
 			ok = n >= 1 && n <= KAV_NAME_MAX && !memchr(p, '\0', n);
+			break;
+		case KC_WIRE_NET:
+			ok = n >= (int)sizeof(struct kav_wire_net);
+			break;
+		case KC_U64S:
+			ok = n >= 8 && n % 8 == 0;
 			break;
 		default:
 			ok = true;
@@ -284,6 +306,17 @@ void kc_json_attrs(struct kc_json *j, struct nlattr **tb, uint32_t format,
 			snprintf(buf, sizeof(buf), "%04o", nla_get_u32(tb[a]));
 			kc_json_kv_string(j, d->json, buf);
 			continue;
+		case KAV_A_WIRE_DROP_REASON: {
+			const char *name;
+
+			v32 = nla_get_u32(tb[a]);
+			name = kc_wire_drop_name(v32, true);
+			if (name)
+				kc_json_kv_string(j, d->json, name);
+			else
+				kc_json_kv_u64(j, d->json, v32);
+			continue;
+		}
 		default:
 			break;
 		}
@@ -363,6 +396,16 @@ void kc_human_attrs(FILE *f, struct nlattr **tb, uint32_t format)
 		case KAV_A_AV_MODE:
 			fprintf(f, " %s %04o", d->human, nla_get_u32(tb[a]));
 			continue;
+		case KAV_A_WIRE_DROP_REASON: {
+			uint32_t r = nla_get_u32(tb[a]);
+			const char *name = kc_wire_drop_name(r, false);
+
+			if (name)
+				fprintf(f, " %s %s", d->human, name);
+			else
+				fprintf(f, " %s %u", d->human, r);
+			continue;
+		}
 		case KAV_A_LIMIT_ENTRIES:
 		case KAV_A_LIMIT_AVS:
 			v64 = d->kind == KC_U64 ? nla_get_u64(tb[a]) :

@@ -26,6 +26,8 @@ enum kc_attr_kind {
 	KC_BIN,
 	KC_FLAG,
 	KC_NAME,	/* binary, 1..KAV_NAME_MAX bytes, no NUL */
+	KC_WIRE_NET,	/* binary, a struct kav_wire_net (or a longer one) */
+	KC_U64S,	/* binary, an array of u64 (1 or more) */
 };
 
 /* An attribute's uAPI name ("KAV_A_VNI"), or "attribute type N". */

@@ -513,6 +513,8 @@ void kc_conf_describe(const struct kc_conf_grant *g, char *buf, size_t len)
 	if (g->spec.has_max_avs && g->spec.max_avs)
 		ADD(" max-avs %u", g->spec.max_avs);
 	ADD(" tag %s", g->tag);
+	if (g->spec.wire)
+		ADD(" wire");
 #undef ADD
 	if (o >= len && len > 4)
 		strcpy(buf + len - 4, "...");

@@ -6,9 +6,13 @@
  * other names, hidden files and directories are ignored. A file holds one
  * grant per line, in the words of `kavctl grant add`:
  *
- *   vni VNI SELECTOR [max-entries N] [max-avs N] [tag TAG]
+ *   vni VNI SELECTOR [max-entries N] [max-avs N] [tag TAG] [wire]
  *   SELECTOR := uid UID | user NAME | gid GID | group NAME |
  *               cgroup PATH | netns NAME-OR-PATH
+ *
+ * "wire" makes the key the identity's wire key too (kavctl wire), so
+ * that a standing wire grant is back after a reboot; grant add refuses
+ * it with a gid or group, and with a VNI of 2^20 or more.
  *
  * Words are separated by blanks; '#' at the start of a word starts a
  * comment to the end of the line; blank lines are ignored. The selectors

@@ -312,3 +312,76 @@ void kc_format_selector(const struct kc_sel_view *v, char *buf,
 		snprintf(buf, buflen, "selector %u", v->type);
 	}
 }
+
+/* ------------------------------------------------------------- wire */
+
+const char *kc_wire_mode_name(uint32_t mode)
+{
+	switch (mode) {
+	case KAV_WIRE_OFF:
+		return "off";
+	case KAV_WIRE_FLOWLABEL:
+		return "flowlabel";
+	case KAV_WIRE_ESP:
+		return "esp";
+	default:
+		return NULL;
+	}
+}
+
+const char *kc_wire_drop_name(uint32_t reason, bool json)
+{
+	static const char *const names[KAV_WIRE_DROP_NR][2] = {
+		[KAV_WIRE_DROP_SENDER_NO_KEY] = { "sender-no-key",
+						  "sender_no_key" },
+		[KAV_WIRE_DROP_RECEIVER_NO_KEY] = { "receiver-no-key",
+						    "receiver_no_key" },
+		[KAV_WIRE_DROP_MISMATCH] = { "mismatch", "mismatch" },
+		[KAV_WIRE_DROP_NO_CARRIER] = { "no-carrier", "no_carrier" },
+		[KAV_WIRE_DROP_NETNS] = { "netns", "netns" },
+		[KAV_WIRE_DROP_FRAGMENT] = { "fragment", "fragment" },
+	};
+
+	if (reason >= KAV_WIRE_DROP_NR)
+		return NULL;
+	return names[reason][json ? 1 : 0];
+}
+
+void kc_wire_format_prefix(const struct kav_wire_net *n, char *buf,
+			   size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	if (!len)
+		return;
+	if ((n->family != AF_INET && n->family != AF_INET6) ||
+	    !inet_ntop(n->family, n->addr, ip, sizeof(ip))) {
+		snprintf(buf, len, "family-%u/%u", n->family, n->prefix_len);
+		return;
+	}
+	snprintf(buf, len, "%s/%u", ip, n->prefix_len);
+}
+
+void kc_wire_describe_net(const struct kav_wire_net *n, char *buf,
+			  size_t len)
+{
+	char p[KC_WIRE_NET_TEXT];
+
+	kc_wire_format_prefix(n, p, sizeof(p));
+	if (!(n->flags & KAV_WIRE_NET_EXEMPT))
+		snprintf(buf, len, "scope %s", p);
+	else if (n->port)
+		snprintf(buf, len, "exempt %s port %u", p, n->port);
+	else
+		snprintf(buf, len, "exempt %s", p);
+}
+
+void kc_wire_format_ports(uint32_t min, uint32_t max, char *buf, size_t len)
+{
+	if (!min)
+		snprintf(buf, len, "none");
+	else if (min == max)
+		snprintf(buf, len, "%u", min);
+	else
+		snprintf(buf, len, "%u-%u", min, max);
+}

@@ -65,4 +65,29 @@ struct kc_sel_view {
 void kc_format_selector(const struct kc_sel_view *v, char *buf,
 			size_t buflen);
 
+/* kavctl wire's values as text. */
+
+/* Text of a prefix with its length ("fd00:1::/64"), and of a net. */
+#define KC_WIRE_NET_TEXT	80
+
+/* "off", "flowlabel", "esp"; NULL if unknown. */
+const char *kc_wire_mode_name(uint32_t mode);
+/*
+ * A drop reason (enum kav_wire_drop): "sender-no-key", "receiver-no-key",
+ * "mismatch", "no-carrier", "netns", "fragment"; with @json the same
+ * with '_' for '-' ("sender_no_key"). NULL if unknown.
+ */
+const char *kc_wire_drop_name(uint32_t reason, bool json);
+/* "10.0.0.0/8", "fd00::/8": a net's prefix. */
+void kc_wire_format_prefix(const struct kav_wire_net *n, char *buf,
+			   size_t len);
+/*
+ * A net as a line of wire apply's file says it: "scope 10.0.0.0/8",
+ * "exempt 10.0.0.5/32 port 6818", "exempt 10.1.0.0/16".
+ */
+void kc_wire_describe_net(const struct kav_wire_net *n, char *buf,
+			  size_t len);
+/* "5000-5999", "7" (7-7), or "none" for 0, 0. */
+void kc_wire_format_ports(uint32_t min, uint32_t max, char *buf, size_t len);
+
 #endif /* KAVCTL_FORMAT_H */

@@ -77,6 +77,9 @@ static int put_grant_spec(struct nl_msg *msg, const struct kc_grant_spec *g,
 	/* No tag and an empty one are the same grant. */
 	if (g->has_tag && g->tag[0] && nla_put_string(msg, KAV_A_TAG, g->tag))
 		return -1;
+	/* Only when asked: a module without the wire refuses the attribute. */
+	if (g->wire && nla_put_flag(msg, KAV_A_GRANT_WIRE))
+		return -1;
 	return 0;
 }
 
@@ -254,6 +257,8 @@ static int on_grant_array(uint8_t cmd, struct nlattr **tb, void *arg)
 	tag = kc_get_str(tb, KAV_A_TAG);
 	if (tag)
 		snprintf(g->tag, sizeof(g->tag), "%s", tag);
+	g->wire = tb[KAV_A_GRANT_WIRE] != NULL;
+	g->has_wire_drops = kc_get_u64(tb, KAV_A_WIRE_DROPS, &g->wire_drops);
 	return 0;
 }
 
@@ -388,8 +393,17 @@ const struct kc_column kc_grant_cols[] = {
 			    "AVs holding the key under it" },
 	[G_TAG]         = { "TAG", "tag", KC_COL_STR, DEF,
 			    "the administrator's tag" },
+	/*
+	 * Not in the default table, whose columns scripts of old counted
+	 * (-o +WIRE,WIRE-DROPS shows them); in JSON, as every column.
+	 */
+	[G_WIRE]        = { "WIRE", "wire", KC_COL_BOOL, 0,
+			    "its key is also a wire key (grant add ... wire)" },
+	[G_WIRE_DROPS]  = { "WIRE-DROPS", "wire_drops", KC_COL_NUM, RIGHT,
+			    "packets the wire refused to sockets keyed by it" },
 };
 const size_t kc_grant_ncols = G_NCOLS;
+const size_t kc_whoami_grant_ncols = G_NCOLS_WHOAMI;
 
 void kc_out_grant_selector(struct kc_out *o, const struct kc_sel_view *sel)
 {
@@ -452,6 +466,10 @@ static int on_grant(uint8_t cmd, struct nlattr **tb, void *arg)
 	s = kc_get_str(tb, KAV_A_TAG);
 	if (s && *s)
 		kc_out_set(o, G_TAG, "%s", s);
+	/* A flag: absent is no (also from a module without the wire). */
+	kc_out_bool(o, G_WIRE, tb[KAV_A_GRANT_WIRE] != NULL);
+	if (kc_get_u64(tb, KAV_A_WIRE_DROPS, &v64))
+		kc_out_u64(o, G_WIRE_DROPS, v64);
 	return 0;
 }
 

@@ -15,10 +15,14 @@
 #include "kavctl.h"
 #include "nl.h"
 
-/* The columns of kc_grant_cols (grant list/show, whoami's grants). */
+/*
+ * The columns of kc_grant_cols (grant list/show, whoami's grants). The
+ * wire's come last: whoami's grants (struct kav_grant_info) have none,
+ * so whoami shows the first G_NCOLS_WHOAMI.
+ */
 enum { G_ID, G_VNI, G_SEL, G_SEL_TYPE, G_SEL_ID, G_SEL_NAME, G_CGROUP_ID,
 	G_CGROUP_PATH, G_NETNS, G_MAXE, G_MAXA, G_ENTRIES, G_AVS, G_TAG,
-	G_NCOLS };
+	G_NCOLS_WHOAMI, G_WIRE = G_NCOLS_WHOAMI, G_WIRE_DROPS, G_NCOLS };
 
 /* A grant as the kernel reports it (GRANT_GET). */
 struct kc_grant {
@@ -36,6 +40,9 @@ struct kc_grant {
 	uint64_t nr_entries;
 	uint32_t nr_avs;
 	char tag[KAV_TAG_MAX + 1];	/* "" when none */
+	bool wire;			/* KAV_A_GRANT_WIRE */
+	bool has_wire_drops;
+	uint64_t wire_drops;		/* KAV_A_WIRE_DROPS */
 };
 
 /*
@@ -45,8 +52,9 @@ struct kc_grant {
 int kc_open_netns(const char *path);
 
 /*
- * GRANT_ADD of @spec (its selector, limits and, if @spec->has_tag and not
- * empty, its tag). A netns selector's path is opened here. On success
+ * GRANT_ADD of @spec (its selector, limits, KAV_A_GRANT_WIRE if
+ * @spec->wire and, if @spec->has_tag and not empty, its tag). A netns
+ * selector's path is opened here. On success
  * *@id is the grant's id and *@updated says whether an existing grant
  * with the same key, selector and tag was updated instead of added.
  */

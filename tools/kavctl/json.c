@@ -69,6 +69,16 @@ void kc_json_close_object(struct kc_json *j)
 	close_container(j, '}');
 }
 
+void kc_json_open_array(struct kc_json *j)
+{
+	open_container(j, '[');
+}
+
+void kc_json_close_array(struct kc_json *j)
+{
+	close_container(j, ']');
+}
+
 void kc_json_end(struct kc_json *j)
 {
 	fputc('\n', j->f);

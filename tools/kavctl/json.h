@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * A small streaming JSON writer of objects, for kavctl monitor's events
- * (listings are libsmartcols' JSON): compact (one object per line, no
+ * A small streaming JSON writer of objects and arrays, for kavctl
+ * monitor's events and wire show's document (listings are libsmartcols'
+ * JSON): compact (one object per line, no
  * spaces, as "ip -j monitor") or pretty (two-space indent). Strings are
  * escaped and always valid UTF-8: bytes that are not part of a valid
  * UTF-8 sequence are written as U+FFFD.
@@ -28,6 +29,8 @@ void kc_json_init(struct kc_json *j, FILE *f, bool pretty);
 
 void kc_json_open_object(struct kc_json *j);
 void kc_json_close_object(struct kc_json *j);
+void kc_json_open_array(struct kc_json *j);
+void kc_json_close_array(struct kc_json *j);
 /* Ends a top-level value with a newline (one document per line). */
 void kc_json_end(struct kc_json *j);
 

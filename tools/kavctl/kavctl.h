@@ -16,6 +16,12 @@
  *   stats.c     stats
  *   whoami.c    whoami (KAV_IOC_DOMAIN_WHOAMI on /dev/kav, no netlink)
  *   monitor.c   monitor (the "admin" multicast group)
+ *   wire.c      wire show / set / scope / exempt / apply (kav_wire, the
+ *               enforcement of wire keys on TCP and UDP) over netlink
+ *   wire_conf.c the file of wire apply (/etc/kav/wire.conf) and the plan
+ *               that makes the kernel's state the file's (pure: unit
+ *               tested); the wire's values are parsed in args.c and
+ *               named in format.c
  *   output.c    diagnostics; listings through libsmartcols (table, raw,
  *               JSON, -o columns)
  *   json.c      one-line JSON objects, for monitor's event stream only
@@ -66,6 +72,11 @@ enum kc_op {
 	KC_OP_MONITOR,
 	KC_OP_WHOAMI,
 	KC_OP_APPLY,		/* kavctl apply: @argc/@argv hold its words */
+	KC_OP_WIRE_SHOW,
+	KC_OP_WIRE_SET,
+	KC_OP_WIRE_NET_ADD,	/* wire scope add, wire exempt add */
+	KC_OP_WIRE_NET_DEL,	/* wire scope del, wire exempt del */
+	KC_OP_WIRE_APPLY,
 };
 
 /* Help topics: which part of the usage text applies. */
@@ -78,6 +89,7 @@ enum kc_topic {
 	KC_TOPIC_MONITOR,
 	KC_TOPIC_WHOAMI,
 	KC_TOPIC_APPLY,
+	KC_TOPIC_WIRE,
 };
 
 #define KC_PATH_MAX		4096
@@ -112,6 +124,30 @@ struct kc_grant_spec {
 	bool has_tag;			/* grant add/set, list filter */
 	char tag[KAV_TAG_MAX + 1];
 	bool has_vni;			/* grant list filter */
+	bool wire;			/* grant add: KAV_A_GRANT_WIRE */
+};
+
+/* What a WIRE_SET changes: each value only with its has_ flag. */
+struct kc_wire_set {
+	bool has_mode;
+	uint32_t mode;			/* enum kav_wire_mode */
+	bool has_ports;
+	uint32_t port_min, port_max;	/* 0, 0: no range (every port) */
+	bool has_mark;
+	uint32_t mark;			/* low 20 bits 0 */
+};
+
+/* The file of kavctl wire apply on a node, when none is given. */
+#define KC_WIRE_CONF		"/etc/kav/wire.conf"
+
+/* The words of kavctl wire. */
+struct kc_wire_cmd {
+	struct kc_wire_set set;		/* wire set */
+	size_t nr_nets;			/* wire scope / exempt add / del */
+	struct kav_wire_net nets[KAV_WIRE_NETS_MAX];
+	bool dry_run;			/* wire apply -n */
+	bool has_file;
+	char file[KC_PATH_MAX];		/* wire apply FILE */
 };
 
 struct kc_cmd {
@@ -129,6 +165,7 @@ struct kc_cmd {
 					 * list filters (vni, tag), av pin tag */
 	int argc;			/* apply: the words after "apply" */
 	char **argv;
+	struct kc_wire_cmd wire;	/* kavctl wire */
 };
 
 /* Diagnostics on stderr, prefixed with "kavctl: ". */
@@ -147,5 +184,9 @@ int kc_av_pin(const struct kc_cmd *cmd);	/* and unpin */
 int kc_stats(const struct kc_cmd *cmd);
 int kc_monitor(const struct kc_cmd *cmd);
 int kc_whoami(const struct kc_cmd *cmd);
+int kc_wire_show(const struct kc_cmd *cmd);
+int kc_wire_set(const struct kc_cmd *cmd);
+int kc_wire_net(const struct kc_cmd *cmd);	/* add and del */
+int kc_wire_apply(const struct kc_cmd *cmd);
 
 #endif /* KAVCTL_H */

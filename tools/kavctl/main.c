@@ -30,10 +30,12 @@ static const char usage_options[] =
 "  -V, --version   print the version\n";
 
 static const char usage_grant[] =
-"  grant add vni VNI SELECTOR [max-entries N] [max-avs N] [tag TAG]\n"
+"  grant add vni VNI SELECTOR [max-entries N] [max-avs N] [tag TAG] [wire]\n"
 "                  grant auth key VNI to an identity; prints the grant id.\n"
 "                  The same VNI, selector and tag again updates that\n"
-"                  grant's limits instead of adding one\n"
+"                  grant's limits instead of adding one. wire: the key\n"
+"                  is also the identity's wire key (kavctl wire; VNI\n"
+"                  below 1048576, not for gid or group)\n"
 "  grant set ID [max-entries N] [max-avs N] [tag TAG]\n"
 "                  change a grant's limits or tag in place (tag \"\": none)\n"
 "  grant del ID    revoke a grant (also: grant revoke ID, revoke ID)\n"
@@ -62,10 +64,11 @@ static const char usage_av[] =
 "  av unpin ID     drop that pin (the AV goes when nothing else holds it)\n";
 
 static const char usage_stats[] =
-"  stats           counters: objects, memory, denials by reason\n";
+"  stats           counters: objects, memory, denials by reason, and the\n"
+"                  wire's (passed, drops by reason, aborts)\n";
 
 static const char usage_monitor[] =
-"  monitor         print grant and AV events until interrupted\n"
+"  monitor         print grant, AV and wire-drop events until interrupted\n"
 "                  (with -j: one JSON object per line)\n";
 
 static const char usage_whoami[] =
@@ -75,6 +78,20 @@ static const char usage_whoami[] =
 static const char usage_apply[] =
 "  apply [--dry-run] [--prune]\n"
 "                  make the kernel's grants match /etc/kav/grants.d\n";
+
+static const char usage_wire[] =
+"  wire [show]     wire enforcement: mode, ports, mark, scope, exemptions,\n"
+"                  counters\n"
+"  wire set [mode off|flowlabel|esp] [ports MIN-MAX|none] [mark VALUE]\n"
+"                  change the settings (mark: esp's mark base, low 20\n"
+"                  bits 0)\n"
+"  wire scope add|del PREFIX...\n"
+"                  fabric prefixes whose TCP and UDP need equal wire keys\n"
+"                  (ADDR[/LEN], IPv4 or IPv6; no host bits after LEN)\n"
+"  wire exempt add|del ADDR[/LEN] [port N]...\n"
+"                  endpoints that are never checked (slurmd, NFS, ...)\n"
+"  wire apply [-n|--dry-run] [FILE]\n"
+"                  make the wire's state FILE's (default " KC_WIRE_CONF ")\n";
 
 static const char usage_exit[] =
 "Exit status: 0 success, 1 bad arguments, 2 kav module not loaded\n"
@@ -91,6 +108,7 @@ static const char *const topic_words[] = {
 	[KC_TOPIC_MONITOR] = " monitor",
 	[KC_TOPIC_WHOAMI] = " whoami",
 	[KC_TOPIC_APPLY] = " apply",
+	[KC_TOPIC_WIRE] = " wire",
 };
 
 /* The commands of @topic; with @full, options, selectors, exit codes. */
@@ -116,6 +134,8 @@ static void usage(FILE *f, enum kc_topic topic, bool full)
 		fputs(usage_whoami, f);
 	if (all || topic == KC_TOPIC_APPLY)
 		fputs(usage_apply, f);
+	if (all || topic == KC_TOPIC_WIRE)
+		fputs(usage_wire, f);
 	if (!full) {
 		fprintf(f, "\nRun 'kavctl%s -h' for more; see kavctl(8).\n",
 			topic_words[topic]);
@@ -138,8 +158,10 @@ static const struct kc_column *op_columns(enum kc_op op, size_t *n)
 	switch (op) {
 	case KC_OP_GRANT_LIST:
 	case KC_OP_GRANT_SHOW:
-	case KC_OP_WHOAMI:
 		*n = kc_grant_ncols;
+		return kc_grant_cols;
+	case KC_OP_WHOAMI:
+		*n = kc_whoami_grant_ncols;
 		return kc_grant_cols;
 	case KC_OP_DOMAIN_LIST:
 		*n = kc_domain_ncols;
@@ -239,6 +261,19 @@ int main(int argc, char **argv)
 		break;
 	case KC_OP_MONITOR:
 		ret = kc_monitor(&cmd);
+		break;
+	case KC_OP_WIRE_SHOW:
+		ret = kc_wire_show(&cmd);
+		break;
+	case KC_OP_WIRE_SET:
+		ret = kc_wire_set(&cmd);
+		break;
+	case KC_OP_WIRE_NET_ADD:
+	case KC_OP_WIRE_NET_DEL:
+		ret = kc_wire_net(&cmd);
+		break;
+	case KC_OP_WIRE_APPLY:
+		ret = kc_wire_apply(&cmd);
 		break;
 	default:
 		usage(stderr, KC_TOPIC_ALL, false);

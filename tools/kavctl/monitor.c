@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * kavctl monitor: joins the "admin" multicast group and prints each event
- * (one line each; with -j one JSON object per line) until SIGINT, SIGTERM
+ * (grant add/del, av new/del, wire-drop: the wire began to drop packets;
+ * one line each; with -j one JSON object per line) until SIGINT, SIGTERM
  * or SIGHUP. libnl retries reads interrupted by signals, so signals are
  * taken through a signalfd polled next to the netlink socket.
  */
@@ -34,6 +35,8 @@ static const char *event_name(uint8_t cmd, bool json)
 		return json ? "av_new" : "av new";
 	case KAV_GENL_CMD_AV_DEL:
 		return json ? "av_del" : "av del";
+	case KAV_GENL_CMD_WIRE_DROP:
+		return json ? "wire_drop" : "wire-drop";
 	default:
 		return NULL;
 	}

@@ -250,9 +250,19 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		r->nl->nl_error = NLE_MSG_TRUNC;
 		return NL_SKIP;
 	}
-	if (r->fn && r->fn(cmd, tb, r->arg)) {
-		r->nl->cb_failed = true;
-		return NL_SKIP;
+	if (r->fn) {
+		struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+		int ret;
+
+		r->nl->msg_attrs = genlmsg_attrdata(g, 0);
+		r->nl->msg_attrs_len = genlmsg_attrlen(g, 0);
+		ret = r->fn(cmd, tb, r->arg);
+		r->nl->msg_attrs = NULL;
+		r->nl->msg_attrs_len = 0;
+		if (ret) {
+			r->nl->cb_failed = true;
+			return NL_SKIP;
+		}
 	}
 	return NL_OK;
 }

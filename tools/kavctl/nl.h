@@ -37,6 +37,13 @@ struct kc_nl {
 	bool has_miss;
 	uint32_t miss_type;	/* NLMSGERR_ATTR_MISS_TYPE */
 	char bad_attr[64];	/* the request attribute at @offs, if any */
+
+	/*
+	 * While a kc_msg_fn runs: every attribute of the reply, for those
+	 * that repeat (KAV_A_WIRE_NET), which @tb holds only the last of.
+	 */
+	struct nlattr *msg_attrs;
+	int msg_attrs_len;
 };
 
 /*

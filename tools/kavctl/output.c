@@ -269,9 +269,13 @@ int kc_out_print_to(struct kc_out *o, FILE *f)
 
 void kc_out_columns_help(FILE *f, const struct kc_column *cols, size_t ncols)
 {
-	size_t c;
+	size_t c, w = 14;
 
+	/* The names in one column, however long (stats' wire counters). */
 	for (c = 0; c < ncols; c++)
-		fprintf(f, "%-14s %s%s\n", cols[c].name, cols[c].help,
+		if (strlen(cols[c].name) > w)
+			w = strlen(cols[c].name);
+	for (c = 0; c < ncols; c++)
+		fprintf(f, "%-*s %s%s\n", (int)w, cols[c].name, cols[c].help,
 			cols[c].flags & KC_COL_DEFAULT ? " (default)" : "");
 }

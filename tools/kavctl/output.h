@@ -88,5 +88,7 @@ extern const struct kc_column kc_grant_cols[], kc_domain_cols[],
 	kc_av_cols[], kc_entry_cols[], kc_stats_cols[];
 extern const size_t kc_grant_ncols, kc_domain_ncols, kc_av_ncols,
 	kc_entry_ncols, kc_stats_ncols;
+/* whoami's grants: the first columns of kc_grant_cols, not the wire's. */
+extern const size_t kc_whoami_grant_ncols;
 
 #endif /* KAVCTL_OUTPUT_H */

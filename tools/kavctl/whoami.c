@@ -341,7 +341,8 @@ int kc_whoami(const struct kc_cmd *cmd)
 	      kc_out_begin(&id, &idcmd, "whoami", id_cols, W_NCOLS);
 	if (ret)
 		goto out;
-	ret = kc_out_begin(&gr, cmd, "grants", kc_grant_cols, kc_grant_ncols);
+	ret = kc_out_begin(&gr, cmd, "grants", kc_grant_cols,
+			   kc_whoami_grant_ncols);
 	if (ret) {
 		kc_out_end(&id, false);
 		goto out;
