@@ -65,10 +65,26 @@ static const struct nla_policy kav_av_pin_policy[KAV_A_MAX + 1] = {
 	[KAV_A_TAG] = { .type = NLA_NUL_STRING, .len = KAV_TAG_MAX },
 };
 
+/*
+ * A port is above what an s16 .min/.max holds (NLA_POLICY_MAX(NLA_U32,
+ * 65535) stores -1: a WARN in nla_get_range_unsigned() and no bound).
+ * Not const: 6.1's nla_policy points at a mutable one.
+ */
+static struct netlink_range_validation kav_a_wire_port_min_range = {
+	.max = 65535,
+};
+
+static struct netlink_range_validation kav_a_wire_port_max_range = {
+	.min = 1,
+	.max = 65535,
+};
+
 static const struct nla_policy kav_wire_set_policy[KAV_A_MAX + 1] = {
 	[KAV_A_WIRE_MODE] = NLA_POLICY_MAX(NLA_U32, __KAV_WIRE_MODE_MAX - 1),
-	[KAV_A_WIRE_PORT_MIN] = NLA_POLICY_MAX(NLA_U32, 65535),
-	[KAV_A_WIRE_PORT_MAX] = NLA_POLICY_RANGE(NLA_U32, 1, 65535),
+	[KAV_A_WIRE_PORT_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						      &kav_a_wire_port_min_range),
+	[KAV_A_WIRE_PORT_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						      &kav_a_wire_port_max_range),
 	[KAV_A_WIRE_MARK] = { .type = NLA_U32 },
 };
 

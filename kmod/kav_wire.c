@@ -40,6 +40,8 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <net/netfilter/ipv4/nf_defrag_ipv4.h>
+#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
 #include <net/netfilter/nf_socket.h>
 #include <net/netns/generic.h>
 #include <net/rtnetlink.h>
@@ -49,11 +51,19 @@
 #include "kav_policy.h"
 #include "kav_wire.h"
 
-/* Taken with symbol_get() when the wire is first turned on. */
+/*
+ * Taken with symbol_get() when the wire is first turned on: socket
+ * lookups (required) and reassembly before LOCAL_IN and FORWARD (without
+ * it, a fragment in scope is dropped).
+ */
 static struct sock *(*kav_lookup_v4)(struct net *net, const struct sk_buff *skb,
 				     const struct net_device *indev);
 static struct sock *(*kav_lookup_v6)(struct net *net, const struct sk_buff *skb,
 				     const struct net_device *indev);
+static int (*kav_defrag_v4_on)(struct net *net);
+static void (*kav_defrag_v4_off)(struct net *net);
+static int (*kav_defrag_v6_on)(struct net *net);
+static void (*kav_defrag_v6_off)(struct net *net);
 
 /* --------------------------------------------------------------- drops */
 
@@ -221,21 +231,39 @@ struct kav_wire_peer {
 	struct kav_grant *g;	/* under RCU: the grant giving @key */
 };
 
+/* Is @sk connected to the packet's source (a reply to its own request)? */
+static bool kav_wire_connected_to(const struct sock *sk,
+				  const struct kav_wire_pkt *p)
+{
+	if (READ_ONCE(sk->sk_state) == TCP_LISTEN ||
+	    inet_sk(sk)->inet_dport != p->sport)
+		return false;
+	if (p->family == AF_INET)
+		return !memcmp(&sk->sk_daddr, p->saddr, 4);
+#if IS_ENABLED(CONFIG_IPV6)
+	return !memcmp(&sk->sk_v6_daddr, p->saddr, 16);
+#else
+	return false;
+#endif
+}
+
 /*
  * Compare @key, the sender's, with the receiving socket's. Returns
  * KAV_WIRE_DROP_NR to deliver, else the reason to drop. The caller puts
  * r->sk.
  */
 static u32 kav_wire_check_receiver(struct sk_buff *skb, struct net *net,
-				   const struct net_device *dev, u16 family,
-				   bool out, u32 key, struct kav_wire_peer *r)
+				   const struct net_device *dev, bool out,
+				   const struct kav_wire_conf *c,
+				   const struct kav_wire_pkt *p, u32 key,
+				   struct kav_wire_peer *r)
 {
 	struct kav_sock_owner o;
 	struct sock *sk, *full;
-	bool ref;
+	bool ref, conflict;
 
 	memset(r, 0, sizeof(*r));
-	sk = kav_wire_receiver(skb, net, dev, family, out, &ref);
+	sk = kav_wire_receiver(skb, net, dev, p->family, out, &ref);
 	if (!sk)		/* nobody listens: the stack answers */
 		return KAV_WIRE_DROP_NR;
 	full = sk_to_full_sk(sk);
@@ -247,8 +275,14 @@ static u32 kav_wire_check_receiver(struct sk_buff *skb, struct net *net,
 		sock_gen_put(sk);
 	if (!r->sk)
 		return KAV_WIRE_DROP_NR;
+	/* The kernel's own (NFS, SUNRPC), and replies from an exempt end. */
+	if (r->sk->sk_kern_sock ||
+	    (kav_wire_from_exempt(c, p) && kav_wire_connected_to(r->sk, p)))
+		return KAV_WIRE_DROP_NR;
 	kav_wire_sock_owner(r->sk, &o);
-	r->key = kav_wire_owner_key(&o, &r->g);
+	r->key = kav_wire_owner_key(&o, &r->g, &conflict);
+	if (conflict)
+		return KAV_WIRE_DROP_CONFLICT;
 	if (!r->key)
 		return KAV_WIRE_DROP_RECEIVER_NO_KEY;
 	if (!key)
@@ -266,9 +300,9 @@ static unsigned int kav_wire_do_out(struct sk_buff *skb,
 	struct kav_wire_peer r;
 	struct kav_wire_pkt p;
 	struct kav_grant *g;
+	bool local, conflict;
 	struct sock *sk;
 	u32 key, why;
-	bool local;
 	int err;
 
 	c = kav_wire_conf_rcu();
@@ -287,8 +321,11 @@ static unsigned int kav_wire_do_out(struct sk_buff *skb,
 	/* The stack's own replies (RST, TIME_WAIT) and kernel sockets. */
 	if (!sk || !sk_fullsock(sk) || sk->sk_kern_sock)
 		return NF_ACCEPT;
+	/* An exempted service's reply: the socket holds the port. */
+	if (kav_wire_from_exempt(c, &p) && inet_sk(sk)->inet_sport == p.sport)
+		return NF_ACCEPT;
 	kav_wire_sock_owner(sk, &o);
-	key = kav_wire_owner_key(&o, &g);
+	key = kav_wire_owner_key(&o, &g, &conflict);
 	/*
 	 * The reset of a connection whose key went (its abort) tells the
 	 * other end on this node at once; it ends only that connection.
@@ -296,13 +333,14 @@ static unsigned int kav_wire_do_out(struct sk_buff *skb,
 	if (!key && local && p.rst)
 		return NF_ACCEPT;
 	if (!key) {
-		kav_wire_drop(KAV_WIRE_DROP_SENDER_NO_KEY, sk, 0, NULL);
+		kav_wire_drop(conflict ? KAV_WIRE_DROP_CONFLICT :
+			      KAV_WIRE_DROP_SENDER_NO_KEY, sk, 0, NULL);
 		kav_wire_abort(sk);
 		return NF_DROP_ERR(-ECONNREFUSED);
 	}
 	if (local) {
-		why = kav_wire_check_receiver(skb, state->net, state->out,
-					      p.family, true, key, &r);
+		why = kav_wire_check_receiver(skb, state->net, state->out, true,
+					      c, &p, key, &r);
 		if (r.sk)
 			sock_put(r.sk);
 		if (why == KAV_WIRE_DROP_NR) {
@@ -352,11 +390,11 @@ static unsigned int kav_wire_do_in(struct sk_buff *skb,
 	if (kav_wire_parse(skb, kav_wire_family(state), &p) ||
 	    !kav_wire_in_scope(c, &p, false))
 		return NF_ACCEPT;
-	if (p.frag) {
+	if (p.frag) {	/* this namespace could not reassemble it */
 		kav_wire_drop(KAV_WIRE_DROP_FRAGMENT, NULL, 0, NULL);
 		return NF_DROP;
 	}
-	why = kav_wire_check_receiver(skb, state->net, in, p.family, false,
+	why = kav_wire_check_receiver(skb, state->net, in, false, c, &p,
 				      kav_wire_carried_key(c, skb, &p, in),
 				      &r);
 	if (why == KAV_WIRE_DROP_NR) {
@@ -364,7 +402,8 @@ static unsigned int kav_wire_do_in(struct sk_buff *skb,
 	} else {
 		kav_wire_drop(why, r.sk, r.key, r.g);
 		/* Its own key went: its connection ends. */
-		if (why == KAV_WIRE_DROP_RECEIVER_NO_KEY)
+		if (why == KAV_WIRE_DROP_RECEIVER_NO_KEY ||
+		    why == KAV_WIRE_DROP_CONFLICT)
 			kav_wire_abort(r.sk);
 	}
 	if (r.sk)
@@ -450,21 +489,93 @@ static const struct nf_hook_ops kav_wire_ops[] = {
 	  .hooknum = NF_INET_FORWARD, .priority = KAV_WIRE_PRIO },
 };
 
+/* Which reassembly each namespace turned on, to turn off at its exit. */
+struct kav_wire_pernet {
+	bool defrag_v4, defrag_v6;
+};
+
+static unsigned int kav_wire_net_id;
+
 static int __net_init kav_wire_net_init(struct net *net)
 {
+	struct kav_wire_pernet *pn = net_generic(net, kav_wire_net_id);
+
+	pn->defrag_v4 = kav_defrag_v4_on && !kav_defrag_v4_on(net);
+	pn->defrag_v6 = kav_defrag_v6_on && !kav_defrag_v6_on(net);
 	return nf_register_net_hooks(net, kav_wire_ops,
 				     ARRAY_SIZE(kav_wire_ops));
 }
 
 static void __net_exit kav_wire_net_exit(struct net *net)
 {
+	struct kav_wire_pernet *pn = net_generic(net, kav_wire_net_id);
+
 	nf_unregister_net_hooks(net, kav_wire_ops, ARRAY_SIZE(kav_wire_ops));
+	if (pn->defrag_v4)
+		kav_defrag_v4_off(net);
+	if (pn->defrag_v6)
+		kav_defrag_v6_off(net);
 }
 
 static struct pernet_operations kav_wire_net_ops = {
 	.init = kav_wire_net_init,
 	.exit = kav_wire_net_exit,
+	.id = &kav_wire_net_id,
+	.size = sizeof(struct kav_wire_pernet),
 };
+
+static void kav_wire_symbols_put(void)
+{
+	if (kav_lookup_v4)
+		symbol_put(nf_sk_lookup_slow_v4);
+	if (kav_lookup_v6)
+		symbol_put(nf_sk_lookup_slow_v6);
+	if (kav_defrag_v4_on)
+		symbol_put(nf_defrag_ipv4_enable);
+	if (kav_defrag_v4_off)
+		symbol_put(nf_defrag_ipv4_disable);
+	if (kav_defrag_v6_on)
+		symbol_put(nf_defrag_ipv6_enable);
+	if (kav_defrag_v6_off)
+		symbol_put(nf_defrag_ipv6_disable);
+	kav_lookup_v4 = NULL;
+	kav_lookup_v6 = NULL;
+	kav_defrag_v4_on = NULL;
+	kav_defrag_v4_off = NULL;
+	kav_defrag_v6_on = NULL;
+	kav_defrag_v6_off = NULL;
+}
+
+static void kav_wire_symbols_get(void)
+{
+	request_module("nf_socket_ipv4");
+	request_module("nf_socket_ipv6");
+	request_module("nf_defrag_ipv4");
+	request_module("nf_defrag_ipv6");
+	kav_lookup_v4 = symbol_get(nf_sk_lookup_slow_v4);
+	kav_lookup_v6 = symbol_get(nf_sk_lookup_slow_v6);
+	kav_defrag_v4_on = symbol_get(nf_defrag_ipv4_enable);
+	kav_defrag_v4_off = symbol_get(nf_defrag_ipv4_disable);
+	kav_defrag_v6_on = symbol_get(nf_defrag_ipv6_enable);
+	kav_defrag_v6_off = symbol_get(nf_defrag_ipv6_disable);
+	/* Both halves of a pair, or neither. */
+	if (!kav_defrag_v4_on || !kav_defrag_v4_off) {
+		if (kav_defrag_v4_on)
+			symbol_put(nf_defrag_ipv4_enable);
+		if (kav_defrag_v4_off)
+			symbol_put(nf_defrag_ipv4_disable);
+		kav_defrag_v4_on = NULL;
+		kav_defrag_v4_off = NULL;
+	}
+	if (!kav_defrag_v6_on || !kav_defrag_v6_off) {
+		if (kav_defrag_v6_on)
+			symbol_put(nf_defrag_ipv6_enable);
+		if (kav_defrag_v6_off)
+			symbol_put(nf_defrag_ipv6_disable);
+		kav_defrag_v6_on = NULL;
+		kav_defrag_v6_off = NULL;
+	}
+}
 
 /*
  * Turn the hooks on, in every namespace and in each one made later: the
@@ -475,10 +586,7 @@ static int kav_wire_hooks_register(void)
 {
 	int ret;
 
-	request_module("nf_socket_ipv4");
-	request_module("nf_socket_ipv6");
-	kav_lookup_v4 = symbol_get(nf_sk_lookup_slow_v4);
-	kav_lookup_v6 = symbol_get(nf_sk_lookup_slow_v6);
+	kav_wire_symbols_get();
 	if (!kav_lookup_v4 || !kav_lookup_v6) {
 		ret = -EOPNOTSUPP;
 		goto put;
@@ -501,12 +609,7 @@ wq:
 	destroy_workqueue(kav_wire_wq);
 	kav_wire_wq = NULL;
 put:
-	if (kav_lookup_v4)
-		symbol_put(nf_sk_lookup_slow_v4);
-	if (kav_lookup_v6)
-		symbol_put(nf_sk_lookup_slow_v6);
-	kav_lookup_v4 = NULL;
-	kav_lookup_v6 = NULL;
+	kav_wire_symbols_put();
 	return ret;
 }
 
@@ -516,8 +619,7 @@ static void kav_wire_hooks_unregister(void)
 	kav_wire_guard_unregister();
 	unregister_pernet_subsys(&kav_wire_net_ops);
 	destroy_workqueue(kav_wire_wq);
-	symbol_put(nf_sk_lookup_slow_v4);
-	symbol_put(nf_sk_lookup_slow_v6);
+	kav_wire_symbols_put();
 }
 
 /*

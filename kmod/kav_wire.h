@@ -87,6 +87,7 @@ struct kav_wire_pkt {
 	u16 family;			/* AF_INET, AF_INET6 */
 	bool frag;			/* a fragment: no ports */
 	bool rst;			/* a TCP reset */
+	u8 protocol;			/* IPPROTO_TCP, IPPROTO_UDP */
 	__be16 sport, dport;
 	u8 saddr[16], daddr[16];
 	u32 label;			/* IPv6 flow label */
@@ -99,9 +100,12 @@ struct kav_sock_owner;
 int kav_wire_parse(struct sk_buff *skb, u16 family, struct kav_wire_pkt *p);
 bool kav_wire_in_scope(const struct kav_wire_conf *c,
 		       const struct kav_wire_pkt *p, bool local);
+bool kav_wire_from_exempt(const struct kav_wire_conf *c,
+			  const struct kav_wire_pkt *p);
 kuid_t kav_wire_sk_uid(const struct sock *sk);
 void kav_wire_sock_owner(struct sock *sk, struct kav_sock_owner *o);
-u32 kav_wire_owner_key(const struct kav_sock_owner *o, struct kav_grant **g);
+u32 kav_wire_owner_key(const struct kav_sock_owner *o, struct kav_grant **g,
+		       bool *conflict);
 u32 kav_wire_netns_key(u64 cookie);
 
 /* kav_wire.c: the hooks and the rule; what administration calls */

@@ -279,8 +279,13 @@ static int kav_wire_net_valid(const struct kav_wire_net *n, const char **why)
 		*why = "unknown flags or a reserved field set";
 		return -EINVAL;
 	}
-	if (n->port && !(n->flags & KAV_WIRE_NET_EXEMPT)) {
-		*why = "only an exemption has a port";
+	if ((n->port || n->protocol) && !(n->flags & KAV_WIRE_NET_EXEMPT)) {
+		*why = "only an exemption has a port or a protocol";
+		return -EINVAL;
+	}
+	if (n->protocol && n->protocol != IPPROTO_TCP &&
+	    n->protocol != IPPROTO_UDP) {
+		*why = "an exemption's protocol is TCP, UDP or 0 (both)";
 		return -EINVAL;
 	}
 	for (i = n->prefix_len; i < max; i++) {

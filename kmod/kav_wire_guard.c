@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_ether.h>
+#include <linux/if_vlan.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
@@ -45,17 +46,29 @@ static unsigned int kav_wire_guard_check(const struct kav_wire_guard *gd,
 	struct kav_wire_pkt p;
 	u32 key;
 
-	if (!cookie || skb->protocol != htons(ETH_P_IPV6))
-		return NF_ACCEPT;	/* IPv4 carries no key: refused later */
+	if (!cookie)
+		return NF_ACCEPT;
 	c = kav_wire_conf_rcu();
-	if (!c || c->mode == KAV_WIRE_OFF || !c->nr_scope ||
-	    kav_wire_parse(skb, AF_INET6, &p) ||
+	if (!c || c->mode == KAV_WIRE_OFF || !c->nr_scope)
+		return NF_ACCEPT;
+	/*
+	 * One VLAN tag is gone by now (skb_vlan_untag()); a frame still
+	 * tagged would hide its IPv6 header from this check, and a VLAN
+	 * device on the host's end would take it past: not from a container.
+	 */
+	if (eth_type_vlan(skb->protocol))
+		goto drop;
+	if (skb->protocol != htons(ETH_P_IPV6))
+		return NF_ACCEPT;	/* IPv4 carries no key: refused later */
+	if (kav_wire_parse(skb, AF_INET6, &p) ||
 	    !kav_wire_in_scope(c, &p, false))
 		return NF_ACCEPT;
+	/* Every fragment carries the label: it holds for them too. */
 	key = kav_wire_netns_key(cookie);
-	if (!p.frag && key && p.label == key)
+	if (key && p.label == key)
 		return NF_ACCEPT;
-	ev.reason = p.frag ? KAV_WIRE_DROP_FRAGMENT : KAV_WIRE_DROP_NETNS;
+drop:
+	ev.reason = KAV_WIRE_DROP_NETNS;
 	ev.uid = (u32)-1;		/* a frame: no socket */
 	ev.netns_cookie = cookie;
 	ev.vni = key;

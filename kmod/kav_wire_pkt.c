@@ -64,6 +64,7 @@ int kav_wire_parse(struct sk_buff *skb, u16 family, struct kav_wire_pkt *p)
 	}
 	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
 		return 1;
+	p->protocol = proto;
 	if (p->frag)
 		return 0;
 	/* Both headers start with the ports; TCP's flags are at byte 13. */
@@ -86,20 +87,38 @@ static bool kav_wire_net_match(const struct kav_wire_net *n, u16 family,
 	return !bits || !((n->addr[bytes] ^ addr[bytes]) & (0xff00 >> bits));
 }
 
+/* Is @addr:@port (@proto; 0: a fragment's, unknown) an exempted endpoint? */
 static bool kav_wire_exempt(const struct kav_wire_conf *c, u16 family,
-			    const u8 *addr, __be16 port)
+			    u8 proto, const u8 *addr, __be16 port)
 {
 	const struct kav_wire_net *n;
 	u32 i;
 
 	for (i = 0; i < c->nr_nets; i++) {
 		n = &c->nets[i];
-		if ((n->flags & KAV_WIRE_NET_EXEMPT) &&
-		    (!n->port || n->port == ntohs(port)) &&
+		if (!(n->flags & KAV_WIRE_NET_EXEMPT))
+			continue;
+		/* A fragment is exempt only by an every-port exemption. */
+		if (!proto && (n->port || n->protocol))
+			continue;
+		if ((!n->port || n->port == ntohs(port)) &&
+		    (!n->protocol || n->protocol == proto) &&
 		    kav_wire_net_match(n, family, addr))
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Is @p from an exempted endpoint? A source port is anyone's to claim
+ * (a forged frame, or a tenant that binds the port when the service is
+ * not running), so the callers believe it only of the socket bound to
+ * that port (output) or of a socket connected to that endpoint (input).
+ */
+bool kav_wire_from_exempt(const struct kav_wire_conf *c,
+			  const struct kav_wire_pkt *p)
+{
+	return kav_wire_exempt(c, p->family, p->protocol, p->saddr, p->sport);
 }
 
 static bool kav_wire_port_in(const struct kav_wire_conf *c, __be16 port)
@@ -110,15 +129,18 @@ static bool kav_wire_port_in(const struct kav_wire_conf *c, __be16 port)
 }
 
 /*
- * Is @p the rule's? Its destination is in a scope prefix, or on this
- * node (@local: the loopback device carries it); its source or
- * destination port is in the range (when one is set); and neither end is
- * exempt. A fragment has no ports: every fragment to the scope is.
+ * Is @p the rule's? Its destination is in a scope prefix, or, with a
+ * port range, on this node (@local: the loopback device carries it,
+ * whatever the address: 127.0.0.1 reaches a socket bound to 0.0.0.0);
+ * its source or destination port is in the range (when one is set); and
+ * it is not to an exempted endpoint (replies from one: the callers, with
+ * kav_wire_from_exempt()). A fragment has no ports: every fragment to
+ * the scope is.
  */
 bool kav_wire_in_scope(const struct kav_wire_conf *c,
 		       const struct kav_wire_pkt *p, bool local)
 {
-	bool in = local;
+	bool in = local && c->port_min;
 	u32 i;
 
 	for (i = 0; !in && i < c->nr_nets; i++)
@@ -127,22 +149,26 @@ bool kav_wire_in_scope(const struct kav_wire_conf *c,
 	if (!in)
 		return false;
 	if (p->frag)
-		return !kav_wire_exempt(c, p->family, p->daddr, 0);
+		return !kav_wire_exempt(c, p->family, 0, p->daddr, 0);
 	if (c->port_min && !kav_wire_port_in(c, p->sport) &&
 	    !kav_wire_port_in(c, p->dport))
 		return false;
-	return !kav_wire_exempt(c, p->family, p->daddr, p->dport) &&
-	       !kav_wire_exempt(c, p->family, p->saddr, p->sport);
+	return !kav_wire_exempt(c, p->family, p->protocol, p->daddr, p->dport);
 }
 
 /* ---------------------------------------------------------------- keys */
 
-u32 kav_wire_owner_key(const struct kav_sock_owner *o, struct kav_grant **g)
+/* The key of @o (0: none; *@conflict: two), and a grant giving it. */
+u32 kav_wire_owner_key(const struct kav_sock_owner *o, struct kav_grant **g,
+		       bool *conflict)
 {
+	enum kav_wire_key_status st;
 	u32 vni = 0;
 
 	*g = NULL;
-	if (kav_grant_wire_key_rcu(o, &vni, g) != KAV_WIRE_KEY_ONE) {
+	st = kav_grant_wire_key_rcu(o, &vni, g);
+	*conflict = st == KAV_WIRE_KEY_CONFLICT;
+	if (st != KAV_WIRE_KEY_ONE) {
 		*g = NULL;
 		return 0;
 	}
@@ -170,6 +196,7 @@ u32 kav_wire_netns_key(u64 cookie)
 {
 	struct kav_sock_owner o = { .uid = INVALID_UID, .netns_cookie = cookie };
 	struct kav_grant *g;
+	bool conflict;
 
-	return kav_wire_owner_key(&o, &g);
+	return kav_wire_owner_key(&o, &g, &conflict);
 }

@@ -82,24 +82,37 @@ diff -u --label "spec (rendered uAPI)" --label uapi/linux/kav.h \
 	<("$OUT/print-spec") <("$OUT/print-uapi") || die "uAPI differs from the spec"
 
 # The kernel side: policy entries and ops, normalised, compared.
-"$PY" - "$OUT/kav-nl.c" "$REPO/kmod/kav_genl.c" "$REPO/uapi/linux/kav.h" "$SPEC" <<'PYEOF'
+# The sizes of the uAPI's structures a policy may name (NLA_POLICY_EXACT_LEN).
+printf '%s\n' '#include <stdio.h>' '#include <linux/kav.h>' \
+	'int main(void) { printf("kav_wire_net=%zu\n", sizeof(struct kav_wire_net)); return 0; }' \
+	>"$OUT/sizes.c"
+cc -std=gnu11 -I"$REPO/uapi" -o "$OUT/sizes" "$OUT/sizes.c" || die "uapi/linux/kav.h: no struct kav_wire_net"
+sizes=$("$OUT/sizes")
+"$PY" - "$OUT/kav-nl.c" "$REPO/kmod/kav_genl.c" "$REPO/uapi/linux/kav.h" "$SPEC" "$sizes" <<'PYEOF'
 import re, sys, yaml
 gen, ours, uapi = (open(f).read() for f in sys.argv[1:4])
 spec = yaml.safe_load(open(sys.argv[4]))
 consts = {'PATH_MAX': '4096'}
 for m in re.finditer(r'#define\s+(KAV_\w+)\s+(\d+)', uapi):
     consts[m.group(1)] = m.group(2)
-sel = re.search(r'enum kav_grant_selector \{(.*?)\}', uapi, re.S).group(1)
-v = 0
-for m in re.finditer(r'(KAV_SEL_\w+)(?:\s*=\s*(\d+))?', sel):
-    v = int(m.group(2)) if m.group(2) else v + 1
-    consts[m.group(1)] = str(v)
+# Every enum of the uAPI (kav_grant_selector starts at 1, the others at 0).
+for body in re.findall(r'enum kav_\w+ \{(.*?)\}', uapi, re.S):
+    v = -1
+    for m in re.finditer(r'^\s*(_{0,2}KAV_\w+)(?:\s*=\s*(\d+))?', body, re.M):
+        v = int(m.group(2)) if m.group(2) else v + 1
+        consts[m.group(1)] = str(v)
+# The sizes of the uAPI's structures that policies name.
+for m in re.finditer(r'(\w+)=(\d+)', sys.argv[5]):
+    consts['sizeof(struct' + m.group(1) + ')'] = m.group(2)
 
 def norm(expr):
     expr = re.sub(r'\s+', '', expr).rstrip(',')
-    for k, val in consts.items():
-        expr = re.sub(r'\b' + k + r'\b', val, expr)
-    expr = re.sub(r'\b4096-1\b', '4095', expr)
+    for k, val in sorted(consts.items(), key=lambda kv: -len(kv[0])):
+        if k.startswith('sizeof('):
+            expr = expr.replace(k, val)
+        else:
+            expr = re.sub(r'(?<!\w)' + re.escape(k) + r'(?!\w)', val, expr)
+    expr = re.sub(r'\b(\d+)-1\b', lambda m: str(int(m.group(1)) - 1), expr)
     return expr.replace(',}', '}')
 
 def entries(body):

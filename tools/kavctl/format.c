@@ -340,6 +340,7 @@ const char *kc_wire_drop_name(uint32_t reason, bool json)
 		[KAV_WIRE_DROP_NO_CARRIER] = { "no-carrier", "no_carrier" },
 		[KAV_WIRE_DROP_NETNS] = { "netns", "netns" },
 		[KAV_WIRE_DROP_FRAGMENT] = { "fragment", "fragment" },
+		[KAV_WIRE_DROP_CONFLICT] = { "conflict", "conflict" },
 	};
 
 	if (reason >= KAV_WIRE_DROP_NR)

@@ -64,7 +64,10 @@ const struct kc_column kc_stats_cols[] = {
 		"wire, dropped: from a netns holding no key" },
 	[S_WIRE_DROP + KAV_WIRE_DROP_FRAGMENT] = {
 		"WIRE-DROP-FRAGMENT", "wire_drop_fragment", NUM,
-		"wire, dropped: a fragment" },
+		"wire, dropped: a fragment not reassembled" },
+	[S_WIRE_DROP + KAV_WIRE_DROP_CONFLICT] = {
+		"WIRE-DROP-CONFLICT", "wire_drop_conflict", NUM,
+		"wire, dropped: an owner with two keys" },
 	[S_WIRE_ABORTS] = { "WIRE-ABORTS", "wire_aborts", NUM,
 			    "wire, sockets aborted (key revoked)" },
 };

@@ -864,10 +864,16 @@ enum kav_genl_attr {
  * different keys match: 0 (fails closed). Wire keys are below
  * KAV_WIRE_KEY_LIMIT (they fit the IPv6 flow label).
  *
- * In scope: the destination address is in a scope prefix (or is a
- * loopback address), and, when a port range is set, the source or the
- * destination port is in it; and neither end is an exemption (address
- * prefix and port: slurmd, PMIx, NFS). Between nodes the key travels in
+ * In scope: the destination address is in a scope prefix, or, when a
+ * port range is set, the packet stays on this node (it leaves through
+ * the loopback device, whatever its address); when a port range is set,
+ * the source or the destination port is in it; and it is not to an
+ * exempted endpoint (address prefix, port, protocol: slurmd, NFS), nor
+ * from one: a reply, sent by the socket bound to the exempted port, or
+ * received by a socket connected to that endpoint. Kernel sockets (NFS,
+ * SUNRPC) are outside the rule at both ends. IPv6 and forwarded IPv4
+ * fragments are reassembled first (nf_defrag), or dropped where they
+ * cannot be. Between nodes the key travels in
  * the packet: KAV_WIRE_FLOWLABEL writes it into the IPv6 flow label (it
  * trusts every host on the segment); KAV_WIRE_ESP selects an IPsec ESP
  * transport SA by mark (KAV_A_WIRE_MARK | key) and takes the receiver's
@@ -899,6 +905,8 @@ enum kav_wire_mode {
  * @prefix_len: 0..32 or 0..128; bits of @addr after it must be 0
  * @flags: KAV_WIRE_NET_*
  * @port: an exemption's port (0: every port); 0 for a scope prefix
+ * @protocol: an exemption's IPPROTO_TCP or IPPROTO_UDP (0: both); 0 for
+ *	a scope prefix
  * @__reserved: must be 0
  * @addr: the address, network byte order (4 bytes for AF_INET, the rest 0)
  */
@@ -907,7 +915,8 @@ struct kav_wire_net {
 	__u8 prefix_len;
 	__u8 flags;
 	__u16 port;
-	__u16 __reserved;
+	__u8 protocol;
+	__u8 __reserved;
 	__u8 addr[16];
 };
 
@@ -918,7 +927,8 @@ enum kav_wire_drop {
 	KAV_WIRE_DROP_MISMATCH,		/* the two keys differ */
 	KAV_WIRE_DROP_NO_CARRIER,	/* no key in the packet (plaintext) */
 	KAV_WIRE_DROP_NETNS,		/* from a namespace holding no key */
-	KAV_WIRE_DROP_FRAGMENT,		/* an IPv6 or forwarded fragment */
+	KAV_WIRE_DROP_FRAGMENT,		/* a fragment not reassembled */
+	KAV_WIRE_DROP_CONFLICT,		/* a socket's owner has two keys */
 	KAV_WIRE_DROP_NR,
 };
 
