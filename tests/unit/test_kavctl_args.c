@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <linux/kav.h>
@@ -936,6 +937,39 @@ static void test_wire(void **state)
 	cmd_err("wire exempt add", "wire exempt: missing address");
 	cmd_err("wire exempt add 10.0.0.5 port 1 10.0.0.5 port 1",
 		"exemption '10.0.0.5' port 1 given twice");
+	/* A protocol: tcp, udp (none, or any: both), either side of port. */
+	c = cmd_ok("wire exempt add 10.0.0.2 port 2049 proto tcp 10.0.0.2 "
+		   "proto udp port 2049 10.0.0.3 pr udp fd00::2 proto any");
+	assert_int_equal(c->wire.nr_nets, 4);
+	assert_int_equal(c->wire.nets[0].port, 2049);
+	assert_int_equal(c->wire.nets[0].protocol, IPPROTO_TCP);
+	assert_int_equal(c->wire.nets[1].port, 2049);
+	assert_int_equal(c->wire.nets[1].protocol, IPPROTO_UDP);
+	assert_int_equal(c->wire.nets[2].port, 0);
+	assert_int_equal(c->wire.nets[2].protocol, IPPROTO_UDP);
+	assert_int_equal(c->wire.nets[3].protocol, 0);
+	assert_int_equal(c->wire.nets[3].__reserved, 0);
+	assert_int_equal(c->wire.nets[0].flags, KAV_WIRE_NET_EXEMPT);
+	c = cmd_ok("wire exempt del 10.0.0.2 port 2049 protocol tcp");
+	assert_int_equal(c->op, KC_OP_WIRE_NET_DEL);
+	assert_int_equal(c->wire.nets[0].protocol, IPPROTO_TCP);
+	/* The same endpoint by another protocol is another exemption. */
+	assert_int_equal(cmd_ok("wire exempt add 10.0.0.5 port 1 10.0.0.5 "
+				"port 1 proto tcp")->wire.nr_nets, 2);
+	cmd_err("wire exempt add 10.0.0.5 port 1 proto tcp 10.0.0.5 proto tcp port 1",
+		"exemption '10.0.0.5' port 1 proto tcp given twice");
+	cmd_err("wire exempt add 10.0.0.5 proto", "'proto' needs a value");
+	cmd_err("wire exempt add 10.0.0.5 proto sctp",
+		"unknown protocol 'sctp' (tcp or udp");
+	cmd_err("wire exempt add 10.0.0.5 proto TCP", "unknown protocol 'TCP'");
+	cmd_err("wire exempt add 10.0.0.5 proto 6", "unknown protocol '6'");
+	cmd_err("wire exempt add 10.0.0.5 proto tcp proto udp",
+		"proto given twice for one address");
+	cmd_err("wire exempt add 10.0.0.5 port 1 port 2",
+		"port given twice for one address");
+	cmd_err("wire exempt add proto tcp", "'proto' follows an address");
+	cmd_err("wire scope add 10.0.0.0/8 proto tcp",
+		"a scope prefix has no port or protocol");
 	/* More than the kernel holds. */
 	strcpy(line, "wire scope add");
 	for (i = 0; i < KAV_WIRE_NETS_MAX + 1 && i < MAX_WORDS - 5; i++)

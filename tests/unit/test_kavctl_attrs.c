@@ -510,6 +510,7 @@ static void test_wire(void **state)
 	struct kav_wire_net net;
 	struct parsed p;
 	uint64_t drops[KAV_WIRE_DROP_NR] = { 0 };
+	char want[64];
 
 	(void)state;
 	nla_put_u32(msg, KAV_A_WIRE_DROP_REASON, KAV_WIRE_DROP_SENDER_NO_KEY);
@@ -528,12 +529,22 @@ static void test_wire(void **state)
 		     " netns-cookie 1 wire-drops 12");
 	nlmsg_free(msg);
 
+	/* The reasons of this uapi, by name. */
+	msg = mk(KAV_GENL_CMD_WIRE_DROP);
+	nla_put_u32(msg, KAV_A_WIRE_DROP_REASON, KAV_WIRE_DROP_CONFLICT);
+	parse_ok(msg, &p);
+	expect_json(&p, 0, 0, "{\"reason\":\"conflict\"}");
+	expect_human(&p, 0, " reason conflict");
+	nlmsg_free(msg);
+
 	/* A reason from a newer kernel: its number. */
 	msg = mk(KAV_GENL_CMD_WIRE_DROP);
 	nla_put_u32(msg, KAV_A_WIRE_DROP_REASON, KAV_WIRE_DROP_NR);
 	parse_ok(msg, &p);
-	expect_json(&p, 0, 0, "{\"reason\":6}");
-	expect_human(&p, 0, " reason 6");
+	snprintf(want, sizeof(want), "{\"reason\":%d}", KAV_WIRE_DROP_NR);
+	expect_json(&p, 0, 0, want);
+	snprintf(want, sizeof(want), " reason %d", KAV_WIRE_DROP_NR);
+	expect_human(&p, 0, want);
 	nlmsg_free(msg);
 
 	/* A wire grant (GRANT_ADD's notification, a listing). */

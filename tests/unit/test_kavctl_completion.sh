@@ -87,8 +87,14 @@ expect "mode ports mark" kavctl wire set mode esp ""
 expect "add del" kavctl wire scope ""
 expect "add del" kavctl wi exempt ""
 expect "" kavctl wire scope add ""
-expect "port" kavctl wire exempt add 10.0.0.5 ""
+expect "port proto" kavctl wire exempt add 10.0.0.5 ""
+expect "proto" kavctl wire exempt add 10.0.0.5 pr
 expect "" kavctl wire exempt add 10.0.0.5 port ""
+expect "proto" kavctl wire exempt add 10.0.0.5 port 6818 ""
+expect "tcp udp" kavctl wire exempt add 10.0.0.5 port 6818 proto ""
+expect "udp" kavctl wire exempt del 10.0.0.5 proto u
+expect "port" kavctl wire exempt add fd00::5 proto tcp ""
+expect "" kavctl wire exempt add 10.0.0.5 port 6818 proto tcp ""
 expect "--dry-run" kavctl wire apply --d
 expect "$REPO/VERSION" kavctl wire apply "$REPO/VERSIO"
 expect "$REPO/VERSION" kavctl wire apply -n "$REPO/VERSIO"

@@ -96,13 +96,23 @@ static void test_names(void **state)
 			    "netns");
 	assert_string_equal(kc_wire_drop_name(KAV_WIRE_DROP_FRAGMENT, false),
 			    "fragment");
+	assert_string_equal(kc_wire_drop_name(KAV_WIRE_DROP_CONFLICT, false),
+			    "conflict");
+	assert_string_equal(kc_wire_drop_name(KAV_WIRE_DROP_CONFLICT, true),
+			    "conflict");
 	assert_null(kc_wire_drop_name(KAV_WIRE_DROP_NR, false));
+	/* An exemption's protocol. */
+	assert_string_equal(kc_wire_proto_name(0), "any");
+	assert_string_equal(kc_wire_proto_name(IPPROTO_TCP), "tcp");
+	assert_string_equal(kc_wire_proto_name(IPPROTO_UDP), "udp");
+	assert_null(kc_wire_proto_name(IPPROTO_SCTP));
 }
 
 static void test_mode_ports_mark(void **state)
 {
 	uint32_t mode = 9, lo = 9, hi = 9, mark = 9;
 	uint16_t port = 9;
+	uint8_t proto = 9;
 	char err[256];
 
 	(void)state;
@@ -153,6 +163,21 @@ static void test_mode_ports_mark(void **state)
 	assert_int_equal(kc_wire_parse_port("6818", &port, err, sizeof(err)), 0);
 	assert_int_equal(port, 6818);
 	assert_int_equal(kc_wire_parse_port("0", &port, err, sizeof(err)), -1);
+	assert_int_equal(kc_wire_parse_proto("tcp", &proto, err, sizeof(err)),
+			 0);
+	assert_int_equal(proto, IPPROTO_TCP);
+	assert_int_equal(kc_wire_parse_proto("udp", &proto, err, sizeof(err)),
+			 0);
+	assert_int_equal(proto, IPPROTO_UDP);
+	assert_int_equal(kc_wire_parse_proto("any", &proto, err, sizeof(err)),
+			 0);
+	assert_int_equal(proto, 0);
+	assert_int_equal(kc_wire_parse_proto("Udp", &proto, err, sizeof(err)),
+			 -1);
+	expect_in(err, "unknown protocol 'Udp' (tcp or udp");
+	assert_int_equal(kc_wire_parse_proto("", &proto, err, sizeof(err)), -1);
+	assert_int_equal(kc_wire_parse_proto("17", &proto, err, sizeof(err)),
+			 -1);
 
 	assert_int_equal(kc_wire_parse_mark("0x4b000000", &mark, err,
 					    sizeof(err)), 0);
@@ -185,6 +210,7 @@ static void expect_prefix(const char *s, int family, unsigned int len,
 	assert_int_equal(n.prefix_len, len);
 	assert_int_equal(n.flags, 0);
 	assert_int_equal(n.port, 0);
+	assert_int_equal(n.protocol, 0);
 	assert_int_equal(n.__reserved, 0);
 	kc_wire_format_prefix(&n, buf, sizeof(buf));
 	assert_string_equal(buf, text);
@@ -261,6 +287,32 @@ static void test_describe(void **state)
 	n.port = 6818;
 	kc_wire_describe_net(&n, buf, sizeof(buf));
 	assert_string_equal(buf, "exempt 10.0.0.5/32 port 6818");
+	n.protocol = IPPROTO_TCP;
+	kc_wire_describe_net(&n, buf, sizeof(buf));
+	assert_string_equal(buf, "exempt 10.0.0.5/32 port 6818 proto tcp");
+	kc_wire_format_exempt(&n, buf, sizeof(buf));
+	assert_string_equal(buf, "10.0.0.5/32 port 6818 proto tcp");
+	n.port = 0;
+	n.protocol = IPPROTO_UDP;
+	kc_wire_describe_net(&n, buf, sizeof(buf));
+	assert_string_equal(buf, "exempt 10.0.0.5/32 proto udp");
+	/* A protocol kavctl does not know (a newer module's): its number. */
+	n.protocol = IPPROTO_SCTP;
+	kc_wire_format_exempt(&n, buf, sizeof(buf));
+	assert_string_equal(buf, "10.0.0.5/32 proto 132");
+	n.protocol = 0;
+	kc_wire_format_exempt(&n, buf, sizeof(buf));
+	assert_string_equal(buf, "10.0.0.5/32");
+	/* A long one: an IPv6 address, a port and a protocol. */
+	assert_int_equal(kc_wire_parse_prefix(
+		"fd00:1111:2222:3333:4444:5555:6666:7777", &n, err,
+		sizeof(err)), 0);
+	n.flags = KAV_WIRE_NET_EXEMPT;
+	n.port = 65535;
+	n.protocol = IPPROTO_UDP;
+	kc_wire_describe_net(&n, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "exempt fd00:1111:2222:3333:4444:5555:6666:7777/128 port 65535 proto udp");
 	kc_wire_format_ports(0, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "none");
 	kc_wire_format_ports(5000, 5999, buf, sizeof(buf));
@@ -339,7 +391,27 @@ static void test_conf_lines(void **state)
 	line_ok(&st, 11, "exempt 10.0.0.0/8");
 	/* Another port of the same address: another net. */
 	line_ok(&st, 12, "exempt 10.0.0.5 port 6817");
-	assert_int_equal(st.nr_nets, 6);
+	/* A protocol: the same endpoint by another is another net. */
+	line_ok(&st, 13, "exempt 10.0.0.2 port 2049 proto tcp");
+	line_ok(&st, 14, "exempt 10.0.0.2 proto udp port 2049  # NFS");
+	line_ok(&st, 15, "exempt 10.0.0.2 port 2049");
+	line_ok(&st, 16, "exempt 10.0.0.3 proto udp");
+	assert_int_equal(st.nr_nets, 10);
+	assert_int_equal(st.nets[6].port, 2049);
+	assert_int_equal(st.nets[6].protocol, IPPROTO_TCP);
+	assert_int_equal(st.nets[7].port, 2049);
+	assert_int_equal(st.nets[7].protocol, IPPROTO_UDP);
+	assert_int_equal(st.nets[8].protocol, 0);
+	assert_int_equal(st.nets[9].port, 0);
+	assert_int_equal(st.nets[9].protocol, IPPROTO_UDP);
+	assert_int_equal(st.line_net[7], 14);
+	kc_wire_describe_net(&st.nets[7], buf, sizeof(buf));
+	assert_string_equal(buf, "exempt 10.0.0.2/32 port 2049 proto udp");
+	/* "proto any" is no protocol: both. */
+	line_err(&st, 20, "exempt 10.0.0.2 port 2049 proto any",
+		 "exempt 10.0.0.2/32 port 2049 given twice (first on line 15)");
+	line_err(&st, 20, "exempt 10.0.0.2 proto tcp port 2049",
+		 "exempt 10.0.0.2/32 port 2049 proto tcp given twice (first on line 13)");
 	assert_int_equal(st.line_net[0], 8);
 	assert_int_equal(st.line_net[1], 8);
 	assert_int_equal(st.line_net[2], 9);
@@ -369,7 +441,21 @@ static void test_conf_lines(void **state)
 	line_err(&st, 20, "exempt 10.1.0.0/16 port 0", "invalid port '0'");
 	line_err(&st, 20, "exempt 10.1.0.0/16 ports 22", "an optional port");
 	line_err(&st, 20, "exempt 10.1.0.0/16 10.2.0.0/16", "an optional port");
-	line_err(&st, 20, "scope port 22", "invalid prefix");
+	line_err(&st, 20, "scope port 22", "a scope prefix has no port");
+	line_err(&st, 20, "scope 10.1.0.0/16 port 22",
+		 "a scope prefix has no port");
+	line_err(&st, 20, "scope 10.1.0.0/16 proto tcp",
+		 "a scope prefix has no protocol");
+	line_err(&st, 20, "exempt 10.1.0.0/16 proto", "an optional port");
+	line_err(&st, 20, "exempt 10.1.0.0/16 proto sctp",
+		 "unknown protocol 'sctp'");
+	line_err(&st, 20, "exempt 10.1.0.0/16 port 22 proto tcp proto udp",
+		 "'proto' given twice on the line");
+	line_err(&st, 20, "exempt 10.1.0.0/16 port 22 port 23",
+		 "'port' given twice on the line");
+	line_err(&st, 20, "exempt 10.1.0.0/16 protocol tcp", "an optional port");
+	line_err(&st, 20, "exempt 10.1.0.0/16 port 22 tcp", "an optional port");
+	line_err(&st, 20, "exempt 10.1.0.0/16 pr tcp", "an optional port");
 	line_err(&st, 20, "modes esp", "unknown setting 'modes'");
 	line_err(&st, 20, "Mode esp", "unknown setting 'Mode'");
 	line_err(&st, 20, "vni 5 uid 1", "unknown setting 'vni'");
@@ -444,11 +530,16 @@ static void test_conf_read(void **state)
 				   "mode flowlabel\n"
 				   "\n"
 				   "scope fd00:10::/32\n"
-				   "exempt fd00:10::1 port 6818\n", &st, &err), 0);
+				   "exempt fd00:10::1 port 6818\n"
+				   "exempt fd00:10::2 port 2049 proto tcp\n",
+				   &st, &err), 0);
 	assert_string_equal(err, "");
 	assert_int_equal(st.mode, KAV_WIRE_FLOWLABEL);
-	assert_int_equal(st.nr_nets, 2);
+	assert_int_equal(st.nr_nets, 3);
 	assert_int_equal(st.line_net[1], 5);
+	assert_int_equal(st.nets[1].protocol, 0);
+	assert_int_equal(st.nets[2].protocol, IPPROTO_TCP);
+	assert_int_equal(st.line_net[2], 6);
 	/* Absent: mode off, no ports, the default mark. */
 	assert_int_equal(read_text("", &st, &err), 0);
 	assert_int_equal(st.mode, KAV_WIRE_OFF);
@@ -609,6 +700,23 @@ static void test_plan(void **state)
 		expect_plan(&w2, &h2,
 			    "set ports 7-8 -> 7; add scope 10.1.0.0/16");
 	}
+
+	/*
+	 * An exemption narrowed to one protocol: another net, the new one
+	 * in before the old one goes (what lets more through first).
+	 */
+	kc_wire_state_init(&want);
+	kc_wire_state_init(&have);
+	want.mode = have.mode = KAV_WIRE_ESP;
+	add(&have, "10.0.0.2", true, 2049);
+	add(&want, "10.0.0.2", true, 2049);
+	want.nets[0].protocol = IPPROTO_TCP;
+	expect_plan(&want, &have,
+		    "add exempt 10.0.0.2/32 port 2049 proto tcp; "
+		    "del exempt 10.0.0.2/32 port 2049");
+	/* The same protocol: nothing. */
+	have.nets[0].protocol = IPPROTO_TCP;
+	expect_plan(&want, &have, "");
 }
 
 /* Never more than KAV_WIRE_NETS_MAX nets in the kernel on the way. */
@@ -653,7 +761,7 @@ static void test_plan_room(void **state)
 static struct nl_msg *wire_reply(bool full)
 {
 	struct nl_msg *msg = nlmsg_alloc();
-	uint64_t drops[KAV_WIRE_DROP_NR] = { 1, 2, 3, 4, 5, 6 };
+	uint64_t drops[KAV_WIRE_DROP_NR] = { 1, 2, 3, 4, 5, 6, 7 };
 	struct kav_wire_net n;
 	char err[256];
 
@@ -675,6 +783,17 @@ static struct nl_msg *wire_reply(bool full)
 						      sizeof(err)), 0);
 		n.flags = KAV_WIRE_NET_EXEMPT;
 		n.port = 6818;
+		assert_int_equal(nla_put(msg, KAV_A_WIRE_NET, sizeof(n), &n), 0);
+		assert_int_equal(kc_wire_parse_prefix("10.0.0.2", &n, err,
+						      sizeof(err)), 0);
+		n.flags = KAV_WIRE_NET_EXEMPT;
+		n.port = 2049;
+		n.protocol = IPPROTO_TCP;
+		assert_int_equal(nla_put(msg, KAV_A_WIRE_NET, sizeof(n), &n), 0);
+		assert_int_equal(kc_wire_parse_prefix("fd00::53", &n, err,
+						      sizeof(err)), 0);
+		n.flags = KAV_WIRE_NET_EXEMPT;
+		n.protocol = IPPROTO_UDP;
 		assert_int_equal(nla_put(msg, KAV_A_WIRE_NET, sizeof(n), &n), 0);
 		assert_int_equal(kc_wire_parse_prefix("fd00::/8", &n, err,
 						      sizeof(err)), 0);
@@ -725,7 +844,18 @@ static void test_show(void **state)
 			    "    \"exempt\": [\n"
 			    "      {\n"
 			    "        \"prefix\": \"10.0.0.5/32\",\n"
-			    "        \"port\": 6818\n"
+			    "        \"port\": 6818,\n"
+			    "        \"protocol\": \"any\"\n"
+			    "      },\n"
+			    "      {\n"
+			    "        \"prefix\": \"10.0.0.2/32\",\n"
+			    "        \"port\": 2049,\n"
+			    "        \"protocol\": \"tcp\"\n"
+			    "      },\n"
+			    "      {\n"
+			    "        \"prefix\": \"fd00::53/128\",\n"
+			    "        \"port\": 0,\n"
+			    "        \"protocol\": \"udp\"\n"
 			    "      }\n"
 			    "    ],\n"
 			    "    \"passed\": 77,\n"
@@ -735,7 +865,8 @@ static void test_show(void **state)
 			    "      \"mismatch\": 3,\n"
 			    "      \"no_carrier\": 4,\n"
 			    "      \"netns\": 5,\n"
-			    "      \"fragment\": 6\n"
+			    "      \"fragment\": 6,\n"
+			    "      \"conflict\": 7\n"
 			    "    },\n"
 			    "    \"aborts\": 9\n"
 			    "  }\n"
@@ -748,10 +879,13 @@ static void test_show(void **state)
 	expect_in(out, "10.0.0.0/8\n");
 	expect_in(out, "fd00::/8\n");
 	expect_in(out, "10.0.0.5/32 port 6818\n");
+	expect_in(out, "10.0.0.2/32 port 2049 proto tcp\n");
+	expect_in(out, "fd00::53/128 proto udp\n");
 	expect_in(out, "dropped, sender-no-key");
 	expect_in(out, "dropped, receiver-no-key");
 	expect_in(out, "dropped, no-carrier");
 	expect_in(out, "dropped, fragment");
+	expect_in(out, "dropped, conflict");
 	expect_in(out, "aborts");
 	nlmsg_free(msg);
 
@@ -774,7 +908,7 @@ static void test_show(void **state)
 static struct nl_msg *stats_reply(bool wire)
 {
 	struct nl_msg *msg = nlmsg_alloc();
-	uint64_t drops[KAV_WIRE_DROP_NR] = { 11, 12, 13, 14, 15, 16 };
+	uint64_t drops[KAV_WIRE_DROP_NR] = { 11, 12, 13, 14, 15, 16, 17 };
 
 	assert_non_null(msg);
 	assert_non_null(genlmsg_put(msg, 0, 0, FAMILY, 0, 0,
@@ -833,7 +967,8 @@ static void test_stats(void **state)
 	expect_in(out, "99\n");
 	expect_in(out, "wire, dropped: the sender holds no key");
 	expect_in(out, "11\n");
-	expect_in(out, "wire, dropped: a fragment");
+	expect_in(out, "wire, dropped: a fragment not reassembled");
+	expect_in(out, "wire, dropped: an owner with two keys");
 	expect_in(out, "16\n");
 	expect_in(out, "wire, sockets aborted (key revoked)");
 	out = stats(msg, true, NULL);
@@ -844,6 +979,7 @@ static void test_stats(void **state)
 	expect_in(out, "\"wire_drop_no_carrier\": 14");
 	expect_in(out, "\"wire_drop_netns\": 15");
 	expect_in(out, "\"wire_drop_fragment\": 16");
+	expect_in(out, "\"wire_drop_conflict\": 17");
 	expect_in(out, "\"wire_aborts\": 4");
 	/* Absent in the reply, present as a column: null. */
 	expect_in(out, "\"avs\": null");

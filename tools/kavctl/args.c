@@ -17,6 +17,7 @@
 #include <ftw.h>
 #include <grp.h>
 #include <mntent.h>
+#include <netinet/in.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -415,6 +416,23 @@ int kc_wire_parse_mark(const char *s, uint32_t *mark, char *err,
 	return 0;
 }
 
+int kc_wire_parse_proto(const char *s, uint8_t *proto, char *err,
+			size_t errlen)
+{
+	/* As format.c's kc_wire_proto_name() names them. */
+	if (strcmp(s, "tcp") == 0)
+		*proto = IPPROTO_TCP;
+	else if (strcmp(s, "udp") == 0)
+		*proto = IPPROTO_UDP;
+	else if (strcmp(s, "any") == 0)
+		*proto = 0;
+	else
+		return kc_fail(err, errlen,
+			    "unknown protocol '%s' (tcp or udp; any, or no proto: both)",
+			    s);
+	return 0;
+}
+
 /* A prefix length: decimal, 0..@max, no sign, no leading zero. */
 static int parse_len(const char *s, unsigned int max, unsigned int *len)
 {
@@ -490,6 +508,7 @@ bool kc_wire_net_eq(const struct kav_wire_net *a,
 {
 	return a->family == b->family && a->prefix_len == b->prefix_len &&
 	       a->flags == b->flags && a->port == b->port &&
+	       a->protocol == b->protocol &&
 	       memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
 }
 
@@ -1020,15 +1039,18 @@ static const struct kc_word wire_net_cmds[] = {
 	{ NULL, 0 }
 };
 
-enum { WK_MODE = 1, WK_PORTS, WK_MARK, WK_PORT };
+enum { WK_MODE = 1, WK_PORTS, WK_MARK, WK_PORT, WK_PROTO };
 
 static const struct kc_word wire_set_words[] = {
 	{ "mode", WK_MODE }, { "ports", WK_PORTS }, { "mark", WK_MARK },
 	{ NULL, 0 }
 };
 
-static const struct kc_word wire_port_words[] = {
+/* What may follow an exemption's address. */
+static const struct kc_word wire_exempt_words[] = {
 	{ "port", WK_PORT },
+	{ "p", WK_PORT },	/* as before "proto" came */
+	{ "proto", WK_PROTO }, { "protocol", WK_PROTO },
 	{ NULL, 0 }
 };
 
@@ -1083,29 +1105,67 @@ static int parse_wire_set(int argc, char **argv, struct kc_wire_set *set,
 }
 
 /*
+ * An exemption's "port N" and "proto tcp|udp" (either order, each once)
+ * from @argv[*i + 1] on into @n; *@i is left on the last word taken.
+ */
+static int parse_exempt_words(int argc, char **argv, int *i,
+			      struct kav_wire_net *n, char *err, size_t errlen)
+{
+	bool has_port = false, has_proto = false;
+	int k;
+
+	while (*i + 1 < argc) {
+		k = match_word(argv[*i + 1], wire_exempt_words, NULL, 0);
+		if (k != WK_PORT && k != WK_PROTO)
+			return 0;
+		if (*i + 2 >= argc)
+			return kc_fail(err, errlen, "'%s' needs a value",
+				    k == WK_PORT ? "port" : "proto");
+		if (k == WK_PORT) {
+			if (has_port)
+				return kc_fail(err, errlen,
+					    "port given twice for one address");
+			if (kc_wire_parse_port(argv[*i + 2], &n->port, err,
+					       errlen))
+				return -1;
+			has_port = true;
+		} else {
+			if (has_proto)
+				return kc_fail(err, errlen,
+					    "proto given twice for one address");
+			if (kc_wire_parse_proto(argv[*i + 2], &n->protocol, err,
+						errlen))
+				return -1;
+			has_proto = true;
+		}
+		*i += 2;
+	}
+	return 0;
+}
+
+/*
  * wire scope add|del PREFIX...
- * wire exempt add|del ADDR[/LEN] [port N] [ADDR[/LEN] [port N]]...
+ * wire exempt add|del ADDR[/LEN] [port N] [proto tcp|udp] [ADDR...]...
  */
 static int parse_wire_nets(int argc, char **argv, bool exempt,
 			   struct kc_wire_cmd *w, char *err, size_t errlen)
 {
 	const char *what = exempt ? "wire exempt" : "wire scope";
-	int i;
+	int i, k;
 	size_t j;
 
 	for (i = 0; i < argc; i++) {
 		const char *word = argv[i];
 		struct kav_wire_net n = { 0 };
-		bool port = match_word(word, wire_port_words, NULL, 0) ==
-			    WK_PORT;
 
-		if (port && !exempt)
+		k = match_word(word, wire_exempt_words, NULL, 0);
+		if ((k == WK_PORT || k == WK_PROTO) && !exempt)
 			return kc_fail(err, errlen,
-				    "a scope prefix has no port (the fabric's ports: wire set ports MIN-MAX)");
-		if (port)
+				    "a scope prefix has no port or protocol (the fabric's ports: wire set ports MIN-MAX; an exempted endpoint: wire exempt add)");
+		if (k == WK_PORT || k == WK_PROTO)
 			return kc_fail(err, errlen,
-				    "'port' follows an address: %s add ADDR[/LEN] port N",
-				    what);
+				    "'%s' follows an address: %s add ADDR[/LEN] [port N] [proto tcp|udp]",
+				    k == WK_PORT ? "port" : "proto", what);
 		if (w->nr_nets == KAV_WIRE_NETS_MAX)
 			return kc_fail(err, errlen,
 				    "at most %d prefixes (the kernel's limit)",
@@ -1114,34 +1174,28 @@ static int parse_wire_nets(int argc, char **argv, bool exempt,
 			return -1;
 		if (exempt) {
 			n.flags = KAV_WIRE_NET_EXEMPT;
-			if (i + 1 < argc &&
-			    match_word(argv[i + 1], wire_port_words, NULL, 0) ==
-			    WK_PORT) {
-				if (i + 2 >= argc)
-					return kc_fail(err, errlen,
-						    "'port' needs a value");
-				if (kc_wire_parse_port(argv[i + 2], &n.port, err,
-						       errlen))
-					return -1;
-				i += 2;
-			}
+			if (parse_exempt_words(argc, argv, &i, &n, err, errlen))
+				return -1;
 		}
 		for (j = 0; j < w->nr_nets; j++) {
-			char pt[16] = "";
+			char pt[16] = "", pr[16] = "";
 
 			if (!kc_wire_net_eq(&w->nets[j], &n))
 				continue;
 			if (n.port)
 				snprintf(pt, sizeof(pt), " port %u", n.port);
-			return kc_fail(err, errlen, "%s '%s'%s given twice",
+			if (n.protocol)
+				snprintf(pr, sizeof(pr), " proto %s",
+					 n.protocol == IPPROTO_TCP ? "tcp" : "udp");
+			return kc_fail(err, errlen, "%s '%s'%s%s given twice",
 				    exempt ? "exemption" : "scope prefix",
-				    word, pt);
+				    word, pt, pr);
 		}
 		w->nets[w->nr_nets++] = n;
 	}
 	if (!w->nr_nets)
 		return kc_fail(err, errlen, "%s: missing %s", what,
-			    exempt ? "address (ADDR[/LEN] [port N])" :
+			    exempt ? "address (ADDR[/LEN] [port N] [proto tcp|udp])" :
 			    "prefix (ADDR[/LEN])");
 	return 0;
 }

@@ -95,12 +95,14 @@ int kc_find_cgroup2_mount(const char *mounts_file, char *buf, size_t len);
  *   mode:   off, flowlabel, esp (exactly)
  *   ports:  MIN-MAX or N (N-N), each 1..65535, MIN <= MAX; "none": 0, 0
  *   port:   1..65535
+ *   proto:  an exemption's protocol: tcp (IPPROTO_TCP), udp (IPPROTO_UDP),
+ *           any (0: both)
  *   mark:   a number (0x...) whose low 20 bits are 0
  *           (KC_WIRE_MARK_KEY_MASK: they carry the key)
  *   prefix: ADDR[/LEN], IPv4 or IPv6, into @n (family, prefix_len, addr;
- *           flags, port and the rest 0); LEN is decimal and defaults to
- *           the whole address; host bits set after LEN are refused,
- *           naming the prefix that was probably meant
+ *           flags, port, protocol and the rest 0); LEN is decimal and
+ *           defaults to the whole address; host bits set after LEN are
+ *           refused, naming the prefix that was probably meant
  */
 #define KC_WIRE_MARK_KEY_MASK	(KAV_WIRE_KEY_LIMIT - 1)
 
@@ -110,12 +112,17 @@ int kc_wire_parse_ports(const char *s, uint32_t *min, uint32_t *max,
 			char *err, size_t errlen);
 int kc_wire_parse_port(const char *s, uint16_t *port, char *err,
 		       size_t errlen);
+int kc_wire_parse_proto(const char *s, uint8_t *proto, char *err,
+			size_t errlen);
 int kc_wire_parse_mark(const char *s, uint32_t *mark, char *err,
 		       size_t errlen);
 int kc_wire_parse_prefix(const char *s, struct kav_wire_net *n, char *err,
 			 size_t errlen);
 
-/* The same net: family, prefix, flags and port (what NET_DEL matches). */
+/*
+ * The same net: family, prefix, flags, port and protocol (what NET_DEL
+ * matches: the whole struct).
+ */
 bool kc_wire_net_eq(const struct kav_wire_net *a,
 		    const struct kav_wire_net *b);
 

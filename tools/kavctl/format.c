@@ -363,18 +363,48 @@ void kc_wire_format_prefix(const struct kav_wire_net *n, char *buf,
 	snprintf(buf, len, "%s/%u", ip, n->prefix_len);
 }
 
+const char *kc_wire_proto_name(uint8_t proto)
+{
+	switch (proto) {
+	case 0:
+		return "any";
+	case IPPROTO_TCP:
+		return "tcp";
+	case IPPROTO_UDP:
+		return "udp";
+	default:
+		return NULL;
+	}
+}
+
+void kc_wire_format_exempt(const struct kav_wire_net *n, char *buf,
+			   size_t len)
+{
+	char p[KC_WIRE_NET_TEXT], pt[16] = "", pr[16] = "";
+	const char *s = kc_wire_proto_name(n->protocol);
+
+	kc_wire_format_prefix(n, p, sizeof(p));
+	if (n->port)
+		snprintf(pt, sizeof(pt), " port %u", n->port);
+	if (n->protocol && s)
+		snprintf(pr, sizeof(pr), " proto %s", s);
+	else if (n->protocol)
+		snprintf(pr, sizeof(pr), " proto %u", n->protocol);
+	snprintf(buf, len, "%s%s%s", p, pt, pr);
+}
+
 void kc_wire_describe_net(const struct kav_wire_net *n, char *buf,
 			  size_t len)
 {
 	char p[KC_WIRE_NET_TEXT];
 
-	kc_wire_format_prefix(n, p, sizeof(p));
-	if (!(n->flags & KAV_WIRE_NET_EXEMPT))
+	if (!(n->flags & KAV_WIRE_NET_EXEMPT)) {
+		kc_wire_format_prefix(n, p, sizeof(p));
 		snprintf(buf, len, "scope %s", p);
-	else if (n->port)
-		snprintf(buf, len, "exempt %s port %u", p, n->port);
-	else
+	} else {
+		kc_wire_format_exempt(n, p, sizeof(p));
 		snprintf(buf, len, "exempt %s", p);
+	}
 }
 
 void kc_wire_format_ports(uint32_t min, uint32_t max, char *buf, size_t len)

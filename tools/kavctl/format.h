@@ -67,23 +67,39 @@ void kc_format_selector(const struct kc_sel_view *v, char *buf,
 
 /* kavctl wire's values as text. */
 
-/* Text of a prefix with its length ("fd00:1::/64"), and of a net. */
+/*
+ * Text of a prefix with its length ("fd00:1::/64"), of an exemption
+ * ("fd00:1::/64 port 65535 proto udp"), and of a net.
+ */
 #define KC_WIRE_NET_TEXT	80
 
 /* "off", "flowlabel", "esp"; NULL if unknown. */
 const char *kc_wire_mode_name(uint32_t mode);
 /*
  * A drop reason (enum kav_wire_drop): "sender-no-key", "receiver-no-key",
- * "mismatch", "no-carrier", "netns", "fragment"; with @json the same
- * with '_' for '-' ("sender_no_key"). NULL if unknown.
+ * "mismatch", "no-carrier", "netns", "fragment", "conflict"; with @json
+ * the same with '_' for '-' ("sender_no_key"). NULL if unknown.
  */
 const char *kc_wire_drop_name(uint32_t reason, bool json);
+/*
+ * An exemption's protocol (struct kav_wire_net.protocol): "tcp", "udp",
+ * "any" (0: both); NULL if unknown.
+ */
+const char *kc_wire_proto_name(uint8_t proto);
 /* "10.0.0.0/8", "fd00::/8": a net's prefix. */
 void kc_wire_format_prefix(const struct kav_wire_net *n, char *buf,
 			   size_t len);
 /*
+ * An exemption as wire show prints it: "10.0.0.5/32 port 6818 proto tcp",
+ * "10.1.0.0/16" (every port, both protocols), "10.0.0.2/32 proto 47" (a
+ * protocol kavctl does not know).
+ */
+void kc_wire_format_exempt(const struct kav_wire_net *n, char *buf,
+			   size_t len);
+/*
  * A net as a line of wire apply's file says it: "scope 10.0.0.0/8",
- * "exempt 10.0.0.5/32 port 6818", "exempt 10.1.0.0/16".
+ * "exempt 10.0.0.5/32 port 6818", "exempt 10.0.0.2/32 port 2049 proto
+ * tcp", "exempt 10.1.0.0/16".
  */
 void kc_wire_describe_net(const struct kav_wire_net *n, char *buf,
 			  size_t len);

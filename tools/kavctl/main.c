@@ -88,8 +88,9 @@ static const char usage_wire[] =
 "  wire scope add|del PREFIX...\n"
 "                  fabric prefixes whose TCP and UDP need equal wire keys\n"
 "                  (ADDR[/LEN], IPv4 or IPv6; no host bits after LEN)\n"
-"  wire exempt add|del ADDR[/LEN] [port N]...\n"
-"                  endpoints that are never checked (slurmd, NFS, ...)\n"
+"  wire exempt add|del ADDR[/LEN] [port N] [proto tcp|udp]...\n"
+"                  endpoints whose traffic is not checked (slurmd, NFS,\n"
+"                  ...): to them, and replies from them\n"
 "  wire apply [-n|--dry-run] [FILE]\n"
 "                  make the wire's state FILE's (default " KC_WIRE_CONF ")\n";
 

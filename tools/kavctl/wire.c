@@ -164,6 +164,12 @@ static void show_json(const struct wire_info *w)
 		kc_json_open_object(&j);
 		kc_json_kv_string(&j, "prefix", buf);
 		kc_json_kv_u64(&j, "port", st->nets[i].port);
+		/* "any": both; a protocol kavctl does not know: its number. */
+		s = kc_wire_proto_name(st->nets[i].protocol);
+		if (s)
+			kc_json_kv_string(&j, "protocol", s);
+		else
+			kc_json_kv_u64(&j, "protocol", st->nets[i].protocol);
 		kc_json_close_object(&j);
 	}
 	kc_json_close_array(&j);
@@ -237,11 +243,8 @@ static void show_lines(struct kc_out *o, const struct wire_info *w)
 
 		if (!(n->flags & KAV_WIRE_NET_EXEMPT))
 			continue;
-		kc_wire_format_prefix(n, buf, sizeof(buf));
-		if (n->port)
-			LINE("exempt", "%s port %u", buf, n->port);
-		else
-			LINE("exempt", "%s", buf);
+		kc_wire_format_exempt(n, buf, sizeof(buf));
+		LINE("exempt", "%s", buf);
 	}
 	if (w->has_passed)
 		LINE("passed", "%" PRIu64, w->passed);
@@ -371,7 +374,16 @@ static int wire_net_request(struct kc_nl *nl, bool add,
 		snprintf(nl->extack, sizeof(nl->extack), "%s is there already",
 			 desc);
 	else if (!nl->extack[0] && nl->error == ENOENT && !add)
-		snprintf(nl->extack, sizeof(nl->extack), "no %s", desc);
+		snprintf(nl->extack, sizeof(nl->extack), "no %s%s", desc,
+			 n->flags & KAV_WIRE_NET_EXEMPT ?
+			 " (an exemption is deleted by its prefix, port and protocol as wire show lists them)" :
+			 "");
+	else if (nl->error == EINVAL && add && n->protocol &&
+		 strstr(nl->extack, "reserved"))
+		/* A module before exemptions by protocol: a reserved byte. */
+		snprintf(nl->extack, sizeof(nl->extack),
+			 "%s: this kav module has no exemptions by protocol (proto needs a newer one)",
+			 desc);
 	else if (!nl->extack[0] && nl->error == ENOSPC && add)
 		snprintf(nl->extack, sizeof(nl->extack),
 			 "the kernel holds %d scope prefixes and exemptions at most",
@@ -408,7 +420,10 @@ int kc_wire_net(const struct kc_cmd *cmd)
 	for (i = 0; i < w->nr_nets; i++) {
 		const struct kav_wire_net *n = &w->nets[i];
 
-		kc_wire_format_prefix(n, p, sizeof(p));
+		if (n->flags & KAV_WIRE_NET_EXEMPT)
+			kc_wire_format_exempt(n, p, sizeof(p));
+		else
+			kc_wire_format_prefix(n, p, sizeof(p));
 		snprintf(what, sizeof(what), "wire %s %s %s",
 			 n->flags & KAV_WIRE_NET_EXEMPT ? "exempt" : "scope",
 			 add ? "add" : "del", p);

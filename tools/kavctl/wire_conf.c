@@ -99,23 +99,54 @@ int kc_wire_conf_parse_line(char *line, unsigned int lineno,
 		if (nw < 2)
 			return kc_fail(err, errlen,
 				    "'scope' takes one or more prefixes (ADDR[/LEN])");
-		for (i = 1; i < (size_t)nw; i++)
+		for (i = 1; i < (size_t)nw; i++) {
+			if (!strcmp(words[i], "port") ||
+			    !strcmp(words[i], "proto"))
+				return kc_fail(err, errlen,
+					    "a scope prefix has no %s (the fabric's ports: 'ports MIN-MAX'; an exempted endpoint: 'exempt PREFIX [port N] [proto tcp|udp]')",
+					    words[i][1] == 'o' ? "port" : "protocol");
 			if (kc_wire_parse_prefix(words[i], &nets[nn++], err,
 						 errlen))
 				return -1;
+		}
 	} else if (!strcmp(kw, "exempt")) {
-		uint16_t port = 0;
+		bool has_port = false, has_proto = false;
+		const char *usage =
+			"exempt ADDR[/LEN] [port N] [proto tcp|udp]";
 
-		if (nw != 2 && !(nw == 4 && !strcmp(words[2], "port")))
+		if (nw == 1)
 			return kc_fail(err, errlen,
-				    nw == 1 ? "'exempt' takes a prefix (exempt ADDR[/LEN] [port N])" :
-				    "'exempt' takes one prefix and an optional port: exempt ADDR[/LEN] [port N]");
+				    "'exempt' takes a prefix (%s)", usage);
 		if (kc_wire_parse_prefix(words[1], &nets[0], err, errlen))
 			return -1;
-		if (nw == 4 && kc_wire_parse_port(words[3], &port, err, errlen))
-			return -1;
 		nets[0].flags = KAV_WIRE_NET_EXEMPT;
-		nets[0].port = port;
+		/* "port N" and "proto P", in either order, each once. */
+		for (i = 2; i < (size_t)nw; i += 2) {
+			bool port = !strcmp(words[i], "port");
+
+			if ((!port && strcmp(words[i], "proto") != 0) ||
+			    i + 1 >= (size_t)nw)
+				return kc_fail(err, errlen,
+					    "'exempt' takes one prefix and an optional port and protocol: %s",
+					    usage);
+			if (port ? has_port : has_proto)
+				return kc_fail(err, errlen,
+					    "'%s' given twice on the line",
+					    words[i]);
+			if (port) {
+				if (kc_wire_parse_port(words[i + 1],
+						       &nets[0].port, err,
+						       errlen))
+					return -1;
+				has_port = true;
+			} else {
+				if (kc_wire_parse_proto(words[i + 1],
+							&nets[0].protocol, err,
+							errlen))
+					return -1;
+				has_proto = true;
+			}
+		}
 		nn = 1;
 	} else {
 		return kc_fail(err, errlen,

@@ -12,7 +12,9 @@
  *       ports MIN-MAX | none      the fabric's ports (absent: none)
  *       mark VALUE                esp's mark base (absent: 0x4b000000)
  *       scope PREFIX...           scope prefixes
- *       exempt PREFIX [port N]    an exempted endpoint (no port: every one)
+ *       exempt PREFIX [port N] [proto tcp|udp]
+ *                                 an exempted endpoint (no port: every
+ *                                 one; no proto, or any: both)
  *
  *     one setting per line; '#' at the start of a word starts a comment;
  *     blank lines are ignored. A prefix is ADDR[/LEN], IPv4 or IPv6; LEN
@@ -111,7 +113,8 @@ size_t kc_wire_plan(const struct kc_wire_state *want,
 /*
  * A step as one line: "mode off -> esp", "ports none -> 5000-5999",
  * "mark 0x4b000000 -> 0x4c000000", "scope 10.0.0.0/8",
- * "exempt 10.0.0.5/32 port 6818" (the caller adds "add", "delete").
+ * "exempt 10.0.0.5/32 port 6818 proto tcp" (the caller adds "add",
+ * "delete").
  * @have gives the old values of a SET.
  */
 void kc_wire_describe_step(const struct kc_wire_step *s,
