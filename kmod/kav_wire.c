@@ -321,8 +321,12 @@ static unsigned int kav_wire_do_out(struct sk_buff *skb,
 	/* The stack's own replies (RST, TIME_WAIT) and kernel sockets. */
 	if (!sk || !sk_fullsock(sk) || sk->sk_kern_sock)
 		return NF_ACCEPT;
-	/* An exempted service's reply: the socket holds the port. */
-	if (kav_wire_from_exempt(c, &p) && inet_sk(sk)->inet_sport == p.sport)
+	/*
+	 * An exempted service's reply: the socket holds the port (a raw
+	 * socket's "port" is its protocol number: it holds none).
+	 */
+	if (kav_wire_from_exempt(c, &p) && sk->sk_type != SOCK_RAW &&
+	    sk->sk_protocol == p.protocol && inet_sk(sk)->inet_sport == p.sport)
 		return NF_ACCEPT;
 	kav_wire_sock_owner(sk, &o);
 	key = kav_wire_owner_key(&o, &g, &conflict);
