@@ -51,6 +51,8 @@
 #include "kav_policy.h"
 #include "kav_wire.h"
 
+#ifdef KAV_WIRE_HOOKS
+
 /*
  * Taken with symbol_get() when the wire is first turned on: socket
  * lookups (required) and reassembly before LOCAL_IN and FORWARD (without
@@ -626,6 +628,19 @@ static void kav_wire_hooks_unregister(void)
 	kav_wire_symbols_put();
 }
 
+#else /* !KAV_WIRE_HOOKS */
+
+static int kav_wire_hooks_register(void)
+{
+	return -EOPNOTSUPP;
+}
+
+static void kav_wire_hooks_unregister(void)
+{
+}
+
+#endif /* KAV_WIRE_HOOKS */
+
 /*
  * The hooks are registered the first time a mode other than off is set
  * and stay until the module goes: with no scope, or mode off, each hook
@@ -645,7 +660,7 @@ int kav_wire_set(const struct kav_wire_change *c, const char **why)
 		ret = kav_wire_hooks_register();
 		if (ret)
 			*why = ret == -EOPNOTSUPP ?
-			       "this kernel has no socket lookup for netfilter (nf_socket_ipv4/6)" :
+			       "no netfilter ingress, nf_socket_ipv4/6, IPv4 or IPv6 here" :
 			       "could not register the netfilter hooks";
 		else
 			kav_wire_hooked = true;

@@ -20,6 +20,16 @@
 #include <linux/uidgid.h>
 #include <linux/kav.h>
 
+/*
+ * The hooks need netfilter with its ingress hook, IPv4 and IPv6 (every
+ * kernel of Debian's has them). Without them kav.ko builds, and setting
+ * a mode other than off is EOPNOTSUPP.
+ */
+#if IS_ENABLED(CONFIG_NETFILTER_INGRESS) && IS_ENABLED(CONFIG_INET) && \
+	IS_ENABLED(CONFIG_IPV6)
+#define KAV_WIRE_HOOKS 1
+#endif
+
 struct net_device;
 struct sk_buff;
 struct sock;

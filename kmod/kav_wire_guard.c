@@ -28,6 +28,8 @@
 #include <net/rtnetlink.h>
 #include "kav_wire.h"
 
+#ifdef KAV_WIRE_HOOKS
+
 struct kav_wire_guard {
 	struct list_head node;		/* under RTNL */
 	struct net_device *dev;
@@ -195,3 +197,5 @@ void kav_wire_guard_unregister(void)
 	/* The replayed NETDEV_UNREGISTER removed every guard. */
 	WARN_ON(!list_empty(&kav_wire_guards));
 }
+
+#endif /* KAV_WIRE_HOOKS */

@@ -14,6 +14,8 @@
 #include "kav_policy.h"
 #include "kav_wire.h"
 
+#ifdef KAV_WIRE_HOOKS
+
 /*
  * Read the addresses, ports and flow label of @skb (its network header
  * is at skb_network_offset()). 0: a TCP or UDP packet (or a fragment of
@@ -200,3 +202,5 @@ u32 kav_wire_netns_key(u64 cookie)
 
 	return kav_wire_owner_key(&o, &g, &conflict);
 }
+
+#endif /* KAV_WIRE_HOOKS */
