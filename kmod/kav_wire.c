@@ -597,7 +597,7 @@ static int kav_wire_hooks_register(void)
 		ret = -EOPNOTSUPP;
 		goto put;
 	}
-	kav_wire_wq = alloc_workqueue("kav_wire", 0, 0);
+	kav_wire_wq = alloc_workqueue("kav_wire", WQ_UNBOUND, 0);
 	if (!kav_wire_wq) {
 		ret = -ENOMEM;
 		goto put;
