@@ -185,21 +185,31 @@ static int kav_wire_set_label(struct sk_buff *skb, u32 key)
 /* esp: the mark picks the key's SA; route again unless it already did. */
 static int kav_wire_select_sa(const struct kav_wire_conf *c,
 			      struct sk_buff *skb,
-			      const struct nf_hook_state *state, u32 key)
+			      const struct nf_hook_state *state,
+			      const struct kav_wire_pkt *p, u32 key)
 {
 	u32 mark = c->mark | key;
-	bool bundled = false;
+	const struct dst_entry *dst = skb_dst(skb);
+	int err;
 
-#ifdef CONFIG_XFRM
-	bundled = skb_dst(skb) && skb_dst(skb)->xfrm;
-#endif
-	if (skb->mark == mark && bundled)
-		return 0;
-	skb->mark = mark;
-	if (state->pf == NFPROTO_IPV4)
-		return ip_route_me_harder(state->net, state->sk, skb,
-					  RTN_UNSPEC);
-	return nf_ip6_route_me_harder(state->net, state->sk, skb);
+	if (skb->mark != mark || !dst || !dst_xfrm(dst)) {
+		skb->mark = mark;
+		err = state->pf == NFPROTO_IPV4 ?
+			ip_route_me_harder(state->net, state->sk, skb,
+					   RTN_UNSPEC) :
+			nf_ip6_route_me_harder(state->net, state->sk, skb);
+		if (err)
+			return err;
+		dst = skb_dst(skb);
+	}
+	/* A SYN through the SA: the MSS it offers fits inside the SA. */
+	if (p->syn && dst && dst_xfrm(dst))
+		return kav_wire_clamp_mss(skb, p, dst_mtu(dst) -
+					  (p->family == AF_INET ?
+					   sizeof(struct iphdr) :
+					   sizeof(struct ipv6hdr)) -
+					  sizeof(struct tcphdr));
+	return 0;
 }
 
 /* ---------------------------------------------------------------- hooks */
@@ -362,7 +372,7 @@ static unsigned int kav_wire_do_out(struct sk_buff *skb,
 		return NF_DROP;
 	if (c->mode == KAV_WIRE_ESP && !kav_wire_dev_kind(state->out, "veth") &&
 	    !kav_wire_dev_kind(state->out, "tun")) {
-		err = kav_wire_select_sa(c, skb, state, key);
+		err = kav_wire_select_sa(c, skb, state, &p, key);
 		if (err)
 			return NF_DROP_ERR(err);
 	}

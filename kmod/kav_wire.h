@@ -97,10 +97,12 @@ struct kav_wire_pkt {
 	u16 family;			/* AF_INET, AF_INET6 */
 	bool frag;			/* a fragment: no ports */
 	bool rst;			/* a TCP reset */
+	bool syn;			/* a TCP SYN (or SYN-ACK) */
 	u8 protocol;			/* IPPROTO_TCP, IPPROTO_UDP */
 	__be16 sport, dport;
 	u8 saddr[16], daddr[16];
 	u32 label;			/* IPv6 flow label */
+	unsigned int thoff;		/* of the TCP/UDP header, from data */
 };
 
 struct kav_grant;
@@ -110,6 +112,8 @@ struct kav_sock_owner;
 int kav_wire_parse(struct sk_buff *skb, u16 family, struct kav_wire_pkt *p);
 bool kav_wire_in_scope(const struct kav_wire_conf *c,
 		       const struct kav_wire_pkt *p, bool local);
+int kav_wire_clamp_mss(struct sk_buff *skb, const struct kav_wire_pkt *p,
+		       unsigned int mss);
 bool kav_wire_from_exempt(const struct kav_wire_conf *c,
 			  const struct kav_wire_pkt *p);
 kuid_t kav_wire_sk_uid(const struct sock *sk);

@@ -10,7 +10,10 @@
 #include <linux/skbuff.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <linux/tcp.h>
+#include <net/checksum.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include "kav_policy.h"
 #include "kav_wire.h"
 
@@ -75,7 +78,55 @@ int kav_wire_parse(struct sk_buff *skb, u16 family, struct kav_wire_pkt *p)
 		return 1;
 	memcpy(&p->sport, th, 2);
 	memcpy(&p->dport, th + 2, 2);
+	p->thoff = thoff;
 	p->rst = proto == IPPROTO_TCP && (th[13] & 0x04);
+	p->syn = proto == IPPROTO_TCP && (th[13] & 0x02);
+	return 0;
+}
+
+/*
+ * Lower the MSS option of the TCP SYN @p to @mss. esp: the socket's own
+ * route has no mark, so TCP would size its segments for the plain
+ * device; the SA's overhead then makes each too big for the path, and
+ * IPv6 (IPv4 with DF) will not fragment it. Every kav node clamps the
+ * SYNs it sends, so both directions of a connection fit.
+ */
+int kav_wire_clamp_mss(struct sk_buff *skb, const struct kav_wire_pkt *p,
+		       unsigned int mss)
+{
+	unsigned int len, i, old;
+	struct tcphdr *th;
+	u8 *opt;
+
+	if (skb_ensure_writable(skb, p->thoff + sizeof(*th)))
+		return -ENOMEM;
+	th = (struct tcphdr *)(skb->data + p->thoff);
+	len = th->doff * 4;
+	if (len <= sizeof(*th))
+		return 0;
+	if (skb_ensure_writable(skb, p->thoff + len))
+		return -ENOMEM;
+	th = (struct tcphdr *)(skb->data + p->thoff);
+	opt = (u8 *)th;
+	for (i = sizeof(*th); i + 1 < len && opt[i] != TCPOPT_EOL;) {
+		if (opt[i] == TCPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (opt[i + 1] < 2 || i + opt[i + 1] > len)
+			break;
+		if (opt[i] == TCPOPT_MSS && opt[i + 1] == TCPOLEN_MSS) {
+			old = opt[i + 2] << 8 | opt[i + 3];
+			if (old <= mss)
+				break;
+			opt[i + 2] = mss >> 8;
+			opt[i + 3] = mss & 0xff;
+			inet_proto_csum_replace2(&th->check, skb, htons(old),
+						 htons(mss), false);
+			break;
+		}
+		i += opt[i + 1];
+	}
 	return 0;
 }
 
