@@ -260,6 +260,21 @@ static bool kav_wire_connected_to(const struct sock *sk,
 }
 
 /*
+ * Is @p the stack's reset for a port nobody listens on, to @sk that is
+ * connecting there? That reset has no socket to carry a key. TCP takes
+ * it only if it acknowledges the SYN's sequence number, which no third
+ * party reads in esp mode (encrypted) and which in flowlabel mode a
+ * host of the segment could forge anyway; so the connection is refused
+ * at once instead of timing out.
+ */
+static bool kav_wire_refused(const struct sock *sk,
+			     const struct kav_wire_pkt *p)
+{
+	return sk && READ_ONCE(sk->sk_state) == TCP_SYN_SENT &&
+	       kav_wire_connected_to(sk, p);
+}
+
+/*
  * Compare @key, the sender's, with the receiving socket's. Returns
  * KAV_WIRE_DROP_NR to deliver, else the reason to drop. The caller puts
  * r->sk.
@@ -413,6 +428,9 @@ static unsigned int kav_wire_do_in(struct sk_buff *skb,
 	why = kav_wire_check_receiver(skb, state->net, in, false, c, &p,
 				      kav_wire_carried_key(c, skb, &p, in),
 				      &r);
+	if (why == KAV_WIRE_DROP_NO_CARRIER && p.rst &&
+	    kav_wire_refused(r.sk, &p))
+		why = KAV_WIRE_DROP_NR;
 	if (why == KAV_WIRE_DROP_NR) {
 		kav_wire_count_pass();
 	} else {
