@@ -32,7 +32,7 @@ SELFTEST_DEPS := tests/selftests/include/kav_test_util.h uapi/linux/kav.h \
 		 tests/selftests/include/kav_fi_compat.h \
 		 tests/selftests/include/kav_nl_util.h tests/selftests/include/kav_test_seccomp.h \
 		 tests/selftests/include/kav_attack_util.h tests/selftests/include/kav_proc_mem.h \
-		 tests/selftests/include/kav_collide.h \
+		 tests/selftests/include/kav_collide.h tests/selftests/include/kav_wire_util.h \
 		 tests/doubles/nic/kav_nic.h \
 		 lib/libkav.a $(KSFT_HDR_DIR)/kselftest_harness.h
 
@@ -73,6 +73,9 @@ $(SELFTEST_DIR)/kav_layout_test: tests/selftests/device/kav_layout_test.c \
 
 # kav_job_test races threads of several processes.
 $(SELFTEST_DIR)/kav_job_test: SELFTEST_LIBS := -lpthread
+# The wire's programs race threads on one netlink socket and traffic.
+$(SELFTEST_DIR)/kav_wire_test: SELFTEST_LIBS := -lpthread
+$(SELFTEST_DIR)/kav_wire_unload_test: SELFTEST_LIBS := -lpthread
 
 # kav_hook_test drives libfabric with FI_HOOK=kav: it needs libfabric.so
 # and the provider, which the guest gets in /tests beside it.
