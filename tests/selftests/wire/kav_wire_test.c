@@ -61,8 +61,12 @@ FIXTURE(wire) {
 	bool netns;
 };
 
+static int link_up_fn(void *arg);
+
 FIXTURE_SETUP(wire)
 {
+	/* The guest's init leaves lo down; 127.0.0.0/8 and ::1 need it. */
+	ASSERT_EQ(0, link_up_fn("lo"));
 	ASSERT_EQ(0, kav_nl_open(&self->nl));
 	ASSERT_EQ(0, kav_wire_reset(&self->nl));
 }
