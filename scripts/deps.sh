@@ -15,6 +15,7 @@ PACKAGES=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64	# Debian 6.12
 	linux-source-6.12	# kselftest_harness.h, checkpatch.pl
 	qemu-system-x86 busybox-static cpio kmod xz-utils
+	iproute2 util-linux	# the guest's /usr/bin/ip, nsenter, unshare (kav-wire's tests)
 	zstd			# unpacks the 6.12 vmlinux for fast boots
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev libfabric-dev libsmartcols-dev
 	bash-completion		# tests/unit/test_kavctl_completion.sh

@@ -16,7 +16,12 @@
 #   @@KAV-DMESG-BEGIN / <full dmesg> / @@KAV-DMESG-END
 #   @@KAV-DONE
 #
-# Steps: "insmod" (the programs are not run if it fails), the optional
+# Steps: "kmods" (HAVE_KMODS: the modules of /lib/modules/kav, which
+# mkinitramfs.sh --kmods put there for kav-wire's tests, loaded in the
+# order of its "order" file, guest-kmods.sh; each failure is printed, also
+# to the kernel log, and fails the step, which vm.sh counts as a failure
+# but which stops nothing), "insmod" (the programs are not run if it
+# fails), the optional
 # script, then each test program, all from /tests with KAV_MODULE=/kav.ko
 # and KAV_NIC_MODULE=/tests/kav_nic.ko (the test NIC of tests/doubles/nic, which
 # the tests that use it load and unload) under busybox timeout (TERM after
@@ -26,6 +31,7 @@
 # there is any.
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}	# seconds per step
 HAVE_MODULE=${HAVE_MODULE:-1}		# 1: insmod /kav.ko first
+HAVE_KMODS=${HAVE_KMODS:-0}		# 1: load /lib/modules/kav first
 SCRIPT=${SCRIPT:-}			# /tests/$SCRIPT run with sh, or empty
 TESTS=${TESTS:-}			# programs in /tests, in order
 ARGS=${ARGS:-}				# arguments for each program
@@ -82,7 +88,45 @@ echo "kmemleak: no leaks"
 EOF
 }
 
+# The loader of /lib/modules/kav (a script: step runs a command). A
+# module already loaded (by the kernel on demand) counts as loaded.
+write_kmods_load() {
+	cat >/tmp/kmods-load.sh <<'EOF'
+dir=/lib/modules/kav
+n=0 bad=0 builtin='' absent=''
+while read -r what name opt; do
+	case $what in
+	load)
+		m=$(echo "${name%.ko}" | tr - _)
+		if grep -q "^$m " /proc/modules; then
+			n=$((n + 1))
+		elif out=$(insmod "$dir/$name" 2>&1); then
+			n=$((n + 1))
+		else
+			echo "kmods: insmod $name failed: $out"
+			echo "kav guest: insmod $name failed: $out" >/dev/kmsg
+			bad=1
+		fi
+		;;
+	builtin) builtin="$builtin $name" ;;
+	absent) absent="$absent $name($opt)" ;;
+	missing)
+		echo "kmods: $name: neither a module nor built in ($opt)"
+		echo "kav guest: module $name missing ($opt)" >/dev/kmsg
+		bad=1
+		;;
+	esac
+done <$dir/order
+echo "kmods: $n loaded; built in:${builtin:- none}; not in this kernel:${absent:- none}"
+exit $bad
+EOF
+}
+
 run_all() {
+	if [ "$HAVE_KMODS" = 1 ]; then
+		write_kmods_load
+		step kmods sh /tmp/kmods-load.sh
+	fi
 	if [ "$HAVE_MODULE" = 1 ]; then
 		step insmod insmod /kav.ko || return 0
 	fi

@@ -159,6 +159,11 @@ prog_end() {
 		[[ $rc == 0 ]] || fail "[$kver] insmod kav.ko: $(describe_rc "$rc")"
 		return
 	fi
+	if [[ $prog == kmods ]]; then
+		# So is loading the wire tests' modules (guest-init.sh).
+		[[ $rc == 0 ]] || fail "[$kver] the guest's modules (kmods): $(describe_rc "$rc")"
+		return
+	fi
 	if [[ $P_PLAN == 0 && $results == 0 ]]; then
 		# Not a TAP program: one case, decided by its exit status.
 		if [[ $rc == 0 ]]; then
@@ -197,7 +202,7 @@ parse_results() {
 			cur=${BASH_REMATCH[2]}
 			started[$cur]=1
 			prog_reset
-			[[ $DEMO == 1 || $cur == insmod ]] ||
+			[[ $DEMO == 1 || $cur == insmod || $cur == kmods ]] ||
 				show "$kver" "# program $cur"
 			continue
 		fi
@@ -362,14 +367,17 @@ prog_names() {
 boot_kernel() {
 	local n=$1 kver=$2 root=$3 tree=$4 dir=$VMDIR/$2 start vm_rc=0
 	shift 4
-	local -a kmod_args=("$kver" "$dir") vm_args=()
+	local -a kmod_args=("$kver" "$dir") vm_args=() kmods=(--kmods "$kver")
 	echo "$kver" >"$JOBS/$n.kver"
 	if [[ -n $root ]]; then
 		kmod_args=(--root "$root" "${kmod_args[@]}")
 		vm_args=(--boot "$root/boot")
+		kmods+=(--kmods-root "$root")
 	elif [[ -n $tree ]]; then
 		kmod_args+=("$tree")
 		vm_args=(--image "$tree/vmlinux" --config "$tree/.config")
+		# The debug kernels build them in (debug-common.config).
+		kmods=()
 	fi
 
 	if ! "$HERE/build-kmod.sh" "${kmod_args[@]}"; then
@@ -379,7 +387,7 @@ boot_kernel() {
 	# The test NIC module goes to /tests/kav_nic.ko ($KAV_NIC_MODULE);
 	# kavctl and the Slurm scripts to /tests too (EXTRAS, kav_slurm_test).
 	if ! "$HERE/mkinitramfs.sh" "$dir/initramfs.cpio.gz" \
-		--module "$dir/kmod/kav.ko" --bins "$*" --args "$PROG_ARGS" \
+		--module "$dir/kmod/kav.ko" --bins "$*" --args "$PROG_ARGS" "${kmods[@]}" \
 		--extra "$(ls "$dir/tests/doubles/nic/kav_nic.ko" 2>/dev/null) $EXTRAS"; then
 		echo initramfs >"$JOBS/$n.status"
 		return
