@@ -53,6 +53,8 @@
 #define CG_INNER	"kavwire/inner"
 #define WAIT_MS		5000	/* a datagram that passes arrives by then */
 #define NONE_MS		300	/* one that was refused would have by then */
+/* The harness's 30 s is short for forks, namespaces and SAs under TCG. */
+#define SLOW		120
 
 FIXTURE(wire) {
 	struct kav_nl nl;
@@ -773,22 +775,22 @@ static void same_node(struct __test_metadata *_metadata,
 	close(lfd);
 }
 
-TEST_F(wire, same_node_tcp4)
+TEST_F_TIMEOUT(wire, same_node_tcp4, SLOW)
 {
 	same_node(_metadata, self, SOCK_STREAM, "127.0.0.2");
 }
 
-TEST_F(wire, same_node_tcp6)
+TEST_F_TIMEOUT(wire, same_node_tcp6, SLOW)
 {
 	same_node(_metadata, self, SOCK_STREAM, "::1");
 }
 
-TEST_F(wire, same_node_udp4)
+TEST_F_TIMEOUT(wire, same_node_udp4, SLOW)
 {
 	same_node(_metadata, self, SOCK_DGRAM, "127.0.0.2");
 }
 
-TEST_F(wire, same_node_udp6)
+TEST_F_TIMEOUT(wire, same_node_udp6, SLOW)
 {
 	same_node(_metadata, self, SOCK_DGRAM, "::1");
 }
@@ -851,7 +853,7 @@ TEST_F(wire, raw_socket)
  * Outside the scope (another address; with a port range, a port out of
  * it) nothing changes, and with mode off nothing at all.
  */
-TEST_F(wire, out_of_scope_and_off)
+TEST_F_TIMEOUT(wire, out_of_scope_and_off, SLOW)
 {
 	int l2, l3, l6;
 
@@ -904,7 +906,7 @@ TEST_F(wire, out_of_scope_and_off)
  * the requester; a datagram that only claims the exempted source port
  * (a raw socket) is checked as any, and refused.
  */
-TEST_F(wire, exemptions)
+TEST_F_TIMEOUT(wire, exemptions, SLOW)
 {
 	struct probe p = { .type = SOCK_DGRAM, .addr = "127.0.0.2",
 			   .port = PORT_EXEMPT, .bind_port = PORT + 5 };
@@ -954,7 +956,7 @@ TEST_F(wire, exemptions)
  * outer cgroup, KEY_B on the inner): the socket has none, fails closed,
  * counted as a conflict. Either key's listener refuses it.
  */
-TEST_F(wire, conflict_fails_closed)
+TEST_F_TIMEOUT(wire, conflict_fails_closed, SLOW)
 {
 	struct kav_grant_spec s = { .sel_type = KAV_SEL_CGROUP };
 	struct probe p = { .type = SOCK_STREAM, .addr = "127.0.0.2",
@@ -1030,7 +1032,7 @@ static int drop_event_cb(const struct nlmsghdr *nlh,
  * second, then once a second while drops go on (so a few seconds of
  * drops always raise one).
  */
-TEST_F(wire, counters_and_event)
+TEST_F_TIMEOUT(wire, counters_and_event, SLOW)
 {
 	struct drop_event ev = { 0 };
 	struct kav_wire_state before, after;
@@ -1106,7 +1108,7 @@ static int new_netns_fn(void *arg)
 }
 
 /* The hooks are pernet: a namespace made after the mode was set has them. */
-TEST_F(wire, new_netns_covered)
+TEST_F_TIMEOUT(wire, new_netns_covered, SLOW)
 {
 	struct ns_probe np = { .uid = UID_C };
 
@@ -1127,7 +1129,7 @@ TEST_F(wire, new_netns_covered)
  * flowlabel carries the sender's key; the same key passes, another is
  * dropped at the receiver (MISMATCH), and IPv4 has no carrier.
  */
-TEST_F(wire, veth_flowlabel)
+TEST_F_TIMEOUT(wire, veth_flowlabel, SLOW)
 {
 	uint64_t mismatch, no_carrier;
 	uint32_t g2;
@@ -1271,7 +1273,7 @@ static int forge_send(const struct forge *f, uint32_t label, uint16_t dport)
  * guard on the far end drops it (NETNS). The same frame with mode off is
  * delivered, so it is one the receiver would take.
  */
-TEST_F(wire, veth_guard_forged_label)
+TEST_F_TIMEOUT(wire, veth_guard_forged_label, SLOW)
 {
 	struct forge f = { .fd = -1 };
 	uint64_t netns;
@@ -1307,7 +1309,7 @@ TEST_F(wire, veth_guard_forged_label)
  * reassembled and the whole datagram judged by its ports and keys
  * (never dropped as FRAGMENT where reassembly is available).
  */
-TEST_F(wire, ipv6_fragments)
+TEST_F_TIMEOUT(wire, ipv6_fragments, SLOW)
 {
 	uint64_t frag, mismatch;
 	uint32_t g2;
@@ -1419,7 +1421,7 @@ static void esp_case(struct __test_metadata *_metadata,
 	close(fd);
 }
 
-TEST_F(wire, esp_veth)
+TEST_F_TIMEOUT(wire, esp_veth, SLOW)
 {
 	self->netns = true;
 	ASSERT_EQ(0, kav_wire_set_mode(&self->nl, KAV_WIRE_ESP));
@@ -1435,7 +1437,7 @@ TEST_F(wire, esp_veth)
  * sets the mark and routes again, the policy on that mark applies the
  * key's SA, real NIC drivers carry it. Skipped without them.
  */
-TEST_F(wire, esp_fabric_nics)
+TEST_F_TIMEOUT(wire, esp_fabric_nics, SLOW)
 {
 	if (access("/sys/class/net/eth1", F_OK) ||
 	    access("/sys/class/net/eth2", F_OK))
@@ -1491,7 +1493,7 @@ static int sock_error_within(int fd, int ms)
  * next segment is refused, the sender is aborted (ECONNABORTED at once:
  * within 1 s here) and its local peer hears the reset (ECONNRESET).
  */
-TEST_F(wire, revocation_aborts_tcp)
+TEST_F_TIMEOUT(wire, revocation_aborts_tcp, SLOW)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sa_of("127.0.0.2", PORT, &ss);
@@ -1592,7 +1594,7 @@ static void *genl_racer(void *arg)
  * (ack, error or WIRE_GET's reply then its ack), nothing crashes, and
  * the settings end consistent: each thread's net added and deleted.
  */
-TEST_F(wire, race_genl_threads)
+TEST_F_TIMEOUT(wire, race_genl_threads, SLOW)
 {
 	struct genl_racer r[RACERS];
 	pthread_t t[RACERS];
@@ -1663,7 +1665,7 @@ static void *churn_thread(void *arg)
  * flow: each send either passes (and arrives) or is refused, the
  * counters move by no more than was sent, and nothing crashes.
  */
-TEST_F(wire, race_grant_churn_traffic)
+TEST_F_TIMEOUT(wire, race_grant_churn_traffic, SLOW)
 {
 	struct churn c = { .vni = KEY_A, .uid = UID_A };
 	struct kav_wire_state before, after;
