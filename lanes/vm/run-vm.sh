@@ -42,12 +42,17 @@
 #      KAV_VM_APPEND   more kernel command-line arguments
 #      KAV_VM_VIRTFS   1: export the host's / read-only over virtio-9p,
 #                      mount tag "kavroot" (lanes/slurm/kav_slurm_vm)
+#      KAV_VM_FABRIC_NICS  virtio-net NICs on one QEMU hub (3 on x86_64,
+#                      0 on arm64): the guest's eth0, eth1...; see
+#                      fabric_nics
 #      KAV_VM_TRIXIE_ROOT  a directory (lanes/trixie/root.sh's root) to
 #                      export read-only over virtio-9p, mount tag
 #                      "kavtrixie": the trixie userland for guest tests
 set -euo pipefail
 
 ARCH=${KAV_VM_ARCH:-x86_64}
+# The fabric NICs (fabric_nics): KAV_VM_FABRIC_NICS, else 3 (arm64: 0).
+NICS=3
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 VMDIR=${KAV_BUILD:-$REPO/build}/vm
 
@@ -82,6 +87,14 @@ cmdline() {
 		if grep -qs '^CONFIG_KFENCE=y' "$config"; then
 			args+=" kfence.sample_interval=100"
 		fi
+	fi
+	# With the fabric NICs, ACPI's PCI interrupt links (AML run under
+	# TCG) took 8-10 s each to enable: 36 s more boot on 6.12, 30 s more
+	# for 6.1's virtio_pci. Without them (the IRQ routing table) the
+	# NICs work as well; MSI-X does not use them. The debug kernels have
+	# no ACPI.
+	if [[ $NICS != 0 ]] && grep -qs '^CONFIG_ACPI=y' "$config"; then
+		args+=" acpi=noirq"
 	fi
 	extra+="${KAV_VM_APPEND:+ $KAV_VM_APPEND}"
 	echo "$args${extra:+ $extra}"
@@ -142,6 +155,22 @@ boot_image() {
 	echo "$bz"
 }
 
+# The fabric NICs (kav-wire's tests): N virtio-net-pci devices, each on
+# a port of QEMU hub 7 and nothing else on it, so what one sends every
+# other receives, through a real NIC driver (a test moves two of them into
+# two namespaces of the guest). The hub has no port to the host: the
+# guest reaches nothing outside (-nic none: no default NIC either). QEMU
+# notes on stderr that the hub has no host network.
+fabric_nics() {
+	local n=$1 i
+	for ((i = 0; i < n; i++)); do
+		echo "-netdev"
+		echo "hubport,hubid=7,id=kavfab$i"
+		echo "-device"
+		echo "virtio-net-pci,netdev=kavfab$i,mac=52:54:00:4b:41:1$i"
+	done
+}
+
 main() {
 	local kver='' initrd='' out='' timeout=${KAV_VM_TIMEOUT:-1500} append=''
 	local image='' config='' boot=/boot
@@ -169,7 +198,7 @@ main() {
 	fi
 	[[ -f $initrd ]] || die "$initrd: no such file"
 	local qemu
-	local -a machine=() results=(-serial "file:$out/results.log")
+	local -a machine=() results=(-serial "file:$out/results.log") fabric
 	case $ARCH in
 	x86_64) qemu=${KAV_QEMU:-qemu-system-x86_64} ;;
 	arm64)
@@ -179,11 +208,15 @@ main() {
 		results=(-device virtio-serial-pci
 			 -chardev "file,id=kavres,path=$out/results.log"
 			 -device "$port")
+		NICS=0
 		;;
 	*) die "--arch $ARCH: x86_64 or arm64" ;;
 	esac
 	mkdir -p "$out"
 	rm -f "$out/console.log" "$out/results.log"
+	NICS=${KAV_VM_FABRIC_NICS:-$NICS}
+	[[ $NICS =~ ^[0-9]$ ]] || die "KAV_VM_FABRIC_NICS=$NICS: 0 to 9"
+	mapfile -t fabric < <(fabric_nics "$NICS")
 
 	local rc=0 smp=2
 	[[ -n $image ]] || image=$(boot_image "$kver" "$boot")
@@ -201,7 +234,7 @@ main() {
 	timeout -k 10 "$timeout" "$qemu" "${machine[@]}" \
 		-accel tcg -m "${KAV_VM_MEM:-3G}" -smp "$smp" \
 		-nographic -no-reboot -display none -monitor none -nic none \
-		-kernel "$image" -initrd "$initrd" "${virtfs[@]}" \
+		-kernel "$image" -initrd "$initrd" "${virtfs[@]}" "${fabric[@]}" \
 		-append "$(cmdline "$config" "$append")" \
 		-serial "file:$out/console.log" "${results[@]}" \
 		</dev/null || rc=$?
