@@ -167,6 +167,20 @@ static int sock_as(uid_t uid, int family, int type, int proto)
 	return fd;
 }
 
+/*
+ * accept() as @uid: the accepted socket's owner is the accepter's fsuid
+ * (sock_graft() sets sk_uid from the new file), not the listener's.
+ */
+static int accept_as(uid_t uid, int lfd)
+{
+	int fd;
+
+	setfsuid(uid);
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	setfsuid(0);
+	return fd;
+}
+
 /* The socket address of @addr (IPv4 or IPv6 text) and @port. */
 static socklen_t sa_of(const char *addr, uint16_t port,
 		       struct sockaddr_storage *ss)
@@ -1510,7 +1524,7 @@ TEST_F_TIMEOUT(wire, revocation_aborts_tcp, SLOW)
 	ASSERT_LE(0, cfd);
 	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&ss, sl));
 	ASSERT_EQ(1, readable(lfd, WAIT_MS));
-	sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	sfd = accept_as(UID_A, lfd);
 	ASSERT_LE(0, sfd);
 	ASSERT_EQ(4, send(cfd, "ping", 4, 0));
 	ASSERT_EQ(1, readable(sfd, WAIT_MS));
