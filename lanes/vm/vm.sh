@@ -62,7 +62,8 @@
 # initramfs.cpio.gz, console.log (ttyS0), results.log (ttyS1), dmesg.log,
 # vmlinux (cached, see run-vm.sh).
 #
-# Env: KAV_TEST_TIMEOUT  per-program timeout in the guest, s (300)
+# Env: KAV_TEST_TIMEOUT  per-program timeout in the guest, s (300;
+#                        twice that on the debug kernels)
 #      KAV_VM_TIMEOUT    whole-guest timeout on the host, s (1500)
 #      KAV_KERNELS       default for --kernels ("6.1 6.12 trixie:6.12
 #                        trixie:7.3 debug kcsan")
@@ -368,6 +369,7 @@ boot_kernel() {
 	local n=$1 kver=$2 root=$3 tree=$4 dir=$VMDIR/$2 start vm_rc=0
 	shift 4
 	local -a kmod_args=("$kver" "$dir") vm_args=() kmods=(--kmods "$kver")
+	local step_timeout=${KAV_TEST_TIMEOUT:-300}
 	echo "$kver" >"$JOBS/$n.kver"
 	if [[ -n $root ]]; then
 		kmod_args=(--root "$root" "${kmod_args[@]}")
@@ -378,6 +380,10 @@ boot_kernel() {
 		vm_args=(--image "$tree/vmlinux" --config "$tree/.config")
 		# The debug kernels build them in (debug-common.config).
 		kmods=()
+		# KASAN, lockdep and kmemleak make fork and exec about four
+		# times slower under TCG: kav_slurm_test's shell scripts took
+		# longer than 300 s there. The timeout catches hangs only.
+		step_timeout=$((step_timeout * 2))
 	fi
 
 	if ! "$HERE/build-kmod.sh" "${kmod_args[@]}"; then
@@ -386,7 +392,7 @@ boot_kernel() {
 	fi
 	# The test NIC module goes to /tests/kav_nic.ko ($KAV_NIC_MODULE);
 	# kavctl and the Slurm scripts to /tests too (EXTRAS, kav_slurm_test).
-	if ! "$HERE/mkinitramfs.sh" "$dir/initramfs.cpio.gz" \
+	if ! KAV_TEST_TIMEOUT=$step_timeout "$HERE/mkinitramfs.sh" "$dir/initramfs.cpio.gz" \
 		--module "$dir/kmod/kav.ko" --bins "$*" --args "$PROG_ARGS" "${kmods[@]}" \
 		--extra "$(ls "$dir/tests/doubles/nic/kav_nic.ko" 2>/dev/null) $EXTRAS"; then
 		echo initramfs >"$JOBS/$n.status"
