@@ -64,7 +64,8 @@
 #
 # Env: KAV_TEST_TIMEOUT  per-program timeout in the guest, s (300;
 #                        twice that on the debug kernels)
-#      KAV_VM_TIMEOUT    whole-guest timeout on the host, s (1500)
+#      KAV_VM_TIMEOUT    whole-guest timeout on the host, s (1500;
+#                        twice that on the debug kernels)
 #      KAV_KERNELS       default for --kernels ("6.1 6.12 trixie:6.12
 #                        trixie:7.3 debug kcsan")
 #      KAV_DEBUG_KERNEL  0: skip both debug kernels ("debug" and "kcsan")
@@ -370,6 +371,7 @@ boot_kernel() {
 	shift 4
 	local -a kmod_args=("$kver" "$dir") vm_args=() kmods=(--kmods "$kver")
 	local step_timeout=${KAV_TEST_TIMEOUT:-300}
+	local guest_timeout=${KAV_VM_TIMEOUT:-1500}
 	echo "$kver" >"$JOBS/$n.kver"
 	if [[ -n $root ]]; then
 		kmod_args=(--root "$root" "${kmod_args[@]}")
@@ -384,6 +386,7 @@ boot_kernel() {
 		# times slower under TCG: kav_slurm_test's shell scripts took
 		# longer than 300 s there. The timeout catches hangs only.
 		step_timeout=$((step_timeout * 2))
+		guest_timeout=$((guest_timeout * 2))
 	fi
 
 	if ! "$HERE/build-kmod.sh" "${kmod_args[@]}"; then
@@ -399,10 +402,10 @@ boot_kernel() {
 		return
 	fi
 
-	note "booting $kver (TCG; guest timeout ${KAV_VM_TIMEOUT:-1500}s)"
+	note "booting $kver (TCG; guest timeout ${guest_timeout}s)"
 	start=$SECONDS
 	"$HERE/run-vm.sh" --kernel "$kver" --initramfs "$dir/initramfs.cpio.gz" \
-		--out "$dir" "${vm_args[@]}" || vm_rc=$?
+		--out "$dir" --timeout "$guest_timeout" "${vm_args[@]}" || vm_rc=$?
 	echo "ran $vm_rc $((SECONDS - start))" >"$JOBS/$n.status"
 }
 
