@@ -25,6 +25,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/ip6.h>
+#include <netinet/tcp.h>
 #include <netinet/udp.h>
 #include <linux/capability.h>
 #include <linux/if_ether.h>
@@ -1446,6 +1447,104 @@ TEST_F_TIMEOUT(wire, esp_veth, SLOW)
 }
 
 /*
+ * Key @key's SAs both ways between @a1 (in NS1) and @a2 (in NS2), each
+ * namespace's out policy on kav's mark for the key: what TCP needs.
+ */
+static int esp_duplex_up(const char *a1, const char *a2, uint32_t key)
+{
+	const char *ns[2] = { NS1, NS2 }, *addr[2] = { a1, a2 };
+	int plen = family_of(a1) == AF_INET ? 32 : 128, i, d;
+	uint32_t mark = KAV_WIRE_MARK_DEFAULT | key;
+
+	for (i = 0; i < 2; i++) {
+		ip("-n %s xfrm state flush", ns[i]);
+		ip("-n %s xfrm policy flush", ns[i]);
+	}
+	for (d = 0; d < 2; d++) {	/* d: the sending end */
+		for (i = 0; i < 2; i++)
+			if (ip("-n %s xfrm state add src %s dst %s proto esp "
+			       "spi 0x%x reqid %u mode transport "
+			       "aead rfc4106(gcm(aes)) " SA_KEY " 128",
+			       ns[i], addr[d], addr[!d], 0x2000 + 2 * key + d,
+			       key))
+				return -1;
+		if (ip("-n %s xfrm policy add src %s/%d dst %s/%d dir out "
+		       "mark 0x%x mask 0xffffffff tmpl src %s dst %s "
+		       "proto esp reqid %u mode transport", ns[d], addr[d],
+		       plen, addr[!d], plen, mark, addr[d], addr[!d], key))
+			return -1;
+	}
+	return 0;
+}
+
+static int stream_fn(void *arg)
+{
+	int *fd = arg;
+
+	*fd = socket(*fd, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	return *fd < 0 ? -1 : 0;
+}
+
+#define BULK	(1 << 20)
+
+/*
+ * A megabyte of TCP from NS1 to NS2 through key A's SAs arrives whole.
+ * The sockets' own routes have no mark, so TCP would size segments for
+ * the plain NIC; unless kav clamps the MSS of the SYNs it sends through
+ * an SA, each segment plus ESP is too big for the path and the flow
+ * stalls (IPv6 and IPv4 with DF do not fragment it).
+ */
+static void esp_bulk(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(wire) *self, const char *a1, const char *a2)
+{
+	static char buf[64 << 10];
+	struct sockaddr_storage ss;
+	socklen_t len = sa_of(a2, PORT + 1, &ss);
+	size_t sent = 0, got = 0;
+	int lfd, fd = family_of(a1), afd = -1, mss = 0;
+	struct timeval tv = { .tv_sec = 20 };
+	socklen_t ml = sizeof(mss);
+	double end;
+	ssize_t n;
+
+	grant_netns(_metadata, self, KEY_A, NS1);
+	grant_netns(_metadata, self, KEY_A, NS2);
+	ASSERT_EQ(0, esp_duplex_up(a1, a2, KEY_A));
+	lfd = ns_socket(NS2, SOCK_STREAM, a2, PORT + 1);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, in_netns(NS1, stream_fn, &fd));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&ss, len))
+		TH_LOG("connect %s: %s", a2, strerror(errno));
+	ASSERT_EQ(1, readable(lfd, WAIT_MS));
+	afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	ASSERT_LE(0, afd);
+	ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &ml));
+	memset(buf, 0x5a, sizeof(buf));
+	end = kav_now() + 60;
+	while (got < BULK && kav_now() < end) {
+		if (sent < BULK) {
+			n = send(fd, buf, sizeof(buf) < BULK - sent ?
+				 sizeof(buf) : BULK - sent, MSG_DONTWAIT);
+			if (n > 0)
+				sent += (size_t)n;
+		}
+		if (readable(afd, 100) == 1) {
+			n = read(afd, buf, sizeof(buf));
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+	}
+	EXPECT_EQ((size_t)BULK, got)
+		TH_LOG("%s: %zu of %d bytes in 60 s (MSS %d)", a2, got, BULK,
+		       mss);
+	close(afd);
+	close(fd);
+	close(lfd);
+}
+
+/*
  * esp over the guest's fabric NICs (eth1 and eth2 on one hub, when the
  * VM lane gives them: KAV_VM_FABRIC_NICS), one in each namespace: kav
  * sets the mark and routes again, the policy on that mark applies the
@@ -1470,6 +1569,12 @@ TEST_F_TIMEOUT(wire, esp_fabric_nics, SLOW)
 	ASSERT_EQ(0, kav_wire_net_add(&self->nl,
 				      kav_wire_net_of("10.78.0.0", 24, 0, 0,
 						      0)));
+	ASSERT_EQ(0, ip("-n " NS1 " addr add fd78::1/64 dev eth1 nodad"));
+	ASSERT_EQ(0, ip("-n " NS2 " addr add fd78::2/64 dev eth2 nodad"));
+	ASSERT_EQ(0, kav_wire_net_add(&self->nl,
+				      kav_wire_net_of("fd78::", 64, 0, 0, 0)));
+	esp_bulk(_metadata, self, "10.78.0.1", "10.78.0.2");
+	esp_bulk(_metadata, self, "fd78::1", "fd78::2");
 	esp_case(_metadata, self, "10.78.0.1", "10.78.0.2", true);
 	/* Back to the host: the namespaces' end would do it, later. */
 	ip("-n " NS1 " link set eth1 netns 1");
