@@ -497,6 +497,7 @@ struct kav_grant_spec {
 	uint64_t limit_entries;
 	uint32_t limit_avs;
 	const char *tag;		/* NULL: none */
+	bool wire;			/* KAV_A_GRANT_WIRE: on the wire too */
 };
 
 /* One grant as GRANT_GET (and GRANT_ADD's reply) describes it. */
@@ -576,6 +577,8 @@ static inline void kav_nl_grant_msg(const struct kav_nl *nl,
 		kav_nl_put_u32(m, KAV_A_LIMIT_AVS, s->limit_avs);
 	if (s->tag)
 		kav_nl_put_str(m, KAV_A_TAG, s->tag);
+	if (s->wire)
+		kav_nl_put(m, KAV_A_GRANT_WIRE, NULL, 0);
 }
 
 /* GRANT_ADD; @out (may be NULL) receives the grant as the kernel has it. */

@@ -17,6 +17,11 @@
 #define KAV_WIRE_UTIL_H
 
 #include <arpa/inet.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include "kav_nl_util.h"
 
 /* What a freshly loaded module's WIRE_GET says of the mark. */
@@ -204,22 +209,47 @@ static inline int kav_wire_reset(struct kav_nl *nl)
 	return ret;
 }
 
+/*
+ * Bring the device named @name (a char *) of this namespace up: lo is
+ * down in the guest and in a new namespace. (void *: in_netns()'s fn.)
+ */
+static inline int kav_wire_link_up(void *name)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = 0;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", (char *)name);
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr))
+		ret = -1;
+	ifr.ifr_flags |= IFF_UP;
+	if (!ret && ioctl(fd, SIOCSIFFLAGS, &ifr))
+		ret = -1;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 /* GRANT_ADD of @s with KAV_A_GRANT_WIRE; @out (may be NULL) gets it. */
 static inline int kav_wire_grant(struct kav_nl *nl,
 				 const struct kav_grant_spec *s,
 				 struct kav_nl_grant *out)
 {
-	static struct kav_nl_msg m;
-	struct kav_nl_grant g = { 0 };
-	int ret;
+	struct kav_grant_spec w = *s;
 
-	kav_nl_grant_msg(nl, &m, s);
-	kav_nl_put(&m, KAV_A_GRANT_WIRE, NULL, 0);
-	ret = kav_nl_talk(nl, &m, kav_nl_grant_reply_cb, &g);
-	if (!ret && !g.id)
-		ret = -ENOMSG;
-	if (!ret && out)
-		*out = g;
+	w.wire = true;
+	return kav_nl_grant_add(nl, &w, out);
+}
+
+/* kav_wire_grant() of @s: the grant's id in *@id. */
+static inline int kav_wire_grant_id(struct kav_nl *nl,
+				    const struct kav_grant_spec *s,
+				    uint32_t *id)
+{
+	struct kav_nl_grant g;
+	int ret = kav_wire_grant(nl, s, &g);
+
+	if (!ret)
+		*id = g.id;
 	return ret;
 }
 
@@ -229,12 +259,8 @@ static inline int kav_wire_grant_uid(struct kav_nl *nl, uint32_t vni,
 {
 	struct kav_grant_spec s = { .vni = vni, .sel_type = KAV_SEL_UID,
 				    .sel_id = uid };
-	struct kav_nl_grant g;
-	int ret = kav_wire_grant(nl, &s, &g);
 
-	if (!ret)
-		*id = g.id;
-	return ret;
+	return kav_wire_grant_id(nl, &s, id);
 }
 
 /* A wire grant of @vni to the network namespace behind @netns_fd. */
@@ -243,12 +269,8 @@ static inline int kav_wire_grant_netns(struct kav_nl *nl, uint32_t vni,
 {
 	struct kav_grant_spec s = { .vni = vni, .sel_type = KAV_SEL_NETNS,
 				    .netns_fd = netns_fd };
-	struct kav_nl_grant g;
-	int ret = kav_wire_grant(nl, &s, &g);
 
-	if (!ret)
-		*id = g.id;
-	return ret;
+	return kav_wire_grant_id(nl, &s, id);
 }
 
 /* A grant's wire flag and drop counter, as GRANT_GET reports them. */

@@ -64,12 +64,11 @@ FIXTURE(wire) {
 	bool netns;
 };
 
-static int link_up_fn(void *arg);
 
 FIXTURE_SETUP(wire)
 {
 	/* The guest's init leaves lo down; 127.0.0.0/8 and ::1 need it. */
-	ASSERT_EQ(0, link_up_fn("lo"));
+	ASSERT_EQ(0, kav_wire_link_up("lo"));
 	ASSERT_EQ(0, kav_nl_open(&self->nl));
 	ASSERT_EQ(0, kav_wire_reset(&self->nl));
 }
@@ -421,23 +420,6 @@ static int ns_socket(const char *ns, int type, const char *addr,
 	return in_netns(ns, sock_req_fn, &r) ? -1 : r.fd;
 }
 
-/* Bring @dev of this namespace up (lo is down in a new one). */
-static int link_up_fn(void *arg)
-{
-	struct ifreq ifr = { 0 };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = 0;
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", (char *)arg);
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr))
-		ret = -1;
-	ifr.ifr_flags |= IFF_UP;
-	if (!ret && ioctl(fd, SIOCSIFFLAGS, &ifr))
-		ret = -1;
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
 /*
  * Namespaces NS1 (kwa, @a1) and NS2 (kwb, @a2) joined by a veth pair,
  * @plen the prefix of both addresses. The pair comes up after the far
@@ -455,7 +437,7 @@ static int veth_pair(const char *a1, const char *a2, int plen)
 	    ip("-n " NS1 " addr add %s/%d dev kwa %s", a1, plen, nodad) ||
 	    ip("-n " NS2 " addr add %s/%d dev kwb %s", a2, plen, nodad) ||
 	    ip("-n " NS1 " link set kwa up") || ip("-n " NS2 " link set kwb up") ||
-	    in_netns(NS1, link_up_fn, "lo") || in_netns(NS2, link_up_fn, "lo"))
+	    in_netns(NS1, kav_wire_link_up, "lo") || in_netns(NS2, kav_wire_link_up, "lo"))
 		return -1;
 	return 0;
 }
@@ -1131,7 +1113,7 @@ TEST_F_TIMEOUT(wire, new_netns_covered, SLOW)
 	ASSERT_EQ(0, scope_on(&self->nl, KAV_WIRE_FLOWLABEL, "::1", 128));
 	self->netns = true;
 	ASSERT_EQ(0, add_netns(NS1));
-	ASSERT_EQ(0, in_netns(NS1, link_up_fn, "lo"));
+	ASSERT_EQ(0, in_netns(NS1, kav_wire_link_up, "lo"));
 	ASSERT_EQ(0, in_netns(NS1, new_netns_fn, &np));
 	EXPECT_EQ(ECONNREFUSED, np.ret);
 	np.uid = UID_B;

@@ -97,26 +97,10 @@ static void *sender_thread(void *arg)
 	return NULL;
 }
 
-/* lo up: the guest's init leaves it down. */
-static int lo_up(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = 0;
-
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr))
-		ret = -1;
-	ifr.ifr_flags |= IFF_UP;
-	if (!ret && ioctl(fd, SIOCSIFFLAGS, &ifr))
-		ret = -1;
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
 /* Wire on, scope ADDR/32, KEY_A granted to UID_A: the grant's id. */
 static int wire_on(struct kav_nl *nl, uint32_t *id)
 {
-	return lo_up() ?: kav_wire_reset(nl) ?:
+	return kav_wire_link_up("lo") ?: kav_wire_reset(nl) ?:
 	       kav_wire_grant_uid(nl, KEY_A, UID_A, id) ?:
 	       kav_wire_net_add(nl, kav_wire_net_of(ADDR, 32, 0, 0, 0)) ?:
 	       kav_wire_set_mode(nl, KAV_WIRE_FLOWLABEL);
