@@ -54,6 +54,8 @@ $(SELFTEST_DIR)/kav_av_fill_test: | $(KAV_AV_FILL)
 $(SELFTEST_DIR)/kav_kavctl_test: | $(KAVCTL)
 # kavctl apply; it reloads kav.ko too (from /kav.ko, as guest-init.sh).
 $(SELFTEST_DIR)/kav_apply_test: | $(KAVCTL)
+# kav-wire-sa (tools/wire) with kavctl and openssl from the guest's /tests.
+$(SELFTEST_DIR)/kav_wire_sa_test: | $(KAVCTL)
 
 # The conformance suite imports kav's peer AV into a mock offload provider.
 $(SELFTEST_DIR)/kav_conformance_test: tests/selftests/lib/kav_conformance_test.c \

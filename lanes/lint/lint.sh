@@ -208,7 +208,8 @@ run_shellcheck() {
 		 "$REPO"/lanes/cluster/node/*.sh "$REPO"/bench/run.sh \
 		 "$REPO"/Documentation/examples/*.sh "$REPO"/tests/unit/*.sh \
 		 "$REPO"/tools/kavctl/kavctl.bash-completion \
-		 "$REPO"/tools/node/kav-cdi-generate "$REPO"/tests/fuzz/*.sh; do
+		 "$REPO"/tools/node/kav-cdi-generate "$REPO"/tools/wire/kav-wire-sa \
+		 "$REPO"/tests/fuzz/*.sh; do
 		[[ -f $f ]] && files+=("${f#"$REPO"/}")
 	done
 	out=$(cd "$REPO" && shellcheck -x --severity=warning "${files[@]}" 2>&1 || true)
