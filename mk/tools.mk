@@ -78,4 +78,3 @@ install-tools-extra: $(KAV_AV_FILL)
 		$(DESTDIR)$(MANDIR)/man1/kav-av-fill.1
 	install -D -m 0755 tools/node/kav-cdi-generate \
 		$(DESTDIR)$(SBINDIR)/kav-cdi-generate
-	install -D -m 0755 tools/wire/kav-wire-sa $(DESTDIR)$(SBINDIR)/kav-wire-sa
