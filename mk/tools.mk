@@ -66,7 +66,9 @@ $(KAV_AV_FILL): $(KAV_AV_FILL_OBJS) lib/libkav.a
 # package's BINDIR is /usr/sbin, for kavctl); kav-cdi-generate, the
 # administrator's CDI spec generator (admin-guide.rst, "Containers
 # (CDI)"), in $(SBINDIR); its page kav-cdi-generate(8) goes with the
-# install recipe's section 8 pages.
+# install recipe's section 8 pages; kav-wire-sa, esp mode's SAs
+# (kav-wire-sa(8)), in $(SBINDIR) with its parsers in lib/kav/wire (the
+# path the script falls back to).
 USERBINDIR ?= $(PREFIX)/bin
 SBINDIR    ?= $(PREFIX)/sbin
 
@@ -78,3 +80,6 @@ install-tools-extra: $(KAV_AV_FILL)
 		$(DESTDIR)$(MANDIR)/man1/kav-av-fill.1
 	install -D -m 0755 tools/node/kav-cdi-generate \
 		$(DESTDIR)$(SBINDIR)/kav-cdi-generate
+	install -D -m 0755 tools/wire/kav-wire-sa $(DESTDIR)$(SBINDIR)/kav-wire-sa
+	install -D -m 0644 tools/wire/kav-wire-sa.awk \
+		$(DESTDIR)$(PREFIX)/lib/kav/wire/kav-wire-sa.awk

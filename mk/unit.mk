@@ -18,7 +18,7 @@ UNIT_TESTS    := test_addr test_expand test_table test_domain test_av test_av_jo
 		 test_fake_index
 UNIT_BINS     := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS)) \
 		 $(UNIT_DIR)/test_kavctl_completion $(UNIT_DIR)/test_cdi_generate \
-		 $(UNIT_DIR)/test_slurm_prolog
+		 $(UNIT_DIR)/test_slurm_prolog $(UNIT_DIR)/test_slurm_wire
 UNIT_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		 -fno-omit-frame-pointer
 UNIT_CFLAGS   := -O1 -g $(UNIT_SAN) -DKAV_TESTING -Ilib -Itests/unit \
@@ -141,6 +141,15 @@ $(UNIT_DIR)/test_cdi_generate: tests/unit/test_cdi_generate.sh \
 # scancel; no Slurm, no kernel): a script run like the test programs.
 $(UNIT_DIR)/test_slurm_prolog: tests/unit/test_slurm_prolog.sh \
 		tools/slurm/kav-slurm-prolog tools/slurm/kav-slurm-lib.sh
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec sh "%s/$<" "%s"\n' "$(CURDIR)" "$(CURDIR)" > $@
+	chmod +x $@
+
+# The Slurm scripts' kav-wire part (fake kavctl, scontrol, scancel and
+# kav-wire-sa; no Slurm, no kernel): a script run like the test programs.
+$(UNIT_DIR)/test_slurm_wire: tests/unit/test_slurm_wire.sh \
+		tools/slurm/kav-slurm-prolog tools/slurm/kav-slurm-epilog \
+		tools/slurm/kav-slurm-taskprolog tools/slurm/kav-slurm-lib.sh
 	@mkdir -p $(@D)
 	printf '#!/bin/sh\nexec sh "%s/$<" "%s"\n' "$(CURDIR)" "$(CURDIR)" > $@
 	chmod +x $@

@@ -583,13 +583,17 @@ main() {
 
 	# Files every guest gets in /tests besides the programs: kavctl (make
 	# tools) and tools/slurm, which kav_slurm_test runs as slurmd would;
-	# tools/wire/kav-wire-sa and openssl, which kav_wire_sa_test runs.
+	# tools/wire/kav-wire-sa (and its .awk) and openssl, which
+	# kav_wire_sa_test runs.
 	EXTRAS=''
-	for f in "$REPO"/tools/slurm/kav-slurm-* "$REPO"/tools/wire/kav-wire-sa; do
+	for f in "$REPO"/tools/slurm/kav-slurm-* "$REPO"/tools/wire/kav-wire-sa*; do
 		[[ ! -f $f ]] || EXTRAS+=" $f"
 	done
 	# (openssl kdf is kav-wire-sa's HKDF; its libraries come with it.)
 	[[ ! -x /usr/bin/openssl ]] || EXTRAS+=" /usr/bin/openssl"
+	# getent: the prolog resolves a job's peer nodes with it (busybox has
+	# none).
+	[[ ! -x /usr/bin/getent ]] || EXTRAS+=" /usr/bin/getent"
 	EXTRAS+=" ${KAV_EXTRA_FILES:-}"
 	# The hooking provider, for kav_hook_test (FI_PROVIDER_PATH=/tests).
 	if [[ -f $REPO/prov/libkav-fi.so ]]; then

@@ -7,7 +7,8 @@
 # kav-slurm-pin share (Documentation/slurm.rst). It is sourced, not run.
 #
 # POSIX sh: it runs under dash and busybox ash and needs only awk, sed,
-# find, ls, mkdir, mktemp, mv, rm, kavctl and, if present, logger. Functions use
+# find, ls, mkdir, mktemp, mv, rm, kavctl and, if present, logger (with
+# kav-wire's esp mode also kav-wire-sa, scontrol and getent). Functions use
 # variables prefixed with "_" as scratch space (POSIX sh has no "local").
 #
 # What the scripts know about the job comes from the environment slurmd
@@ -28,7 +29,7 @@ IFS=${IFS%.}
 # The cgroup v2 hierarchy, where Slurm's cgroup/v2 plugin puts jobs.
 KAV_CGROUP_ROOT=/sys/fs/cgroup
 # What a site may set in the configuration file.
-KAV_SETTINGS='KAVCTL KAV_SLURM_STATE_DIR KAV_SLURM_CGROUP KAV_SLURM_AV_PREFIX KAV_SLURM_MAX_ENTRIES KAV_SLURM_MAX_AVS KAV_SLURM_TRUST_SPANK KAV_SLURM_ADMIN_COMMENT KAV_SLURM_SQUEUE KAV_SLURM_SCANCEL'
+KAV_SETTINGS='KAVCTL KAV_SLURM_STATE_DIR KAV_SLURM_CGROUP KAV_SLURM_AV_PREFIX KAV_SLURM_MAX_ENTRIES KAV_SLURM_MAX_AVS KAV_SLURM_TRUST_SPANK KAV_SLURM_ADMIN_COMMENT KAV_SLURM_SQUEUE KAV_SLURM_SCANCEL KAV_SLURM_WIRE KAV_SLURM_WIRE_CONF KAV_SLURM_WIRE_HOSTS KAV_SLURM_WIRE_SA KAV_SLURM_SCONTROL'
 
 # ---------------------------------------------------------------- logging
 
@@ -177,6 +178,14 @@ kav_init() {
 	case ${KAV_SLURM_ADMIN_COMMENT:-0} in
 	0 | 1) ;;
 	*) kav_die "KAV_SLURM_ADMIN_COMMENT must be 0 or 1" ;;
+	esac
+	case ${KAV_SLURM_WIRE:-auto} in
+	auto | 0 | 1) ;;
+	*) kav_die "KAV_SLURM_WIRE must be auto, 0 or 1" ;;
+	esac
+	case ${KAV_SLURM_WIRE_HOSTS:-%h} in
+	*[!A-Za-z0-9._%\ -]*)
+		kav_die "KAV_SLURM_WIRE_HOSTS '$KAV_SLURM_WIRE_HOSTS': names of letters, digits, . _ - and %h, separated by spaces" ;;
 	esac
 	# The grants' tag (kavctl grant add ... tag T): the epilog finds
 	# them by it.
@@ -386,14 +395,15 @@ kav_rows() {
 }
 
 # The grants of "kavctl grant list", one per line:
-#   ID VNI TYPE CGROUP_ID HAS_PATH
+#   ID VNI TYPE CGROUP_ID HAS_PATH WIRE
 # TYPE is the selector type (uid, gid, cgroup, netns), CGROUP_ID "-" for
 # other selectors, HAS_PATH 1 if kavctl found the cgroup's directory (0:
-# the cgroup was removed and only the grant keeps it).
+# the cgroup was removed and only the grant keeps it), WIRE 1 for a wire
+# grant.
 kav_grant_rows() {
-	_gr=$(kav_rows -o ID,VNI,SEL-TYPE,CGROUP-ID,CGROUP-PATH grant list) ||
+	_gr=$(kav_rows -o ID,VNI,SEL-TYPE,CGROUP-ID,CGROUP-PATH,WIRE grant list) ||
 		return 1
-	printf '%s\n' "$_gr" | awk 'NF { print $1, $2, $3, $4, ($5 != "-") }'
+	printf '%s\n' "$_gr" | awk 'NF { print $1, $2, $3, $4, ($5 != "-"), ($6 == "yes") }'
 }
 
 # kav_tags_probe: KAV_HAVE_TAGS=1 if this kavctl has grant tags ("grant
@@ -471,10 +481,10 @@ kav_row() {
 }
 
 # kav_grant_fields ROW: a line of kav_grant_rows into G_ID G_VNI G_TYPE
-# G_CGID G_PATH. kav_av_fields ROW: a line of kav_av_rows into A_ID
+# G_CGID G_PATH G_WIRE. kav_av_fields ROW: a line of kav_av_rows into A_ID
 # A_MATCH A_PINNED A_UID A_CGID.
 kav_grant_fields() {
-	read -r G_ID G_VNI G_TYPE G_CGID G_PATH <<EOF
+	read -r G_ID G_VNI G_TYPE G_CGID G_PATH G_WIRE <<EOF
 $1
 EOF
 }
@@ -531,7 +541,7 @@ kav_unpin() {
 # It is read, never sourced or eval'ed.
 kav_state_load() {
 	S_EXISTS=0 S_JOB='' S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS=''
-	S_CREATED=0
+	S_CREATED=0 S_WIRE_SA=
 	[ -e "$KAV_STATE" ] || [ -L "$KAV_STATE" ] || return 0
 	S_EXISTS=1
 	if [ ! -f "$KAV_STATE" ] || [ -L "$KAV_STATE" ]; then
@@ -548,21 +558,26 @@ kav_state_load() {
 		cgroup_id=*) kav_is_uint "$_sv" 20 && S_CGID=$_sv ;;
 		grant=*) kav_is_uint "$_sv" 10 && S_GRANTS="$S_GRANTS $_sv" ;;
 		av=*) kav_is_uint "$_sv" 10 && S_AVS="$S_AVS $_sv" ;;
+		wire_sa=*) kav_is_uint "$_sv" 7 && S_WIRE_SA="$S_WIRE_SA $_sv" ;;
 		esac
 	done <"$KAV_STATE"
 	if [ "$S_JOB" != "$KAV_JOB" ]; then
 		kav_log warning "$KAV_STATE is not a state file of this job: ignored"
 		S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS='' S_CREATED=0
+		S_WIRE_SA=''
 	fi
 	S_VNI=$(kav_words "$S_VNI")
+	S_WIRE_SA=$(kav_words "$S_WIRE_SA")
 	S_GRANTS=$(kav_words "$S_GRANTS")
 	S_AVS=$(kav_words "$S_AVS")
 }
 
-# kav_state_save VNIS CGROUP CGROUP_ID GRANTS AVS [CREATED]: write the
-# state file atomically (a temporary file in the same directory, then
-# mv). VNIS, GRANTS and AVS are lists (one line each); CREATED 1: the
-# prolog created the job's cgroup directory (the epilog removes it).
+# kav_state_save VNIS CGROUP CGROUP_ID GRANTS AVS [CREATED [WIRE_SA]]:
+# write the state file atomically (a temporary file in the same
+# directory, then mv). VNIS, GRANTS, AVS and WIRE_SA are lists (one line
+# each); CREATED 1: the prolog created the job's cgroup directory (the
+# epilog removes it); WIRE_SA: the wire keys whose SAs the prolog
+# installs (the epilog removes them).
 kav_state_save() {
 	mkdir -p "$KAV_STATE_DIR" || return 1
 	# A new file with a random name (mktemp: O_EXCL), never a link
@@ -583,6 +598,9 @@ kav_state_save() {
 		done
 		for _w in $5; do
 			echo "av=$_w"
+		done
+		for _w in ${7-}; do
+			echo "wire_sa=$_w"
 		done
 	} >"$_tmp" && mv -f "$_tmp" "$KAV_STATE"; then
 		return 0
@@ -634,4 +652,109 @@ kav_clean_stale() {
 	_sa=$(kav_av_rows) || kav_die "cannot list the AVs"
 	kav_clean_recorded "$_sg" "$_sa"
 	S_VNI='' S_CG='' S_CGID='' S_GRANTS='' S_AVS='' S_CREATED=0
+}
+
+# ------------------------------------------------------------------ wire
+
+# Wire keys are below 2^20 (uapi/linux/kav.h): a larger VNI cannot be one.
+KAV_WIRE_KEY_LIMIT=1048576
+
+# kav_wire_key VNI: can VNI be a wire key?
+kav_wire_key() {
+	kav_le "$1" $((KAV_WIRE_KEY_LIMIT - 1))
+}
+
+# kav_wire_conf_mode: the "mode" of KAV_SLURM_WIRE_CONF (default
+# /etc/kav/wire.conf, which kav-grants.service applies at boot; "#" at
+# the start of a word starts a comment), "off" when it has none or is
+# absent.
+kav_wire_conf_mode() {
+	_wf=${KAV_SLURM_WIRE_CONF:-/etc/kav/wire.conf}
+	[ -r "$_wf" ] || {
+		echo off
+		return 0
+	}
+	awk '{ sub(/(^|[ \t])#.*/, "") } $1 == "mode" { m = $2 }
+		END { print (m == "" ? "off" : m) }' "$_wf"
+}
+
+# kav_wire_setup: KAV_WIRE (1: the job's key goes on the wire) and
+# KAV_WIRE_MODE (off, flowlabel, esp) from KAV_SLURM_WIRE: 0 never; 1
+# always; auto when the kernel's mode is not off or, while the kernel's
+# is off (not applied yet, or kav.ko not loaded), the file's is not.
+kav_wire_setup() {
+	KAV_WIRE=0
+	KAV_WIRE_MODE=off
+	[ "${KAV_SLURM_WIRE:-auto}" != 0 ] || return 0
+	_wm=
+	if kav_module_loaded && [ -n "${KAVCTL-}" ]; then
+		_wm=$("$KAVCTL" wire show </dev/null 2>/dev/null |
+			awk '$1 == "mode" { print $2; exit }')
+	fi
+	case $_wm in
+	'' | - | off) _wm=$(kav_wire_conf_mode) ;;
+	esac
+	KAV_WIRE_MODE=$_wm
+	if [ "${KAV_SLURM_WIRE:-auto}" = 1 ] || [ "$_wm" != off ]; then
+		KAV_WIRE=1
+	fi
+}
+
+# kav_wire_sa_tool: KAV_SLURM_WIRE_SA (default kav-wire-sa in PATH) into
+# KAV_WIRE_SA, or empty if there is none.
+kav_wire_sa_tool() {
+	KAV_WIRE_SA=${KAV_SLURM_WIRE_SA:-kav-wire-sa}
+	case $KAV_WIRE_SA in
+	*/*) [ -x "$KAV_WIRE_SA" ] || KAV_WIRE_SA= ;;
+	*) KAV_WIRE_SA=$(command -v "$KAV_WIRE_SA") || KAV_WIRE_SA= ;;
+	esac
+}
+
+# kav_wire_peers: the addresses of the job's other nodes, on one line:
+# each node of SLURM_JOB_NODELIST (scontrol show hostnames, which asks
+# slurmctld nothing) but this one, each of its names (KAV_SLURM_WIRE_HOSTS,
+# %h its node name) resolved with getent ahosts, IPv4 and IPv6. A name
+# that does not resolve is logged and skipped.
+kav_wire_peers() {
+	_wl=${SLURM_JOB_NODELIST-}
+	[ -n "$_wl" ] || kav_die "SLURM_JOB_NODELIST is not set: cannot find the job's other nodes for its SAs"
+	[ -n "$KAV_NODE" ] || kav_die "SLURMD_NODENAME is not set: cannot tell this node from the job's other nodes"
+	_sct=${KAV_SLURM_SCONTROL:-scontrol}
+	_hn=$("$_sct" show hostnames "$_wl" </dev/null 2>&1) ||
+		kav_die "$_sct show hostnames $_wl: ${_hn:-failed}"
+	_wp=
+	for _h in $_hn; do
+		case $_h in
+		*[!A-Za-z0-9._-]*) kav_die "$_sct show hostnames $_wl: '$_h' is not a node name" ;;
+		esac
+		[ "$_h" != "$KAV_NODE" ] || continue
+		for _t in ${KAV_SLURM_WIRE_HOSTS:-%h}; do
+			_n=$(printf '%s\n' "$_t" | sed "s/%h/$_h/g")
+			_a=$(getent ahosts "$_n" 2>/dev/null | awk '{ print $1 }')
+			if [ -z "$_a" ]; then
+				kav_log warning "node $_h: '$_n' does not resolve: no SA with it"
+				continue
+			fi
+			for _x in $_a; do
+				kav_in "$_x" "$_wp" || _wp=${_wp:+$_wp }$_x
+			done
+		done
+	done
+	printf '%s\n' "$_wp"
+}
+
+# kav_wire_sa_down KEY...: kav-wire-sa down for each key (the SAs of a key
+# with every peer). Returns 1 if one failed (logged).
+kav_wire_sa_down() {
+	_wr=0
+	for _k in "$@"; do
+		kav_wire_key "$_k" || continue
+		if _wo=$("$KAV_WIRE_SA" down "$_k" </dev/null 2>&1); then
+			kav_log info "removed the SAs of wire key $_k"
+		else
+			kav_log err "$KAV_WIRE_SA down $_k: ${_wo:-failed}"
+			_wr=1
+		fi
+	done
+	return $_wr
 }

@@ -514,6 +514,7 @@ struct kav_nl_grant {
 	uint64_t nr_entries;
 	char tag[KAV_TAG_MAX + 1];
 	bool updated;			/* GRANT_ADD updated it */
+	bool wire;			/* a wire grant (KAV_A_GRANT_WIRE) */
 };
 
 static inline void kav_nl_grant_from(struct kav_nl_grant *g,
@@ -535,6 +536,7 @@ static inline void kav_nl_grant_from(struct kav_nl_grant *g,
 			 kav_nl_len(at->a[KAV_A_TAG]),
 			 (const char *)kav_nl_data(at->a[KAV_A_TAG]));
 	g->updated = at->a[KAV_A_GRANT_UPDATED] != NULL;
+	g->wire = at->a[KAV_A_GRANT_WIRE] != NULL;
 }
 
 static inline int kav_nl_grant_reply_cb(const struct nlmsghdr *nlh,

@@ -39,6 +39,10 @@
 #define FAKE_SQUEUE	"/tmp/kav-slurm-squeue"	/* prints an AdminComment */
 #define FAKE_SCANCEL	"/tmp/kav-slurm-scancel"	/* records the job id */
 #define CANCELLED	"/tmp/kav-slurm-cancelled"
+#define WIRE_CONF	"/tmp/kav-slurm-wire.conf"
+#define FAKE_SCONTROL	"/tmp/kav-slurm-scontrol"	/* the job's nodes */
+#define FAKE_WIRE_SA	"/tmp/kav-slurm-wire-sa"	/* records its calls */
+#define WIRE_CALLS	"/tmp/kav-slurm-wire-calls"
 #define AV_JOB		"slurm-" JOB "-world"
 #define AV_DECOY	"slurm-" JOB "0-x"	/* job 42420's prefix */
 #define AV_INTRUDER	"slurm-" JOB "-intruder"	/* not from the job */
@@ -1150,6 +1154,69 @@ TEST_F_TIMEOUT(slurm, taskprolog_exports_the_job_vni, 240)
 		     "export KAV_JOB_VNIS=1300,1234\n", t.out)
 		TH_LOG("stderr: %s", t.err);
 	ASSERT_EQ(0, epilog(&r, JOB)) TH_LOG("%s", r.out);
+}
+
+/*
+ * kav-wire (Documentation/slurm.rst, "Wire keys"), esp mode as
+ * /etc/kav/wire.conf would set it (the kernel's wire stays off here;
+ * kav_wire_test covers enforcement, kav_wire_sa_test the SAs): the job VNI
+ * alone is granted "wire" in the kernel, kav-wire-sa (a fake that records
+ * its calls) is run with the job's other node, the epilog takes the key's
+ * SAs down after revoking, and the TaskProlog exports the port range.
+ */
+TEST_F_TIMEOUT(slurm, the_job_key_on_the_wire, 240)
+{
+	const char *const *e = env("SLURM_JOB_ID=" JOB, VNIS,
+				   "KAV_SLURM_WIRE_CONF=" WIRE_CONF,
+				   "KAV_SLURM_SCONTROL=" FAKE_SCONTROL,
+				   "KAV_SLURM_WIRE_SA=" FAKE_WIRE_SA,
+				   "SLURM_JOB_NODELIST=kav-vm,127.0.0.3");
+	char calls[512] = "";
+	struct kav_nl_grant step, job;
+	struct task_run t;
+	struct run r;
+	FILE *f;
+
+	ASSERT_EQ(0, write_file(WIRE_CONF, "mode esp\nports 40000-40999\n"));
+	ASSERT_EQ(0, write_file(FAKE_SCONTROL,
+				"#!/bin/sh\necho kav-vm; echo 127.0.0.3\n"));
+	ASSERT_EQ(0, write_file(FAKE_WIRE_SA,
+				"#!/bin/sh\necho \"$*\" >>" WIRE_CALLS "\n"));
+	ASSERT_EQ(0, chmod(FAKE_SCONTROL, 0755));
+	ASSERT_EQ(0, chmod(FAKE_WIRE_SA, 0755));
+	unlink(WIRE_CALLS);
+
+	ASSERT_EQ(0, prolog(&r, e)) TH_LOG("%s", r.out);
+	ASSERT_EQ(1, job_grants(&self->nl, VNI, self->job, &step));
+	ASSERT_EQ(1, job_grants(&self->nl, VNI_SECOND, self->job, &job));
+	EXPECT_FALSE(step.wire);
+	EXPECT_TRUE(job.wire);
+	EXPECT_EQ(VNI_SECOND, state_value("wire_sa"));
+	f = fopen(WIRE_CALLS, "r");
+	ASSERT_NE(NULL, f) TH_LOG("kav-wire-sa was not run: %s", r.out);
+	EXPECT_NE(NULL, fgets(calls, sizeof(calls), f));
+	fclose(f);
+	EXPECT_STREQ("up 1300 127.0.0.3\n", calls) TH_LOG("%s", r.out);
+
+	/* The task's port range, from the same file. */
+	ASSERT_EQ(0, task_prolog(&t, CG_STEP, JOB,
+				 "KAV_WIRE_CONF=" WIRE_CONF)) TH_LOG("%s", t.err);
+	EXPECT_NE(NULL, strstr(t.out, "export FI_TCP_PORT_LOW_RANGE=40000\n"
+				      "export FI_TCP_PORT_HIGH_RANGE=40999\n"))
+		TH_LOG("%s", t.out);
+
+	ASSERT_EQ(0, tool(&r, "kav-slurm-epilog", e)) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, cgroup_grants(&self->nl, self->job));
+	f = fopen(WIRE_CALLS, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(calls, sizeof(calls), f));
+	EXPECT_NE(NULL, fgets(calls, sizeof(calls), f));
+	fclose(f);
+	EXPECT_STREQ("down 1300\n", calls) TH_LOG("%s", r.out);
+	unlink(WIRE_CALLS);
+	unlink(FAKE_WIRE_SA);
+	unlink(FAKE_SCONTROL);
+	unlink(WIRE_CONF);
 }
 
 TEST_HARNESS_MAIN
