@@ -36,6 +36,16 @@
 #                       before), KAV_REVOKE_BUILD its build directory
 #                       (build/bench/revoke-vm), KAV_REVOKE_ARGS the
 #                       program's options
+#
+#   make bench-wire     kav_wire_bench (bench/wire): kav-wire off, in
+#                       flowlabel and in esp mode, and ESP alone (the
+#                       crypto floor), over the fabric NICs of one 6.12
+#                       guest: 64-byte UDP datagrams, TCP request/response
+#                       and TCP bulk, alternating, medians and ratios, and
+#                       the hooks' own ns a packet (the "kav-wire" section
+#                       of Documentation/benchmarks.rst); never judged.
+#                       Table in build/bench/wire.md; KAV_WIRE_BENCH_ARGS
+#                       the program's options (--seconds D --reps R)
 
 BENCH_DIR  := $(BUILD)/bench
 BENCH_BIN  := $(BENCH_DIR)/kav_bench
@@ -102,7 +112,26 @@ bench-revoke: $(REVOKE_BIN) ## revocation under a flood, this module against ano
 		--kernels "$${KAV_KERNELS:-6.12}" --selftests "$(REVOKE_BIN)" \
 		--args "$${KAV_REVOKE_ARGS:-}"
 
-.PHONY: bench bench-clean bench-latency bench-revoke bench-native bench-native-smoke bench-ompi \
+# kav_wire_bench: sockets and the tools of the guest's /tests (kavctl,
+# kav-wire-sa, openssl, which lanes/vm/vm.sh ships to every guest).
+WIRE_BENCH_BIN := $(BENCH_DIR)/kav_wire_bench
+
+$(WIRE_BENCH_BIN): bench/wire/kav_wire_bench.c tests/selftests/include/kav_wire_tools.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KAV_CFLAGS) -Itests/selftests/include $< -o $@
+
+bench-wire: $(WIRE_BENCH_BIN) tools ## kav-wire's cost: off, flowlabel, esp and ESP alone, in one 6.12 guest
+	KAV_BUILD=$(BENCH_DIR)/wire-vm KAV_VM_JOBS=1 KAV_VM_CHECKS=0 KAV_TRIXIE=0 \
+	KAV_DEBUG_KERNEL=0 KAV_TEST_TIMEOUT=$${KAV_TEST_TIMEOUT:-1800} \
+	lanes/vm/vm.sh --kernels "$${KAV_KERNELS:-6.12}" \
+		--selftests "$(WIRE_BENCH_BIN)" --args "$${KAV_WIRE_BENCH_ARGS:-}" | \
+		tee $(BENCH_DIR)/wire-output.txt
+	sed -n 's/^\[[^]]*\] //; /^@@KAV-WIRE-BENCH-BEGIN$$/,/^@@KAV-WIRE-BENCH-END$$/{//!p}' \
+		$(BENCH_DIR)/wire-output.txt > $(BENCH_DIR)/wire.md
+	@test -s $(BENCH_DIR)/wire.md || { echo "bench-wire: no table in $(BENCH_DIR)/wire-output.txt" >&2; exit 1; }
+	@cat $(BENCH_DIR)/wire.md
+
+.PHONY: bench bench-clean bench-latency bench-revoke bench-wire bench-native bench-native-smoke bench-ompi \
 	bench-ompi-deps
 
 $(BENCH_BIN): $(BENCH_SRCS) $(BENCH_DEPS)

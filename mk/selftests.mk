@@ -33,6 +33,7 @@ SELFTEST_DEPS := tests/selftests/include/kav_test_util.h uapi/linux/kav.h \
 		 tests/selftests/include/kav_nl_util.h tests/selftests/include/kav_test_seccomp.h \
 		 tests/selftests/include/kav_attack_util.h tests/selftests/include/kav_proc_mem.h \
 		 tests/selftests/include/kav_collide.h tests/selftests/include/kav_wire_util.h \
+		 tests/selftests/include/kav_wire_tools.h \
 		 tests/doubles/nic/kav_nic.h \
 		 lib/libkav.a $(KSFT_HDR_DIR)/kselftest_harness.h
 

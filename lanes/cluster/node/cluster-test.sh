@@ -247,6 +247,8 @@ job_b_end() {
 
 # shellcheck source=lanes/cluster/node/containers.sh
 . $LIB/containers.sh
+# shellcheck source=lanes/cluster/node/wire.sh
+. $LIB/wire.sh
 # shellcheck source=lanes/cluster/node/lifecycle.sh
 . $LIB/lifecycle.sh
 
@@ -255,7 +257,7 @@ diagnose() {
 	local n
 	sinfo -N -o '%N %t %E' 2>&1 | sed 's/^/#   sinfo: /' >&3
 	for n in $NODES; do
-		on "$n" "systemctl --failed --no-legend; journalctl -b --no-pager -u slurmd -u slurmctld -u munge -u kav-grants | tail -n 40; tail -n 20 /var/log/slurm/*.log" 2>&1 |
+		on "$n" "systemctl --failed --no-legend; journalctl -b --no-pager -u slurmd -u slurmctld -u munge -u kav-grants | tail -n 40; tail -n 20 /var/log/slurm/*.log; journalctl -b --no-pager -t kav-slurm | tail -n 20" 2>&1 |
 			sed "s/^/#   $n: /" >&3
 	done
 }
@@ -292,6 +294,7 @@ main() {
 	job_a_end
 	job_b_end
 	containers
+	wire
 	lifecycle
 	((FAILED == 0)) || diagnose
 	finish

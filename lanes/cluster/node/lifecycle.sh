@@ -7,7 +7,8 @@
 #     /etc/kav/grants.d is kept;
 #   - modprobe -r kav && modprobe kav: the new module; udev and
 #     kav-grants.service put grants.d back;
-#   - a reboot: the same, from systemd-modules-load.
+#   - a reboot: the same, from systemd-modules-load;
+# with kav-wire on since wire.sh: the wire (esp) comes back with each.
 
 # small_job VNI: a 2-node job of alice under VNI: each task inserts an
 # address under the job's key (kav_cluster_probe's first attempt).
@@ -50,6 +51,8 @@ lifecycle() {
 		wait_for 60 on kavnode2 "test \"\$(cat /sys/module/kav/version 2>/dev/null)\" = '$next'"
 	check "kavnode2: after the reload, udev and kav-grants.service put grants.d back" \
 		wait_for 120 node_state kavnode2
+	check "kavnode2: after the reload, kav-grants.service put the wire back (esp)" \
+		wire_esp kavnode2
 	check "a 2-node job runs after the reload" small_job 1031
 	local boot
 	boot=$(on kavnode2 "cat /proc/sys/kernel/random/boot_id")
@@ -59,5 +62,7 @@ lifecycle() {
 		wait_for 600 node2_back "$boot"
 	check "kavnode2 after the reboot: kav.ko $next, grants.d put back" \
 		wait_for 120 node_state kavnode2
+	check "kavnode2 after the reboot: the wire is on again (esp, /etc/kav/wire.conf)" \
+		wire_esp kavnode2
 	check "a 2-node job runs after the reboot" small_job 1032
 }

@@ -92,6 +92,8 @@ fi
 # 7. The test's programs, built against the installed libkav and MPIs.
 gcc -O2 -Wall -Wextra -Werror -o $LIB/bin/kav_cluster_probe \
 	"$SRC/tests/apps/kav_cluster_probe.c" -lkav -lfabric
+gcc -O2 -Wall -Wextra -Werror -o $LIB/bin/kav_wire_probe \
+	"$SRC/tests/apps/kav_wire_probe.c"
 mpicc.openmpi -O2 -o $LIB/bin/kav_ompi "$SRC/tests/apps/kav_ompi.c"
 "$MPICH/bin/mpicc" -O2 -o $LIB/bin/mpi_instant "$SRC/tests/apps/mpi_instant.c"
 install -d /opt/kav-cluster

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "kselftest_harness.h"
+#include "kav_wire_tools.h"
 
 #define IP_BIN	"/usr/bin/ip"
 #define NS1	"kws1"
@@ -51,67 +52,19 @@
 static char out[65536];
 static char tools[256];
 
-/* Run a shell command; its output (and error) in out[]; its exit status. */
-static int run(const char *fmt, ...)
-{
-	char cmd[2048];
-	size_t n = 0, r;
-	va_list ap;
-	FILE *f;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
-	va_end(ap);
-	strcat(cmd, " 2>&1");
-	out[0] = 0;
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (n < sizeof(out) - 1 &&
-	       (r = fread(out + n, 1, sizeof(out) - 1 - n, f)) > 0)
-		n += r;
-	out[n] = 0;
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
+#define run(...)	kav_sh(out, sizeof(out), __VA_ARGS__)
 
 /* kav-wire-sa in namespace @ns with @args. */
 #define SA(ns, ...)	run(IP_BIN " netns exec " ns " %s/kav-wire-sa " \
 			    __VA_ARGS__)
 
-static void env_setup(void)
-{
-	const char *d = getenv("KAV_WIRE_SA_TOOLS");
-	char p[300];
-
-	snprintf(tools, sizeof(tools), "%s", d && *d ? d : "/tests");
-	snprintf(p, sizeof(p), "%s/kavctl", tools);
-	setenv("KAV_WIRE_SA_KAVCTL", p, 1);
-	snprintf(p, sizeof(p), "%s/openssl", tools);
-	if (access(p, X_OK))
-		snprintf(p, sizeof(p), "/usr/bin/openssl");
-	setenv("KAV_WIRE_SA_OPENSSL", p, 1);
-}
-
 static int host_ns = -1;
 
 static int enter(const char *ns)
 {
-	char p[128];
-	int fd, rc;
-
 	if (host_ns < 0)
 		host_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (!ns)
-		return setns(host_ns, CLONE_NEWNET);
-	snprintf(p, sizeof(p), "/run/netns/%s", ns);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	rc = setns(fd, CLONE_NEWNET);
-	close(fd);
-	return rc;
+	return kav_netns_enter(host_ns, ns);
 }
 
 static socklen_t sa_of(const char *a, int port, struct sockaddr_storage *ss)
@@ -310,7 +263,7 @@ FIXTURE(sa) {
 
 FIXTURE_SETUP(sa)
 {
-	env_setup();
+	kav_wire_tools(tools, sizeof(tools));
 }
 
 FIXTURE_TEARDOWN(sa)

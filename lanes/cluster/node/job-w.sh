@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Job W of the cluster test's kav-wire phase (wire.sh), alice's: plain TCP
+# and UDP between its two nodes with kav_wire_probe (no libfabric), in
+# esp mode: a server step on kavnode2, probes and a stream from kavnode1.
+# The prolog made the job VNI the job's wire key on both nodes and
+# installed its SAs; the TaskProlog exported the wire's port range. The
+# job holds until $OUT/release-<job>, while the test attacks the server
+# and revokes the key.
+set -u
+OUT=/tmp/kav-cluster
+BIN=/usr/lib/kav-cluster/bin
+PORT=21100
+echo "job W: ports ${FI_TCP_PORT_LOW_RANGE:-none}-${FI_TCP_PORT_HIGH_RANGE:-none}"
+srun --overlap -N1 -n1 -w kavnode2 "$BIN/kav_wire_probe" serve $PORT 900 \
+	>"$OUT/W-serve.out" 2>&1 &
+for _ in $(seq 90); do
+	grep -q '^@@serving' "$OUT/W-serve.out" 2>/dev/null && break
+	sleep 2
+done
+srun --overlap -N1 -n1 -w kavnode1 "$BIN/kav_wire_probe" tcp kavnode2 $PORT
+srun --overlap -N1 -n1 -w kavnode1 "$BIN/kav_wire_probe" udp kavnode2 $PORT
+srun --overlap -N1 -n1 -w kavnode1 "$BIN/kav_wire_probe" stream kavnode2 $PORT 600 \
+	>"$OUT/W-stream.out" 2>&1 &
+for _ in $(seq 90); do
+	grep -q '^@@streaming' "$OUT/W-stream.out" 2>/dev/null && break
+	sleep 2
+done
+echo "@@W-ready"
+for _ in $(seq 900); do
+	[ -e "$OUT/release-$SLURM_JOB_ID" ] && break
+	sleep 1
+done
+kill %1 %2 2>/dev/null
+wait
+echo "@@W-done"

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Sourced by cluster-test.sh: kav-wire in esp mode across the two nodes
+# (Documentation/admin-guide.rst, "Wire enforcement (kav-wire)";
+# Documentation/slurm.rst, "Wire keys"), set up as the admin guide's
+# recipe says: one cluster secret on every node, /etc/kav/wire.conf
+# applied by kav-grants.service. Then alice's job W (job-w.sh) talks plain
+# TCP and UDP between its nodes under its wire key, everyone else is
+# refused on her node and across the nodes, a revocation during a
+# transfer stops it at both ends, and the epilog leaves no SA. The wire
+# stays on for lifecycle.sh, whose reload and reboot must bring it back.
+
+VNI_W=1041
+WIRE_PORT=21100
+# A port range below the ephemeral ports (32768-60999): slurmd, srun's
+# I/O and ssh stay outside the scope.
+WIRE_CONF='mode esp\nports 21000-21999\nscope 10.77.0.0/24\n'
+
+# wire_mode NODE: the kernel's wire mode there.
+wire_mode() { on "$1" "kavctl wire show" | awk '$1 == "mode" { print $2 }'; }
+wire_esp() { [[ $(wire_mode "$1") == esp ]]; }
+
+wire_setup() {
+	local n
+	on kavnode1 "kav-wire-sa genkey" >"$OUT/wire-genkey.log" 2>&1
+	scp -q -p /etc/kav/wire.key kavnode2:/etc/kav/wire.key
+	for n in $NODES; do
+		on "$n" "printf '$WIRE_CONF' >/etc/kav/wire.conf && systemctl reload kav-grants"
+		check "$n: kav-grants.service applied /etc/kav/wire.conf: mode esp" wire_esp "$n"
+	done
+	on kavnode1 "kavctl wire show" | sed 's/^/#   kavnode1: /' >&3
+}
+
+# wire_grant NODE JOB: the job's grants there as "VNI WIRE" words.
+wire_grant() { on "$1" "kavctl -n -r -o VNI,WIRE grant list tag slurm-$2" | tr '\n' ' '; }
+# esp_used NODE ADDR: an ESP SA to ADDR on NODE carried packets.
+esp_used() {
+	on "$1" "ip -s xfrm state list dst $2 proto esp" | grep -Eq '[1-9][0-9]*\(packets\)'
+}
+# key_sas NODE KEY: how many SAs of KEY kav-wire-sa lists on NODE (one
+# each way with each peer).
+key_sas() {
+	on "$1" "kav-wire-sa list" |
+		awk -v k="key $2:" '$0 == k { on = 1; next } /^key / { on = 0 } on && $1 == "sa" { n++ } END { print n + 0 }'
+}
+# refused NODE USER PROTO: USER's probe from NODE to alice's server on
+# kavnode2 is refused.
+refused() {
+	local o
+	o=$(on "$1" "su - $2 -c '$BIN/kav_wire_probe $3 kavnode2 $WIRE_PORT'" 2>&1)
+	info "$2 on $1, $3 to kavnode2:$WIRE_PORT: $o"
+	[[ $o == "@@$3 refused "* ]]
+}
+# drops NODE: the wire's drops there (every reason).
+drops() { on "$1" "kavctl -r wire show" | awk '$1 ~ /^dropped/ { s += $NF } END { print s + 0 }'; }
+# took T0 FILE MARK: seconds from T0 to the time on FILE's "@@MARK" line.
+took() { awk -v t0="$1" -v m="@@$3" '$1 == m { printf "%.3f", $3 - t0; exit }' "$2"; }
+under() { awk -v t="$1" -v max="$2" 'BEGIN { exit !(t != "" && t >= 0 && t < max) }'; }
+
+wire() {
+	local j n g1 g2 t1 t2 d1 d2
+	wire_setup
+	j=$(submit alice "-N2 --ntasks-per-node=1 -o $OUT/W.out $LIB/job-w.sh") ||
+		{ notok "job W submitted"; return; }
+	grant_job "$j" $VNI_W
+	check "job W ($j, alice, plain TCP and UDP across the nodes, esp mode) is ready" \
+		wait_for 600 marked "$OUT/W.out" W-ready
+	show "$OUT/W.out"
+	for n in $NODES; do
+		check "job W: on $n the prolog granted VNI $VNI_W as the job's wire key" \
+			test "$(wire_grant "$n" "$j")" = "$VNI_W yes "
+		check "job W: on $n kav-wire-sa installed the key's SAs with the other node (2)" \
+			test "$(key_sas "$n" $VNI_W)" = 2
+	done
+	check "job W: the TaskProlog exported the wire's port range" \
+		grep -q '^job W: ports 21000-21999$' "$OUT/W.out"
+	check "job W: alice's TCP from kavnode1 to her server on kavnode2 passes" \
+		grep -q '^@@tcp ok$' "$OUT/W.out"
+	check "job W: alice's UDP from kavnode1 to kavnode2 passes" \
+		grep -q '^@@udp ok$' "$OUT/W.out"
+	check "job W: it went over ESP (kavnode2's SA from kavnode1 counted packets)" \
+		esp_used kavnode2 10.77.0.2
+	check "job W: alice's stream is flowing" grep -q '^@@streaming$' "$OUT/W-stream.out"
+
+	local d0 p
+	d0=$(drops kavnode1)
+	for p in tcp udp; do
+		check "bob on kavnode1 (no wire key): $p to alice's server on kavnode2 is refused" \
+			refused kavnode1 bob $p
+		check "bob on kavnode2, alice's node: $p to her server is refused" \
+			refused kavnode2 bob $p
+		check "root on kavnode1, outside any job: $p to alice's server is refused" \
+			refused kavnode1 root $p
+		check "alice on kavnode1 outside her job (her standing grant has no wire): $p is refused" \
+			refused kavnode1 alice $p
+	done
+	check "kavnode1 counted the refusals as wire drops ($d0 before, $(drops kavnode1) after)" \
+		test "$(drops kavnode1)" -gt "$d0"
+	check "job W: alice's stream still flows after the attacks" \
+		bash -c "! grep -q '^@@stream-error' '$OUT/W-stream.out'"
+
+	# Revocation during the transfer, on both nodes at once (as both
+	# epilogs would): each end sees an error within a second, by its own
+	# node's clock.
+	g1=$(on kavnode1 "kavctl -n -r -o ID,WIRE grant list tag slurm-$j" | awk '$2 == "yes" { print $1 }')
+	g2=$(on kavnode2 "kavctl -n -r -o ID,WIRE grant list tag slurm-$j" | awk '$2 == "yes" { print $1 }')
+	on kavnode2 "date +%s.%N; kavctl grant del $g2" >"$OUT/W-revoke2" 2>&1 &
+	t1=$(date +%s.%N)
+	kavctl grant del "$g1" >/dev/null
+	wait
+	t2=$(head -n 1 "$OUT/W-revoke2")
+	sleep 5
+	show "$OUT/W-stream.out"
+	show "$OUT/W-serve.out"
+	d1=$(took "$t1" "$OUT/W-stream.out" stream-error)
+	d2=$(took "$t2" "$OUT/W-serve.out" serve-error)
+	info "revocation: the sender on kavnode1 saw $(awk '$1 == "@@stream-error" { print $2 }' "$OUT/W-stream.out") after ${d1:-?} s, the receiver on kavnode2 $(awk '$1 == "@@serve-error" { print $2 }' "$OUT/W-serve.out") after ${d2:-?} s"
+	check "job W: revoking the wire key stops alice's stream: the sender sees an error within 1 s (${d1:-none} s)" \
+		under "$d1" 1
+	check "job W: ... and the receiver on the other node within 1 s (${d2:-none} s)" \
+		under "$d2" 1
+	release "$j"
+	check "job W ended" wait_for 300 job_gone "$j"
+	for n in $NODES; do
+		check "job W: the epilog left no SA of key $VNI_W on $n" \
+			test "$(key_sas "$n" $VNI_W)" = 0
+	done
+}
