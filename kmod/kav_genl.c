@@ -643,6 +643,9 @@ static int kav_genl_grant_del(struct sk_buff *skb, struct genl_info *info)
 	}
 	/* Every consumer, before the administrator hears it is done. */
 	kav_consumers_revoke(g->vni);
+	/* Its connections on the wire too (and at once if they are idle). */
+	if (READ_ONCE(g->wire))
+		kav_wire_key_revoked();
 	return kav_grant_done(info, msg, g, false, KAV_GENL_CMD_GRANT_DEL);
 }
 

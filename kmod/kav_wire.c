@@ -37,6 +37,7 @@
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <linux/workqueue.h>
+#include <net/inet_hashtables.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -656,6 +657,103 @@ static void kav_wire_hooks_unregister(void)
 	kav_wire_symbols_put();
 }
 
+/* ---------------------------------------------------------- revocation */
+
+/*
+ * @sk's connection as a packet it sends, for the scope's tests; true if
+ * the peer is on this node as far as the addresses tell (the loopback
+ * device carries it).
+ */
+static bool kav_wire_sk_tuple(const struct sock *sk, struct kav_wire_pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->protocol = IPPROTO_TCP;
+	p->sport = inet_sk(sk)->inet_sport;
+	p->dport = inet_sk(sk)->inet_dport;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+		p->family = AF_INET6;
+		memcpy(p->saddr, &sk->sk_v6_rcv_saddr, 16);
+		memcpy(p->daddr, &sk->sk_v6_daddr, 16);
+		return ipv6_addr_loopback(&sk->sk_v6_daddr) ||
+		       ipv6_addr_equal(&sk->sk_v6_daddr, &sk->sk_v6_rcv_saddr);
+	}
+#endif
+	p->family = AF_INET;
+	memcpy(p->saddr, &sk->sk_rcv_saddr, 4);
+	memcpy(p->daddr, &sk->sk_daddr, 4);
+	return ipv4_is_loopback(sk->sk_daddr) ||
+	       sk->sk_daddr == sk->sk_rcv_saddr;
+}
+
+/* A TCP connection in scope whose owner has no key: its packets go no more. */
+static bool kav_wire_sk_keyless(const struct kav_wire_conf *c, struct sock *sk)
+{
+	struct kav_sock_owner o;
+	struct kav_wire_pkt p;
+	struct kav_grant *g;
+	bool local, conflict;
+
+	if (!sk_fullsock(sk) || sk->sk_kern_sock ||
+	    sk->sk_protocol != IPPROTO_TCP ||
+	    (1 << READ_ONCE(sk->sk_state)) & (TCPF_LISTEN | TCPF_CLOSE))
+		return false;
+	local = kav_wire_sk_tuple(sk, &p);
+	if (!kav_wire_in_scope(c, &p, local) || kav_wire_from_exempt(c, &p))
+		return false;
+	kav_wire_sock_owner(sk, &o);
+	return !kav_wire_owner_key(&o, &g, &conflict);
+}
+
+/* Abort the keyless connections of one established hash. */
+static void kav_wire_sweep_hash(const struct kav_wire_conf *c,
+				struct inet_hashinfo *h)
+{
+	struct hlist_nulls_node *node;
+	struct sock *sk;
+	unsigned int i;
+
+	for (i = 0; i <= h->ehash_mask; i++) {
+		if (hlist_nulls_empty(&h->ehash[i].chain))
+			continue;
+		spin_lock_bh(inet_ehash_lockp(h, i));
+		sk_nulls_for_each(sk, node, &h->ehash[i].chain) {
+			if (!kav_wire_sk_keyless(c, sk) ||
+			    !refcount_inc_not_zero(&sk->sk_refcnt))
+				continue;
+			kav_wire_abort(sk);
+			sock_put(sk);	/* hashed: not the last reference */
+		}
+		spin_unlock_bh(inet_ehash_lockp(h, i));
+	}
+}
+
+/*
+ * The hooks abort a connection at its next packet; an end that sends
+ * nothing (a receiver) would never hear, and its peer's reset, keyless
+ * now, cannot cross. So a revocation walks every namespace's established
+ * hash (the one they share, and any of their own) as sock_diag's destroy
+ * does, and aborts the connections in scope left without a key.
+ */
+static void kav_wire_sweep(void)
+{
+	struct inet_hashinfo *shared = init_net.ipv4.tcp_death_row.hashinfo;
+	const struct kav_wire_conf *c;
+	struct net *net;
+
+	rcu_read_lock();
+	c = kav_wire_conf_rcu();
+	if (c && c->mode != KAV_WIRE_OFF && c->nr_scope) {
+		kav_wire_sweep_hash(c, shared);
+		for_each_net_rcu(net)
+			if (net->ipv4.tcp_death_row.hashinfo != shared)
+				kav_wire_sweep_hash(c,
+						    net->ipv4.tcp_death_row.hashinfo);
+	}
+	rcu_read_unlock();
+}
+
 #else /* !KAV_WIRE_HOOKS */
 
 static int kav_wire_hooks_register(void)
@@ -664,6 +762,10 @@ static int kav_wire_hooks_register(void)
 }
 
 static void kav_wire_hooks_unregister(void)
+{
+}
+
+static void kav_wire_sweep(void)
 {
 }
 
@@ -695,6 +797,18 @@ int kav_wire_set(const struct kav_wire_change *c, const char **why)
 	}
 	mutex_unlock(&kav_wire_hook_lock);
 	return ret ?: kav_wire_conf_set(c, why);
+}
+
+/*
+ * A wire grant was revoked (GRANT_DEL): the connections it carried end
+ * now (kav_wire_sweep()), at both ends once each node revokes.
+ */
+void kav_wire_key_revoked(void)
+{
+	mutex_lock(&kav_wire_hook_lock);
+	if (kav_wire_hooked)
+		kav_wire_sweep();
+	mutex_unlock(&kav_wire_hook_lock);
 }
 
 int kav_wire_init(void (*notify)(const struct kav_wire_event *ev))

@@ -126,6 +126,7 @@ u32 kav_wire_netns_key(u64 cookie);
 int kav_wire_init(void (*notify)(const struct kav_wire_event *ev));
 void kav_wire_exit(void);
 int kav_wire_set(const struct kav_wire_change *c, const char **why);
+void kav_wire_key_revoked(void);
 
 /* kav_wire_guard.c */
 int kav_wire_guard_register(void);

@@ -43,7 +43,10 @@
 # on the trixie root's; with KAV_USERLAND_KERNEL=SERIES (make vmtest:
 # 6.12) only on the host's kernel of that series and the debug kernels,
 # since what they test is the userland, which the other kernels do not
-# change. --trixie-only: programs that test the trixie userland (Open
+# change. --userland-only: programs (by file name) that test the host's
+# userland and nothing a debug kernel checks better: with
+# KAV_USERLAND_KERNEL, only on that kernel (without it, everywhere but
+# the trixie root's kernels). --trixie-only: programs that test the trixie userland (Open
 # MPI 5 over 9p): run on the trixie root's kernels only.
 # --rt-tests: the programs (by file name) run on a PREEMPT_RT kernel (a
 # kernel whose release has "-rt-", e.g. Debian's 6.12 -rt): those whose
@@ -549,7 +552,7 @@ other_bins() {
 
 main() {
 	local selftests='' kernels=${KAV_KERNELS:-6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan}
-	local host_only='' trixie_only='' rt=''
+	local host_only='' userland_only='' trixie_only='' rt=''
 
 	local kver k line
 	local race=''
@@ -560,10 +563,11 @@ main() {
 		--race-tests) race=${2?}; shift 2 ;;
 		--host-only) host_only=${2?}; shift 2 ;;
 		--trixie-only) trixie_only=${2?}; shift 2 ;;
+		--userland-only) userland_only=${2?}; shift 2 ;;
 		--rt-tests) rt=${2?}; shift 2 ;;
 		--demo) DEMO=1; shift ;;
 		--args) PROG_ARGS=${2?}; shift 2 ;;
-		*) die "usage: vm.sh --selftests \"bin...\" [--kernels \"6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan\"] [--race-tests \"name...\"] [--host-only \"name...\"] [--trixie-only \"name...\"] [--rt-tests \"name...\"] [--demo] [--args \"ARGS\"]" ;;
+		*) die "usage: vm.sh --selftests \"bin...\" [--kernels \"6.1 6.12 trixie:6.12 trixie:7.3 debug kcsan\"] [--race-tests \"name...\"] [--host-only \"name...\"] [--userland-only \"name...\"] [--trixie-only \"name...\"] [--rt-tests \"name...\"] [--demo] [--args \"ARGS\"]" ;;
 		esac
 	done
 	local -a kvers=() bins race_list=()
@@ -608,12 +612,19 @@ main() {
 	fi
 
 	local root
-	local -a host_bins trixie_bins kernel_bins rt_bins
+	local -a host_bins trixie_bins kernel_bins rt_bins debug_bins
 	mapfile -t host_bins < <(other_bins "$trixie_only" "${bins[@]}")
-	mapfile -t trixie_bins < <(other_bins "$host_only" "${bins[@]}")
+	mapfile -t trixie_bins < <(other_bins "$host_only $userland_only" "${bins[@]}")
 	# The host's kernels other than KAV_USERLAND_KERNEL's: neither.
-	mapfile -t kernel_bins < <(other_bins "$host_only" "${host_bins[@]}")
+	mapfile -t kernel_bins < <(other_bins "$host_only $userland_only" "${host_bins[@]}")
 	mapfile -t rt_bins < <(race_bins "$rt" "${kernel_bins[@]}")
+	# The debug kernels: the host's userland, but for --userland-only
+	# (when a KAV_USERLAND_KERNEL is named).
+	if [[ -n ${KAV_USERLAND_KERNEL:-} ]]; then
+		mapfile -t debug_bins < <(other_bins "$userland_only" "${host_bins[@]}")
+	else
+		debug_bins=("${host_bins[@]}")
+	fi
 	# The debug kernel's guest, the longest but for the first kernel's,
 	# starts second, so that the two lanes end together rather than
 	# leaving it alone at the end (the kcsan guest, short, goes last).
@@ -623,7 +634,7 @@ main() {
 		read -r kver root <<<"$line"
 		[[ -n $kver ]] || continue
 		if [[ ${#JOB_KIND[@]} == 1 && $debug_job == 1 ]]; then
-			add_job "debug kasan" "${host_bins[*]}"
+			add_job "debug kasan" "${debug_bins[*]}"
 			debug_job=0
 		fi
 		if [[ -n $root ]]; then
@@ -636,9 +647,9 @@ main() {
 			add_job "kernel $kver" "${kernel_bins[*]}"
 		fi
 	done
-	[[ $debug_job == 0 ]] || add_job "debug kasan" "${host_bins[*]}"
+	[[ $debug_job == 0 ]] || add_job "debug kasan" "${debug_bins[*]}"
 	if [[ $kcsan == 1 ]]; then
-		mapfile -t race_list < <(race_bins "$race" "${host_bins[@]}")
+		mapfile -t race_list < <(race_bins "$race" "${debug_bins[@]}")
 		if [[ ${#race_list[@]} == 0 ]]; then
 			note "kcsan: none of the programs is in --race-tests ($race)"
 		else
