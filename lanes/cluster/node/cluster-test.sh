@@ -287,12 +287,15 @@ main() {
 	chmod 1777 $OUT
 	info "cluster test on $(hostname): $(uname -r), $(slurmd -V), $(podman --version), libfabric $(dpkg-query -W -f='${Version}' libfabric1)"
 	boot_checks
+	wire_setup
+	wire_mark
 	job_a
 	job_cancelled
 	job_b
 	job_c
 	job_a_end
 	job_b_end
+	wire_jobs
 	containers
 	wire
 	lifecycle

@@ -22,7 +22,9 @@
 set -u
 OUT=/tmp/kav-cluster
 BIN=/usr/lib/kav-cluster/bin
-BASE=25000
+# Inside the wire's port range (wire.sh: 21000-21999), so that the
+# ranks' traffic is in kav-wire's scope.
+BASE=21500
 VNI=${FI_OFI_HOOK_KAV_VNI:?no VNI from the TaskProlog}
 HOSTS=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | paste -sd,)
 D=/tmp/kavjob-$SLURM_JOB_ID

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# Sourced by cluster-test.sh: kav-wire in esp mode across the two nodes
+# Sourced by cluster-test.sh: kav-wire in esp mode across the two nodes,
+# on from the start (wire_setup, before job A; wire_jobs after job B)
 # (Documentation/admin-guide.rst, "Wire enforcement (kav-wire)";
 # Documentation/slurm.rst, "Wire keys"), set up as the admin guide's
 # recipe says: one cluster secret on every node, /etc/kav/wire.conf
@@ -62,9 +63,54 @@ under() {
 		'BEGIN { exit !(t != "" && t + 0 >= s - e && t < max) }'
 }
 
+# drops_other NODE: drops there for any reason but a keyless sender or
+# receiver (which a job's end causes: its epilog revokes the key while
+# its last segments are in flight); drop_reasons NODE: every reason's.
+# (kavctl -r: libsmartcols' raw output, a label's spaces as \x20.)
+drops_other() {
+	on "$1" "kavctl -r wire show" |
+		awk '/^dropped/ && !/(sender|receiver)[-_]no[-_]key/ { s += $NF } END { print s + 0 }'
+}
+drop_reasons() {
+	on "$1" "kavctl -r wire show" |
+		awk '/^dropped/ && $NF > 0 { l = $0; gsub(/\\x20|[ \t]+/, " ", l); printf "%s; ", l }'
+}
+# passed NODE: packets in scope the wire passed there.
+passed() { on "$1" "kavctl -r wire show" | awk '$1 == "passed" { print $NF }'; }
+
+# The wire is on from the start (main calls wire_setup before job A):
+# alice's Open MPI (job A) and MPICH (job B) jobs run under it, their
+# ranks listening in its port range (the TaskProlog's range; job B's
+# kav-av-fill ports). wire_jobs, after them: their traffic was in scope
+# and passed, and nothing was dropped but what their ends cause (the
+# epilog revokes the job's key while its last segments are in flight:
+# a keyless sender or receiver).
+WIRE_P0='' WIRE_D0=''
+wire_mark() {
+	local n
+	WIRE_P0='' WIRE_D0=''
+	for n in $NODES; do
+		WIRE_P0+="$(passed "$n") "
+		WIRE_D0+="$(drops_other "$n") "
+	done
+}
+wire_jobs() {
+	local n p0 d0 i=0
+	local -a ps ds
+	read -r -a ps <<<"$WIRE_P0"
+	read -r -a ds <<<"$WIRE_D0"
+	for n in $NODES; do
+		p0=${ps[$i]:-0} d0=${ds[$i]:-0}
+		i=$((i + 1))
+		check "$n: jobs A and B (Open MPI, MPICH) ran under kav-wire: their traffic in scope passed ($p0 before, $(passed "$n") after)" \
+			test "$(passed "$n")" -gt $((p0 + 100))
+		check "$n: ... and none of it was dropped but at the jobs' ends, after their revocation (drops: $(drop_reasons "$n"))" \
+			test "$(drops_other "$n")" = "$d0"
+	done
+}
+
 wire() {
 	local j n g1 g2 t1 t2 d1 d2
-	wire_setup
 	j=$(submit alice "-N2 --ntasks-per-node=1 -o $OUT/W.out $LIB/job-w.sh") ||
 		{ notok "job W submitted"; return; }
 	grant_job "$j" $VNI_W
