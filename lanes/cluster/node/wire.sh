@@ -64,12 +64,15 @@ under() {
 }
 
 # drops_other NODE: drops there for any reason but a keyless sender or
-# receiver (which a job's end causes: its epilog revokes the key while
-# its last segments are in flight); drop_reasons NODE: every reason's.
+# receiver (a job's end: its epilog revokes the key while its last
+# segments are in flight) or no carrier (a connection's end: the stack's
+# own segments, a reset to a closed port or a TIME_WAIT's ACK, have no
+# owner and carry no key; measured: 140 and 11 of them on the two nodes
+# over jobs A to C); drop_reasons NODE: every reason's.
 # (kavctl -r: libsmartcols' raw output, a label's spaces as \x20.)
 drops_other() {
 	on "$1" "kavctl -r wire show" |
-		awk '/^dropped/ && !/(sender|receiver)[-_]no[-_]key/ { s += $NF } END { print s + 0 }'
+		awk '/^dropped/ && !/(sender|receiver)[-_]no[-_]key|no[-_]carrier/ { s += $NF } END { print s + 0 }'
 }
 drop_reasons() {
 	on "$1" "kavctl -r wire show" |
@@ -104,7 +107,7 @@ wire_jobs() {
 		i=$((i + 1))
 		check "$n: jobs A and B (Open MPI, MPICH) ran under kav-wire: their traffic in scope passed ($p0 before, $(passed "$n") after)" \
 			test "$(passed "$n")" -gt $((p0 + 100))
-		check "$n: ... and none of it was dropped but at the jobs' ends, after their revocation (drops: $(drop_reasons "$n"))" \
+		check "$n: ... and none of it was dropped but at the jobs' and connections' ends (drops: $(drop_reasons "$n"))" \
 			test "$(drops_other "$n")" = "$d0"
 	done
 }
