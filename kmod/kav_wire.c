@@ -706,15 +706,26 @@ static bool kav_wire_sk_keyless(const struct kav_wire_conf *c, struct sock *sk)
 	return !kav_wire_owner_key(&o, &g, &conflict);
 }
 
-/* Abort the keyless connections of one established hash. */
-static void kav_wire_sweep_hash(const struct kav_wire_conf *c,
-				struct inet_hashinfo *h)
+/*
+ * Buckets walked per RCU read-side section: a node's hash can hold a
+ * million buckets, and the sweep runs under the genl mutex, so it yields
+ * between batches rather than holding off grace periods and the CPU.
+ */
+#define KAV_WIRE_SWEEP_BATCH	256
+
+/*
+ * Abort the keyless connections of buckets [@i, @i + batch) of @h; the
+ * next bucket to walk, or 0 at the end. Under rcu_read_lock().
+ */
+static unsigned int kav_wire_sweep_batch(const struct kav_wire_conf *c,
+					 struct inet_hashinfo *h,
+					 unsigned int i)
 {
+	unsigned int end = i + KAV_WIRE_SWEEP_BATCH;
 	struct hlist_nulls_node *node;
 	struct sock *sk;
-	unsigned int i;
 
-	for (i = 0; i <= h->ehash_mask; i++) {
+	for (; i <= h->ehash_mask && i < end; i++) {
 		if (hlist_nulls_empty(&h->ehash[i].chain))
 			continue;
 		spin_lock_bh(inet_ehash_lockp(h, i));
@@ -727,6 +738,29 @@ static void kav_wire_sweep_hash(const struct kav_wire_conf *c,
 		}
 		spin_unlock_bh(inet_ehash_lockp(h, i));
 	}
+	return i > h->ehash_mask ? 0 : i;
+}
+
+/*
+ * Sweep @h, a batch per RCU section, taking the configuration afresh in
+ * each: a change between two batches applies from the next. @h is the
+ * shared hash or one of a namespace the caller holds a reference to.
+ */
+static void kav_wire_sweep_hash(struct inet_hashinfo *h)
+{
+	const struct kav_wire_conf *c;
+	unsigned int i = 0;
+
+	do {
+		rcu_read_lock();
+		c = kav_wire_conf_rcu();
+		if (c && c->mode != KAV_WIRE_OFF && c->nr_scope)
+			i = kav_wire_sweep_batch(c, h, i);
+		else
+			i = 0;
+		rcu_read_unlock();
+		cond_resched();
+	} while (i);
 }
 
 /*
@@ -734,24 +768,32 @@ static void kav_wire_sweep_hash(const struct kav_wire_conf *c,
  * nothing (a receiver) would never hear, and its peer's reset, keyless
  * now, cannot cross. So a revocation walks every namespace's established
  * hash (the one they share, and any of their own) as sock_diag's destroy
- * does, and aborts the connections in scope left without a key.
+ * does, and aborts the connections in scope left without a key. A
+ * namespace with its own hash is held (maybe_get_net()) while it is
+ * walked outside RCU; held, it stays on net_namespace_list, so the walk
+ * goes on from it.
  */
 static void kav_wire_sweep(void)
 {
 	struct inet_hashinfo *shared = init_net.ipv4.tcp_death_row.hashinfo;
-	const struct kav_wire_conf *c;
-	struct net *net;
+	struct net *net, *held = NULL;
 
+	kav_wire_sweep_hash(shared);
 	rcu_read_lock();
-	c = kav_wire_conf_rcu();
-	if (c && c->mode != KAV_WIRE_OFF && c->nr_scope) {
-		kav_wire_sweep_hash(c, shared);
-		for_each_net_rcu(net)
-			if (net->ipv4.tcp_death_row.hashinfo != shared)
-				kav_wire_sweep_hash(c,
-						    net->ipv4.tcp_death_row.hashinfo);
+	for_each_net_rcu(net) {
+		if (net->ipv4.tcp_death_row.hashinfo == shared ||
+		    !maybe_get_net(net))
+			continue;
+		rcu_read_unlock();
+		if (held)
+			put_net(held);
+		held = net;
+		kav_wire_sweep_hash(net->ipv4.tcp_death_row.hashinfo);
+		rcu_read_lock();
 	}
 	rcu_read_unlock();
+	if (held)
+		put_net(held);
 }
 
 #else /* !KAV_WIRE_HOOKS */

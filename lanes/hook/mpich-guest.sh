@@ -10,7 +10,7 @@
 # try_open_shared_av) and finds its peers through map_addr, with no
 # address exchange. Prints TAP:
 #
-#   - for N = 2, 8 and 32 ranks (2 on the debug kernels): the job
+#   - for N = 2 and 8 ranks (2 on the debug kernels): the job
 #     (ping-pong, allreduce) passes with instant-on, every rank's stats
 #     line names FI_NAMED_AV_0 and its peers were copied to the core on
 #     first use; and it passes without instant-on (no named AV: MPICH
@@ -80,10 +80,12 @@ passed() {
 	grep -q "mpi_instant: $1 ranks, .*pingpong ok, allreduce ok" $OUT/job.log
 }
 
+# 2 and 8 ranks: 32 ranks on one node took a minute of make check's
+# budget and test nothing 8 do not (the cluster test runs MPICH's 16
+# ranks across two nodes; hook-results.md keeps the 32-rank figures).
 # The debug kernels (KASAN's shadow, kmemleak) leave too little of the
-# guest's memory for 32 MPICH ranks, and make check's time budget too
-# little for more: one 2-rank job there.
-SIZES="2 8 32"
+# guest's memory for more than one 2-rank job in the budget.
+SIZES="2 8"
 case $(uname -r) in
 *kav*) SIZES="2" ;;
 esac

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# deb-check.sh [DEBDIR]: install kav's Debian packages on this host the way
+# deb-check.sh [--keep FILELIST] [DEBDIR]: install kav's Debian packages on this host the way
 # a node would (apt, dependencies from the archive), use them, purge them,
 # and check that nothing is left behind. DEBDIR defaults to build/deb
 # (make deb runs first when it has no packages). Needs root; the host's
@@ -16,6 +16,10 @@
 # the Slurm scripts are installed; kav-av-fill -V, kav-cdi-generate's
 # spec; then after purge: no package, no file of theirs,
 # no DKMS state, no module, no configuration file.
+# --keep FILELIST: leave the packages installed, for upgrade-check.sh
+# --installed to upgrade (pkg.sh: DKMS builds kav.ko once per kernel
+# for both), and write the files they installed to FILELIST; the purge
+# and its checks are then upgrade-check.sh's.
 #
 # Prints TAP.
 set -euo pipefail
@@ -23,6 +27,11 @@ export LC_ALL=C DEBIAN_FRONTEND=noninteractive
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+KEEP=''
+if [[ ${1:-} == --keep ]]; then
+	KEEP=${2:?--keep needs a file}
+	shift 2
+fi
 DEBDIR=${1:-$REPO/build/deb}
 VERSION=$(cat "$REPO/VERSION")
 TMP=''
@@ -147,7 +156,9 @@ main() {
 	done
 	mapfile -t KVERS < <(kernels)
 
-	echo "1..$((16 + ${#KVERS[@]}))"
+	local plan=16
+	[[ -z $KEEP ]] || plan=13	# the purge's three checks are upgrade-check.sh's
+	echo "1..$((plan + ${#KVERS[@]}))"
 	if any_present; then
 		apt-get purge -y -qq "${PACKAGES[@]}" >/dev/null 2>&1 || true
 	fi
@@ -186,6 +197,10 @@ main() {
 	check "/usr/bin/kav-av-fill -V says $VERSION" \
 		sh -c "/usr/bin/kav-av-fill -V | grep -qx 'kav-av-fill $VERSION'"
 	check "/usr/sbin/kav-cdi-generate writes the CDI spec of /dev/kav" cdi_spec
+	if [[ -n $KEEP ]]; then
+		cp "$TMP/files" "$KEEP"
+		return "$FAILED"
+	fi
 	check "apt purges ${PACKAGES[*]}" apt_purge "${PACKAGES[@]}"
 	check "no package left, not even its configuration" \
 		eval '! any_present'

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# dkms-check.sh: DKMS builds and installs kav.ko for each Debian kernel
-# tested (6.1 and 6.12), on the host (nothing is loaded), in a private
+# dkms-check.sh: DKMS builds and installs kav.ko for the newest Debian
+# kernel tested (6.12; 7.3 in the trixie root; deb-check.sh's install
+# builds for every kernel, each with its compression), on the host
+# (nothing is loaded), in a private
 # DKMS tree: the source tree `make dkms-src` makes is added, built and
 # installed with --sourcetree/--dkmstree/--installtree, so the machine's
 # own /usr/src, /var/lib/dkms/<module> and /lib/modules are never touched
@@ -88,7 +90,7 @@ is_kav_for() {
 main() {
 	local kver kvers file d
 	command -v dkms >/dev/null || { echo "Bail out! dkms is not installed (make deps)"; exit 1; }
-	mapfile -t kvers < <("$HERE/../vm/kernels.sh")
+	mapfile -t kvers < <("$HERE/../vm/kernels.sh" | sort -V | tail -n 1)
 	TMP=$(mktemp -d)
 	trap 'rm -rf "$TMP"' EXIT
 	d=(--sourcetree "$TMP/src" --dkmstree "$TMP/dkms" --installtree "$TMP/modules")

@@ -16,6 +16,9 @@ deb=$1 trixie=$2
 
 "$HERE/lintian-check.sh" "$deb"
 "$HERE/dkms-check.sh"
-"$HERE/deb-check.sh" "$deb"
-"$HERE/upgrade-check.sh" "$deb"
+files=$(mktemp)
+trap 'rm -f "$files"' EXIT
+# N installed once: DKMS builds it once per kernel for both checks.
+"$HERE/deb-check.sh" --keep "$files" "$deb"
+"$HERE/upgrade-check.sh" --installed "$files" "$deb"
 "$HERE/trixie-check.sh" "$trixie"

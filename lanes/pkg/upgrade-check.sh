@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# upgrade-check.sh [DEBDIR]: a node upgrades kav from version N (VERSION:
+# upgrade-check.sh [--installed FILELIST] [DEBDIR]: a node upgrades kav from version N (VERSION:
 # the packages make deb built in DEBDIR, default build/deb) to N+1 (the
 # same source rebuilt as N+upgrade1 by `make-deb.sh --version`, in
 # DEBDIR-next), with apt, as deb-check.sh installs: N is installed, the
@@ -20,12 +20,21 @@
 # and the grants restored by the service (kavctl apply, then rmmod and
 # modprobe, then the grants again) is checked in the VM (lanes/vm).
 #
+# --installed FILELIST: N is already installed (deb-check.sh --keep left
+# it, FILELIST its files), so DKMS builds N once per kernel for both; the
+# end also checks that every file in FILELIST is gone.
+#
 # Prints TAP.
 set -euo pipefail
 export LC_ALL=C DEBIAN_FRONTEND=noninteractive
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+INSTALLED=''
+if [[ ${1:-} == --installed ]]; then
+	INSTALLED=${2:?--installed needs a file}
+	shift 2
+fi
 DEBDIR=${1:-$REPO/build/deb}
 NEXTDIR=$DEBDIR-next
 VERSION=$(cat "$REPO/VERSION")
@@ -107,9 +116,14 @@ unit_ok() {
 }
 
 nothing_left() {
-	local left
+	local left f
 	mapfile -t left < <(ls -d /usr/src/kav-* /var/lib/dkms/kav /etc/kav \
 		/lib/modules/*/updates/dkms/kav.ko* 2>/dev/null || true)
+	if [[ -n $INSTALLED ]]; then
+		while read -r f; do
+			[[ -e $f && ! -d $f ]] && left+=("$f")
+		done <"$INSTALLED"
+	fi
 	((${#left[@]} == 0)) || printf '# left: %s\n' "${left[@]}"
 	! any_present && ((${#left[@]} == 0))
 }
@@ -127,12 +141,17 @@ main() {
 	mapfile -t KVERS < <(kernels)
 
 	echo "1..$((7 + 2 * ${#KVERS[@]}))"
-	if any_present; then
-		"${APT[@]}" purge "${PACKAGES[@]}" >/dev/null 2>&1 || true
+	if [[ -n $INSTALLED ]]; then
+		rm -f "$GRANTS/site.conf"
+		check "version $VERSION is installed (deb-check.sh installed it)" all_at "$VERSION"
+	else
+		if any_present; then
+			"${APT[@]}" purge "${PACKAGES[@]}" >/dev/null 2>&1 || true
+		fi
+		rm -f "$GRANTS/site.conf"
+		# shellcheck disable=SC2046
+		check "apt installs version $VERSION" install_debs $(debs_of "$DEBDIR" "$VERSION")
 	fi
-	rm -f "$GRANTS/site.conf"
-	# shellcheck disable=SC2046
-	check "apt installs version $VERSION" install_debs $(debs_of "$DEBDIR" "$VERSION")
 	for k in "${KVERS[@]}"; do
 		check "DKMS: kav $VERSION for $k" dkms_only "$k" "$VERSION"
 	done

@@ -281,24 +281,31 @@ died() {
 	finish
 }
 
+# phase FN: FN, then how long it took (make check's budget: testing.rst).
+phase() {
+	local t0=$SECONDS
+	"$1"
+	info "phase $1 took $((SECONDS - t0)) s"
+}
+
 main() {
 	trap died EXIT
 	mkdir -p $OUT
 	chmod 1777 $OUT
 	info "cluster test on $(hostname): $(uname -r), $(slurmd -V), $(podman --version), libfabric $(dpkg-query -W -f='${Version}' libfabric1)"
-	boot_checks
-	wire_setup
-	wire_mark
-	job_a
-	job_cancelled
-	job_b
-	job_c
-	job_a_end
-	job_b_end
-	wire_jobs
-	containers
-	wire
-	lifecycle
+	phase boot_checks
+	phase wire_setup
+	phase wire_mark
+	phase job_a
+	phase job_cancelled
+	phase job_b
+	phase job_c
+	phase job_a_end
+	phase job_b_end
+	phase wire_jobs
+	phase containers
+	phase wire
+	phase lifecycle
 	((FAILED == 0)) || diagnose
 	finish
 }

@@ -1701,6 +1701,60 @@ TEST_F_TIMEOUT(wire, revocation_aborts_idle_tcp, SLOW)
 	close(sb);
 }
 
+struct own_hash_pair {
+	int ca, sa;
+	long buckets;	/* the namespace's tcp_ehash_entries */
+};
+
+/* In the namespace: lo up, its hash's size, key A's idle pair. */
+static int own_hash_pair_fn(void *arg)
+{
+	struct own_hash_pair *p = arg;
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_ehash_entries", "r");
+
+	if (!f || fscanf(f, "%ld", &p->buckets) != 1)
+		p->buckets = 0;
+	if (f)
+		fclose(f);
+	if (kav_wire_link_up("lo"))
+		return -1;
+	return tcp_pair(UID_A, PORT, &p->ca, &p->sa);
+}
+
+/*
+ * A namespace with an established hash of its own (made while
+ * net.ipv4.tcp_child_ehash_entries is set, 6.1 and later): the
+ * revocation's sweep walks that hash too, batch by batch, and both ends
+ * of key A's idle flow in it hear an error within 1 s.
+ */
+TEST_F_TIMEOUT(wire, revocation_sweeps_own_hash, SLOW)
+{
+	static const char child[] = "/proc/sys/net/ipv4/tcp_child_ehash_entries";
+	struct own_hash_pair p = { .ca = -1, .sa = -1 };
+	int ret, ea, eb;
+	uint32_t ga;
+
+	ga = grant_uid(_metadata, self, KEY_A, UID_A);
+	ASSERT_EQ(0, scope_on(&self->nl, KAV_WIRE_FLOWLABEL, "127.0.0.2", 32));
+	ASSERT_EQ(0, kav_write_path(child, "4096"));
+	self->netns = true;
+	ret = add_netns(NS1);
+	ASSERT_EQ(0, kav_write_path(child, "0"));
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, in_netns(NS1, own_hash_pair_fn, &p));
+	/* Positive: its own hash (negative: it shares init_net's). */
+	ASSERT_EQ(4096, p.buckets);
+
+	ungrant(self, ga);
+	ea = sock_error_within(p.ca, 1000);
+	eb = sock_error_within(p.sa, 1000);
+	EXPECT_TRUE(ea == ECONNABORTED || ea == ECONNRESET);
+	EXPECT_TRUE(eb == ECONNABORTED || eb == ECONNRESET);
+	EXPECT_TRUE(ea == ECONNABORTED || eb == ECONNABORTED);
+	close(p.ca);
+	close(p.sa);
+}
+
 /*
  * The hooks' own abort, at a flow's next packet: key A's flow is out of
  * scope when A is revoked (the sweep leaves it), then the scope takes
