@@ -12,7 +12,8 @@
 #   not ok  it passes without the hook and fails with it, or passes with
 #           no stats line;
 #   # SKIP  it fails without the hook already (libfabric 1.17 with
-#           fabtests 1.13.1): nothing to compare.
+#           fabtests 1.13.1): nothing to compare, and it is not run
+#           with the hook (the table's hook column: -).
 #
 # and a "# table:" line per case (provider, test, exit status without and
 # with the hook, what the stats line said), which
@@ -111,8 +112,14 @@ for prov in $PROVS; do
 		echo $N >$OUT/n
 		run plain "$prov" "$name" "$limit" "$kind" "$args"
 		plain=$?
-		run hook "$prov" "$name" "$limit" "$kind" "$args"
-		hook=$?
+		# Failing without the hook: nothing to compare, and the run
+		# with it is not made (fi_multi_ep's hangs cost 2 x 17 s).
+		hook=-
+		: >$OUT/hook.log
+		if [ $plain = 0 ]; then
+			run hook "$prov" "$name" "$limit" "$kind" "$args"
+			hook=$?
+		fi
 		stats=$(grep -a -m1 'stats: kav served' $OUT/hook.log |
 			sed 's/.*stats: kav served //')
 		echo "# table: $prov | $name | $plain | $hook | ${stats:-no stats line}"
@@ -122,7 +129,6 @@ for prov in $PROVS; do
 			tail -n 3 $OUT/plain.log | sed 's/^/#   without: /'
 			[ "$kind" = unit ] ||
 				tail -n 3 $OUT/plain.srv.log | sed 's/^/#   without, server: /'
-			tail -n 3 $OUT/hook.log | sed 's/^/#   with: /'
 		elif [ $hook = 0 ] && [ -n "$stats" ]; then
 			echo "ok $N - $desc"
 		else

@@ -122,18 +122,33 @@ show() {
 
 # Per-program state while reading its block.
 prog_reset() {
-	P_PLAN=0 P_PASS=0 P_FAIL=0 P_SKIP=0
+	P_PLAN=0 P_PASS=0 P_FAIL=0 P_SKIP=0 P_WHY=()
+}
+
+# The program's last diagnostic lines ("# ..."), for the summary: a
+# failure's reasons then show in the last lines a CI log keeps.
+P_WHY=()
+why() {
+	local l
+	for l in "${P_WHY[@]}"; do
+		printf '\n    | %s' "$l"
+	done
 }
 
 # prog_line KVER PROG LINE: count one top-level TAP result line.
 prog_line() {
 	local kver=$1 prog=$2 line=$3
-	if [[ $line =~ ^1\.\.([0-9]+) ]]; then
+	if [[ $line =~ ^#\  ]]; then
+		P_WHY+=("${line:0:300}")
+		((${#P_WHY[@]} <= 8)) || P_WHY=("${P_WHY[@]:1}")
+	elif [[ $line =~ ^1\.\.([0-9]+) ]]; then
 		P_PLAN=${BASH_REMATCH[1]}
 	elif [[ $line =~ ^not\ ok\ [0-9]+ ]]; then
 		P_FAIL=$((P_FAIL + 1))
-		fail "[$kver] $prog: $line"
+		fail "[$kver] $prog: $line$(why)"
+		P_WHY=()
 	elif [[ $line =~ ^ok\ [0-9]+ ]]; then
+		P_WHY=()
 		if [[ $line =~ \#\ *[Ss][Kk][Ii][Pp] ]]; then
 			P_SKIP=$((P_SKIP + 1))
 		else
@@ -183,7 +198,7 @@ prog_end() {
 	PASSED=$((PASSED + P_PASS))
 	SKIPPED=$((SKIPPED + P_SKIP))
 	if [[ ($rc != 0 && $P_FAIL == 0) || $results -lt $P_PLAN ]]; then
-		fail "[$kver] $prog: crashed/timeout ($(describe_rc "$rc"), $results of $P_PLAN results)"
+		fail "[$kver] $prog: crashed/timeout ($(describe_rc "$rc"), $results of $P_PLAN results)$(why)"
 		[[ $DEMO == 1 ]] || show "$kver" "not ok - $prog: crashed/timeout"
 	fi
 }

@@ -2568,6 +2568,7 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	struct fz_rng rng = { seed };
 	unsigned long nr_failed = 0;
 	double start = kav_now(), last_status = start, el;
+	char found[VIOL_LEN + 128] = "was a regression's or a seed's (above)";
 	enum verdict v = V_OK;
 	struct fz_prog p;
 	unsigned int i;
@@ -2638,9 +2639,11 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 		if (v == V_OK || (keep_going && v == V_VIOLATION &&
 				  !new_kind(SH->viol)))
 			continue;
-		printf("# fuzz: found after %.1f s, %lu programs, %lu calls: "
-		       "%s: %s\n", kav_now() - start, nr_programs, nr_calls,
-		       verdict_names[v], v == V_VIOLATION ? SH->viol : report);
+		snprintf(found, sizeof(found),
+			 "found after %.1f s, %lu programs, %lu calls: %s: %s",
+			 kav_now() - start, nr_programs, nr_calls,
+			 verdict_names[v], v == V_VIOLATION ? SH->viol : report);
+		printf("# fuzz: %s\n", found);
 		fail_out(v, &p, keep_going ? 20 : 90);
 		if (!keep_going || v != V_VIOLATION || nr_kinds >= MAX_KINDS ||
 		    stops(SH->viol))
@@ -2657,6 +2660,10 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	       nr_outcomes, nr_pairs, nr_seen, have_kcov ? "" : " (no kcov)");
 	if (nr_ignore)
 		printf("# fuzz: %lu violations ignored (--ignore)\n", ignored);
+	/* Again last, where a CI log's tail (and vm.sh's summary) has it. */
+	if (failed)
+		printf("# fuzz: seed %" PRIu64 ": the last failure %s\n", seed,
+		       found);
 	if (pcs && have_kcov)
 		print_pcs();
 	return failed;

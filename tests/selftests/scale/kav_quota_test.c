@@ -36,7 +36,7 @@
 #define LIMIT_W		10
 
 /* The victim's rounds stop after this long whatever their number. */
-#define VICTIM_SECONDS	20
+#define VICTIM_SECONDS	10
 
 static unsigned long rounds(unsigned long dflt)
 {
