@@ -1957,7 +1957,11 @@ static void check_after(void)
 	long grants;
 	int tries;
 
-	for (tries = 0; tries < 50; tries++) {
+	/*
+	 * Up to 10 s for what the program's exit and RCU free later: 1 s
+	 * was all a loaded TCG host might give a grace period.
+	 */
+	for (tries = 0; tries < 500; tries++) {
 		if (kav_nl_stats(&nl, &st))
 			return;
 		if (!st.domains && !st.avs && !st.entries)
