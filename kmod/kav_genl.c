@@ -505,7 +505,7 @@ static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **a = info->attrs;
 	struct kav_grant spec = { 0 }, *g;
 	struct sk_buff *msg;
-	bool updated;
+	bool updated, unwired;
 	int ret;
 
 	if (!a[KAV_A_VNI] || !a[KAV_A_SEL_TYPE]) {
@@ -527,7 +527,7 @@ static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 		return ret;
 
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	g = msg ? kav_grant_add(&spec, &updated) : ERR_PTR(-ENOMEM);
+	g = msg ? kav_grant_add(&spec, &updated, &unwired) : ERR_PTR(-ENOMEM);
 	if (spec.cgroup)		/* not handed over */
 		cgroup_put(spec.cgroup);
 	if (IS_ERR(g)) {
@@ -537,6 +537,9 @@ static int kav_genl_grant_add(struct sk_buff *skb, struct genl_info *info)
 					    "this selector has another key on the wire: one identity, one wire key");
 		return PTR_ERR(g);
 	}
+	/* Added again without the wire flag: its key left the wire. */
+	if (unwired)
+		kav_wire_key_revoked();
 	return kav_grant_done(info, msg, g, updated,
 			      updated ? KAV_GENL_CMD_GRANT_SET :
 			      KAV_GENL_CMD_GRANT_ADD);

@@ -186,13 +186,17 @@ static struct kav_grant *kav_grant_find(u32 id)
 
 /*
  * Add @spec, or update the live grant with its key, selector and tag:
- * that grant takes @spec's limits (*@updated is then true). Returns a
+ * that grant takes @spec's limits and wire flag (*@updated is then true;
+ * *@unwired too if the flag went, the key off the wire). Returns a
  * reference for the caller. A new grant takes over @spec's cgroup
  * reference (spec->cgroup is cleared); an update leaves it to the caller.
  */
-struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated)
+struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated,
+				bool *unwired)
 {
 	struct kav_grant *g, *new;
+
+	*unwired = false;
 
 	new = kmemdup(spec, sizeof(*spec), GFP_KERNEL);
 	if (!new)
@@ -208,6 +212,7 @@ struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated)
 		    kav_grant_same_selector(g, spec)) {
 			WRITE_ONCE(g->limit_entries, spec->limit_entries);
 			WRITE_ONCE(g->limit_avs, spec->limit_avs);
+			*unwired = g->wire && !spec->wire;
 			WRITE_ONCE(g->wire, spec->wire);
 			kav_grants_changed();
 			kav_grant_get(g);

@@ -93,7 +93,8 @@ struct kav_grant_change {
 	char tag[KAV_TAG_MAX + 1];
 };
 
-struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated);
+struct kav_grant *kav_grant_add(struct kav_grant *spec, bool *updated,
+				bool *unwired);
 struct kav_grant *kav_grant_set(u32 id, const struct kav_grant_change *c);
 struct kav_grant *kav_grant_lookup(u32 id);
 unsigned int kav_grants_generation(void);

@@ -1701,6 +1701,38 @@ TEST_F_TIMEOUT(wire, revocation_aborts_idle_tcp, SLOW)
 	close(sb);
 }
 
+/*
+ * Key A's grant added again without the wire flag (GRANT_ADD of its key,
+ * selector and tag updates it in place): the key leaves the wire as at
+ * GRANT_DEL, and A's idle flow is swept at once; the grant stays.
+ */
+TEST_F_TIMEOUT(wire, unwired_grant_sweeps, SLOW)
+{
+	struct kav_grant_spec s = { .vni = KEY_A, .sel_type = KAV_SEL_UID,
+				    .sel_id = UID_A };
+	struct kav_wire_state before, after;
+	struct kav_nl_grant g = { 0 };
+	int ca, sa, ea, eb;
+	uint32_t ga;
+
+	ga = grant_uid(_metadata, self, KEY_A, UID_A);
+	ASSERT_EQ(0, scope_on(&self->nl, KAV_WIRE_FLOWLABEL, "127.0.0.2", 32));
+	ASSERT_EQ(0, tcp_pair(UID_A, PORT, &ca, &sa));
+	ASSERT_EQ(0, kav_wire_get(&self->nl, &before));
+
+	ASSERT_EQ(0, kav_nl_grant_add(&self->nl, &s, &g));
+	EXPECT_EQ(ga, g.id);	/* the same grant, updated */
+	ea = sock_error_within(ca, 1000);
+	eb = sock_error_within(sa, 1000);
+	EXPECT_TRUE(ea == ECONNABORTED || ea == ECONNRESET);
+	EXPECT_TRUE(eb == ECONNABORTED || eb == ECONNRESET);
+	EXPECT_TRUE(ea == ECONNABORTED || eb == ECONNABORTED);
+	ASSERT_EQ(0, kav_wire_get(&self->nl, &after));
+	EXPECT_LE(before.aborts + 1, after.aborts);
+	close(ca);
+	close(sa);
+}
+
 struct own_hash_pair {
 	int ca, sa;
 	long buckets;	/* the namespace's tcp_ehash_entries */
