@@ -713,54 +713,100 @@ static bool kav_wire_sk_keyless(const struct kav_wire_conf *c, struct sock *sk)
  */
 #define KAV_WIRE_SWEEP_BATCH	256
 
+/* Connections one batch holds to abort at most. */
+#define KAV_WIRE_SWEEP_HELD	32
+
+struct kav_wire_sweep_held {
+	struct sock *sk[KAV_WIRE_SWEEP_HELD];
+	unsigned int n;
+};
+
 /*
- * Abort the keyless connections of buckets [@i, @i + batch) of @h; the
- * next bucket to walk, or 0 at the end. Under rcu_read_lock().
+ * Take a reference to each keyless connection of buckets [@i, @i +
+ * batch) of @h into @held; the next bucket to walk (past the mask at
+ * the end). A bucket that holds more than @held has room for is walked
+ * again next (the ones held are aborted, unhashed, by then). Under
+ * rcu_read_lock().
  */
 static unsigned int kav_wire_sweep_batch(const struct kav_wire_conf *c,
 					 struct inet_hashinfo *h,
-					 unsigned int i)
+					 unsigned int i,
+					 struct kav_wire_sweep_held *held)
 {
 	unsigned int end = i + KAV_WIRE_SWEEP_BATCH;
 	struct hlist_nulls_node *node;
 	struct sock *sk;
+	bool full = false;
 
 	for (; i <= h->ehash_mask && i < end; i++) {
 		if (hlist_nulls_empty(&h->ehash[i].chain))
 			continue;
 		spin_lock_bh(inet_ehash_lockp(h, i));
 		sk_nulls_for_each(sk, node, &h->ehash[i].chain) {
-			if (!kav_wire_sk_keyless(c, sk) ||
-			    !refcount_inc_not_zero(&sk->sk_refcnt))
-				continue;
-			kav_wire_abort(sk);
-			sock_put(sk);	/* hashed: not the last reference */
+			if (held->n == KAV_WIRE_SWEEP_HELD) {
+				full = true;
+				break;
+			}
+			if (kav_wire_sk_keyless(c, sk) &&
+			    refcount_inc_not_zero(&sk->sk_refcnt))
+				held->sk[held->n++] = sk;
 		}
 		spin_unlock_bh(inet_ehash_lockp(h, i));
+		if (full)
+			return i;
 	}
-	return i > h->ehash_mask ? 0 : i;
+	return i;
+}
+
+/*
+ * Abort what a batch held, as sock_diag's destroy does: tcp_abort()
+ * takes the socket's lock, so here, with no lock and no RCU held, and
+ * with nothing queued (the hooks' queue of 256 is for their aborts).
+ */
+static void kav_wire_sweep_abort(struct kav_wire_sweep_held *held)
+{
+	unsigned int k;
+
+	for (k = 0; k < held->n; k++) {
+		struct sock *sk = held->sk[k];
+
+		if (READ_ONCE(sk->sk_state) != TCP_CLOSE &&
+		    !tcp_abort(sk, ECONNABORTED))
+			kav_wire_count_abort();
+		sock_put(sk);
+	}
+	held->n = 0;
 }
 
 /*
  * Sweep @h, a batch per RCU section, taking the configuration afresh in
  * each: a change between two batches applies from the next. @h is the
- * shared hash or one of a namespace the caller holds a reference to.
+ * shared hash or one of a namespace the caller holds a reference to. A
+ * bucket walked again more than 8 times in a row is left (a connection
+ * tcp_abort() could not unhash must not hold the sweep forever).
  */
 static void kav_wire_sweep_hash(struct inet_hashinfo *h)
 {
+	struct kav_wire_sweep_held held = { .n = 0 };
 	const struct kav_wire_conf *c;
-	unsigned int i = 0;
+	unsigned int i = 0, next, again = 0;
 
 	do {
 		rcu_read_lock();
 		c = kav_wire_conf_rcu();
 		if (c && c->mode != KAV_WIRE_OFF && c->nr_scope)
-			i = kav_wire_sweep_batch(c, h, i);
+			next = kav_wire_sweep_batch(c, h, i, &held);
 		else
-			i = 0;
+			next = h->ehash_mask + 1;
 		rcu_read_unlock();
+		kav_wire_sweep_abort(&held);
+		if (next != i)
+			again = 0;
+		else if (++again > 8)
+			next++;
+		i = next;
 		cond_resched();
-	} while (i);
+	} while (i <= h->ehash_mask);
 }
 
 /*
