@@ -36,6 +36,7 @@
 #include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include "kselftest_harness.h"
 #include "kav_attack_util.h"
 #include "kav_wire_util.h"
@@ -1699,6 +1700,68 @@ TEST_F_TIMEOUT(wire, revocation_aborts_idle_tcp, SLOW)
 	close(sa);
 	close(cb);
 	close(sb);
+}
+
+/* An error pending on @fd (ECONNABORTED, ECONNRESET, ...), or 0. */
+static int sock_pending_error(int fd)
+{
+	socklen_t l = sizeof(int);
+	int err = 0;
+	char c;
+
+	if (recv(fd, &c, 1, MSG_DONTWAIT) < 0 && errno != EAGAIN)
+		return errno;
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l);
+	return err;
+}
+
+#define MANY	300
+
+/*
+ * More idle connections of key A (300, 600 ends) than the hooks' abort
+ * queue holds (256): GRANT_DEL's sweep aborts every one before it
+ * returns, so each client end has its error (its own abort, or the
+ * reset of its peer's).
+ */
+TEST_F_TIMEOUT(wire, revocation_aborts_many_tcp, SLOW)
+{
+	struct rlimit rl = { .rlim_cur = 4096, .rlim_max = 4096 };
+	struct sockaddr_storage ss;
+	socklen_t sl = sa_of("127.0.0.2", PORT, &ss);
+	struct kav_wire_state before, after;
+	static int c[MANY], a[MANY];
+	int lfd, i, errs = 0, e;
+	uint32_t ga;
+
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	ga = grant_uid(_metadata, self, KEY_A, UID_A);
+	ASSERT_EQ(0, scope_on(&self->nl, KAV_WIRE_FLOWLABEL, "127.0.0.2", 32));
+	lfd = listener(UID_A, SOCK_STREAM, "127.0.0.2", PORT);
+	ASSERT_LE(0, lfd);
+	for (i = 0; i < MANY; i++) {
+		c[i] = sock_as(UID_A, AF_INET, SOCK_STREAM, 0);
+		ASSERT_LE(0, c[i]);
+		ASSERT_EQ(0, connect(c[i], (struct sockaddr *)&ss, sl));
+		ASSERT_EQ(1, readable(lfd, WAIT_MS));
+		a[i] = accept_as(UID_A, lfd);
+		ASSERT_LE(0, a[i]);
+	}
+	close(lfd);
+	ASSERT_EQ(0, kav_wire_get(&self->nl, &before));
+
+	ungrant(self, ga);
+	usleep(200000);		/* the resets, through the loopback */
+	for (i = 0; i < MANY; i++) {
+		e = sock_pending_error(c[i]);
+		errs += e == ECONNABORTED || e == ECONNRESET;
+	}
+	EXPECT_EQ(MANY, errs);
+	ASSERT_EQ(0, kav_wire_get(&self->nl, &after));
+	EXPECT_LE(before.aborts + MANY, after.aborts);
+	for (i = 0; i < MANY; i++) {
+		close(c[i]);
+		close(a[i]);
+	}
 }
 
 /*
