@@ -640,6 +640,7 @@ static int kav_wire_hooks_register(void)
 	return 0;
 pernet:
 	unregister_pernet_subsys(&kav_wire_net_ops);
+	synchronize_net();
 wq:
 	destroy_workqueue(kav_wire_wq);
 	kav_wire_wq = NULL;
@@ -648,11 +649,18 @@ put:
 	return ret;
 }
 
-/* Module exit: no hook runs after this, and no abort is left queued. */
+/*
+ * Module exit: no hook runs after this, and no abort is left queued.
+ * Unregistering takes a hook off the lists but does not wait for a
+ * packet already inside it (nf_hook_slow() runs under RCU): wait for
+ * those before the queue, the configuration and the counters they use
+ * are freed.
+ */
 static void kav_wire_hooks_unregister(void)
 {
 	kav_wire_guard_unregister();
 	unregister_pernet_subsys(&kav_wire_net_ops);
+	synchronize_net();
 	destroy_workqueue(kav_wire_wq);
 	kav_wire_symbols_put();
 }

@@ -35,6 +35,7 @@ struct kav_wire_guard {
 	struct net_device *dev;
 	struct nf_hook_ops ops;
 	u64 peer_cookie;		/* the far end's namespace; 0: none */
+	struct rcu_head rcu;
 };
 
 static LIST_HEAD(kav_wire_guards);
@@ -155,7 +156,12 @@ static void kav_wire_guard_remove(struct net_device *dev)
 		return;
 	list_del(&gd->node);
 	nf_unregister_net_hook(dev_net(dev), &gd->ops);
-	kfree(gd);
+	/*
+	 * A packet may still be inside the hook, reading @gd: the module's
+	 * exit replays NETDEV_UNREGISTER for veths that are up and passing
+	 * traffic.
+	 */
+	kfree_rcu(gd, rcu);
 }
 
 static int kav_wire_guard_event(struct notifier_block *nb,
