@@ -38,13 +38,18 @@ static int sock_as(uid_t uid, int type)
 	return fd;
 }
 
-static struct sockaddr_in addr_port(uint16_t port)
+static struct sockaddr_in addr_of(const char *addr, uint16_t port)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(port) };
 
-	inet_pton(AF_INET, ADDR, &sin.sin_addr);
+	inet_pton(AF_INET, addr, &sin.sin_addr);
 	return sin;
+}
+
+static struct sockaddr_in addr_port(uint16_t port)
+{
+	return addr_of(ADDR, port);
 }
 
 static int readable(int fd, int ms)
@@ -249,7 +254,6 @@ TEST(reload_starts_off_and_turns_on)
 	}
 }
 
-
 static int far_udp_fn(void *arg)
 {
 	int *fd = arg;
@@ -275,13 +279,12 @@ static int veth_up(void)
 /*
  * Unloading while datagrams cross a veth into the host: the exit
  * removes the veth guards of veths that are up, with packets inside
- * their hook on another CPU (a guard freed at once was a use after
- * free that KASAN reports).
+ * their hook on another CPU, which must not find the guard freed.
  */
 TEST(unload_with_veth_traffic)
 {
-	struct sender s = { .fd = -1 };
-	struct sockaddr_in sin;
+	struct sockaddr_in sin = addr_of(VETH_HOST, PORT + 2);
+	struct sender s = { .fd = -1, .to = sin };
 	struct kav_nl nl;
 	int ufd, i, got = 0;
 	pthread_t t;
@@ -292,11 +295,6 @@ TEST(unload_with_veth_traffic)
 	ASSERT_EQ(0, kav_nl_open(&nl));
 	ASSERT_EQ(0, wire_on(&nl, &id));
 	kav_nl_close(&nl);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(PORT + 2);
-	inet_pton(AF_INET, VETH_HOST, &sin.sin_addr);
-	s.to = sin;
 	ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	ASSERT_LE(0, ufd);
 	ASSERT_EQ(0, bind(ufd, (struct sockaddr *)&sin, sizeof(sin)));
