@@ -7,13 +7,20 @@
  */
 #include <linux/cgroup.h>
 #include <linux/ipc_namespace.h>
+#include <linux/rwsem.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include "kav_admin.h"
 
 static struct genl_family kav_genl_family;
-/* Cleared at exit: AVs freed after that (pins, kav_avs_unpin_all) are silent. */
+/*
+ * Cleared at exit: AVs freed after that (pins, kav_avs_unpin_all) are
+ * silent. Notifications read it under kav_genl_live_sem, so that none is
+ * still being sent to the family's groups when it is unregistered (the
+ * wire's drop events come from a work item, not from a command).
+ */
 static bool kav_genl_live;
+static DECLARE_RWSEM(kav_genl_live_sem);
 
 /*
  * One policy per command (Documentation/netlink/specs/kav.yaml lists the
@@ -272,19 +279,22 @@ static void kav_genl_notify(u8 cmd, int (*fill)(struct sk_buff *, const void *),
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!READ_ONCE(kav_genl_live) ||
+	down_read(&kav_genl_live_sem);
+	if (!kav_genl_live ||
 	    !genl_has_listeners(&kav_genl_family, &init_net, 0))
-		return;
+		goto out;
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!skb)
-		return;
+		goto out;
 	hdr = genlmsg_put(skb, 0, 0, &kav_genl_family, 0, cmd);
 	if (!hdr || fill(skb, obj)) {
 		nlmsg_free(skb);
-		return;
+		goto out;
 	}
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast(&kav_genl_family, skb, 0, 0, GFP_KERNEL);
+out:
+	up_read(&kav_genl_live_sem);
 }
 
 static int kav_fill_grant(struct sk_buff *skb, const void *g)
@@ -1250,12 +1260,16 @@ int kav_genl_init(void)
 {
 	int ret = genl_register_family(&kav_genl_family);
 
-	WRITE_ONCE(kav_genl_live, !ret);
+	down_write(&kav_genl_live_sem);
+	kav_genl_live = !ret;
+	up_write(&kav_genl_live_sem);
 	return ret;
 }
 
 void kav_genl_exit(void)
 {
-	WRITE_ONCE(kav_genl_live, false);
+	down_write(&kav_genl_live_sem);	/* waits for notifications being sent */
+	kav_genl_live = false;
+	up_write(&kav_genl_live_sem);
 	genl_unregister_family(&kav_genl_family);
 }
