@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Job W of the cluster test's kav-wire phase (wire.sh), alice's: plain TCP
 # and UDP between its two nodes with kav_wire_probe (no libfabric), in
-# esp mode: a server step on kavnode2, probes and a stream from kavnode1.
+# esp mode: a server step on kavnode2, probes and a stream from kavnode1;
+# and fi_pingpong (libfabric 2.1's own test, FI_HOOK unset: no kav in the
+# process) with its server on kavnode2, its control port and the tcp
+# provider's ports in the wire's range, which the test attacks as bob
+# before alice's client runs (after $OUT/pp-go-<job>).
 # The prolog made the job VNI the job's wire key on both nodes and
 # installed its SAs; the TaskProlog exported the wire's port range. The
 # job holds until $OUT/release-<job>, while the test attacks the server
@@ -11,6 +15,8 @@ set -u
 OUT=/tmp/kav-cluster
 BIN=/usr/lib/kav-cluster/bin
 PORT=21100
+PP_PORT=21300
+PP=(env -u FI_HOOK FI_TCP_IFACE=eth0 fi_pingpong -p tcp -e rdm -I 50 -S 64)
 echo "job W: ports ${FI_TCP_PORT_LOW_RANGE:-none}-${FI_TCP_PORT_HIGH_RANGE:-none}"
 srun --overlap -N1 -n1 -w kavnode2 "$BIN/kav_wire_probe" serve $PORT 900 \
 	>"$OUT/W-serve.out" 2>&1 &
@@ -26,11 +32,24 @@ for _ in $(seq 90); do
 	grep -q '^@@streaming' "$OUT/W-stream.out" 2>/dev/null && break
 	sleep 2
 done
+srun --overlap -N1 -n1 -w kavnode2 "${PP[@]}" -B $PP_PORT >"$OUT/W-ppserve.out" 2>&1 &
+for _ in $(seq 90); do
+	srun --overlap -N1 -n1 -w kavnode2 ss -Hltn "sport = :$PP_PORT" | grep -q . && break
+	sleep 2
+done
 echo "@@W-ready"
+for _ in $(seq 900); do
+	[ -e "$OUT/pp-go-$SLURM_JOB_ID" ] && break
+	sleep 1
+done
+srun --overlap -N1 -n1 -w kavnode1 timeout 120 "${PP[@]}" -P $PP_PORT kavnode2 \
+	>"$OUT/W-ppclient.out" 2>&1
+echo "@@pp-client $?"
 for _ in $(seq 900); do
 	[ -e "$OUT/release-$SLURM_JOB_ID" ] && break
 	sleep 1
 done
-kill %1 %2 2>/dev/null
+# shellcheck disable=SC2046 # one word per job
+kill $(jobs -p) 2>/dev/null
 wait
 echo "@@W-done"

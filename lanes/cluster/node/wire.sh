@@ -6,13 +6,15 @@
 # Documentation/slurm.rst, "Wire keys"), set up as the admin guide's
 # recipe says: one cluster secret on every node, /etc/kav/wire.conf
 # applied by kav-grants.service. Then alice's job W (job-w.sh) talks plain
-# TCP and UDP between its nodes under its wire key, everyone else is
-# refused on her node and across the nodes, a revocation during a
+# TCP and UDP, and fi_pingpong with FI_HOOK unset, between its nodes under
+# its wire key, everyone else is refused on her node and across the nodes
+# (bob's fi_pingpong with FI_HOOK unset too), a revocation during a
 # transfer stops it at both ends, and the epilog leaves no SA. The wire
 # stays on for lifecycle.sh, whose reload and reboot must bring it back.
 
 VNI_W=1041
 WIRE_PORT=21100
+WIRE_PP_PORT=21300	# job W's fi_pingpong server (job-w.sh)
 # A port range below the ephemeral ports (32768-60999): slurmd, srun's
 # I/O and ssh stay outside the scope.
 WIRE_CONF='mode esp\nports 21000-21999\nscope 10.77.0.0/24\n'
@@ -51,6 +53,17 @@ refused() {
 	o=$(on "$1" "su - $2 -c '$BIN/kav_wire_probe $3 kavnode2 $WIRE_PORT'" 2>&1)
 	info "$2 on $1, $3 to kavnode2:$WIRE_PORT: $o"
 	[[ $o == "@@$3 refused "* ]]
+}
+# pp_refused NODE: bob's fi_pingpong from NODE, FI_HOOK unset (no kav in
+# the process), gets no answer from alice's fi_pingpong server on kavnode2
+# in 10 s (timeout's 124) or fails to connect.
+pp_refused() {
+	local rc
+	on "$1" "su - bob -c 'timeout 10 env -u FI_HOOK FI_TCP_IFACE=eth0 fi_pingpong -p tcp -e rdm -I 50 -S 64 -P $WIRE_PP_PORT kavnode2'" \
+		>"$OUT/pp-bob-$1" 2>&1
+	rc=$?
+	info "bob's fi_pingpong on $1 to alice's on kavnode2:$WIRE_PP_PORT: exit $rc $(tail -n 1 "$OUT/pp-bob-$1")"
+	[[ $rc == 124 ]] || grep -q 'failed to connect' "$OUT/pp-bob-$1"
 }
 # drops NODE: the wire's drops there (every reason).
 drops() { on "$1" "kavctl -r wire show" | awk '$1 ~ /^dropped/ { s += $NF } END { print s + 0 }'; }
@@ -148,6 +161,15 @@ wire() {
 		check "alice on kavnode1 outside her job (her standing grant has no wire): $p is refused" \
 			refused kavnode1 alice $p
 	done
+	check "bob's fi_pingpong (FI_HOOK unset) on kavnode1 gets no answer from alice's on kavnode2" \
+		pp_refused kavnode1
+	check "bob's fi_pingpong (FI_HOOK unset) on kavnode2, her node, gets none either" \
+		pp_refused kavnode2
+	touch "$OUT/pp-go-$j"
+	wait_for 180 marked "$OUT/W.out" pp-client
+	show "$OUT/W-ppclient.out"
+	check "job W: alice's fi_pingpong (FI_HOOK unset) from kavnode1 to hers on kavnode2 runs after bob's attempts ($(grep '^@@pp-client' "$OUT/W.out"))" \
+		grep -q '^@@pp-client 0$' "$OUT/W.out"
 	check "kavnode1 counted the refusals as wire drops ($d0 before, $(drops kavnode1) after)" \
 		test "$(drops kavnode1)" -gt "$d0"
 	check "job W: alice's stream still flows after the attacks" \
