@@ -48,6 +48,7 @@
 #include <net/rtnetlink.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <net/udp.h>
 #include <net/xfrm.h>
 #include "kav_policy.h"
 #include "kav_wire.h"
@@ -675,7 +676,7 @@ static void kav_wire_hooks_unregister(void)
 static bool kav_wire_sk_tuple(const struct sock *sk, struct kav_wire_pkt *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->protocol = IPPROTO_TCP;
+	p->protocol = sk->sk_protocol;
 	p->sport = inet_sk(sk)->inet_sport;
 	p->dport = inet_sk(sk)->inet_dport;
 #if IS_ENABLED(CONFIG_IPV6)
@@ -695,19 +696,56 @@ static bool kav_wire_sk_tuple(const struct sock *sk, struct kav_wire_pkt *p)
 	       sk->sk_daddr == sk->sk_rcv_saddr;
 }
 
-/* A TCP connection in scope whose owner has no key: its packets go no more. */
+/*
+ * An unconnected UDP socket as the datagrams to it: to its bound address
+ * and port, from anywhere; true if that is this node's loopback or any
+ * address (a wildcard socket is then in scope by the port range alone,
+ * as on the loopback; without a range, only one bound to an address in a
+ * scope prefix is).
+ */
+static bool kav_wire_udp_tuple(const struct sock *sk, struct kav_wire_pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->protocol = IPPROTO_UDP;
+	p->dport = inet_sk(sk)->inet_sport;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
+		p->family = AF_INET6;
+		memcpy(p->daddr, &sk->sk_v6_rcv_saddr, 16);
+		return ipv6_addr_any(&sk->sk_v6_rcv_saddr) ||
+		       ipv6_addr_loopback(&sk->sk_v6_rcv_saddr);
+	}
+#endif
+	p->family = AF_INET;
+	memcpy(p->daddr, &sk->sk_rcv_saddr, 4);
+	return !sk->sk_rcv_saddr || ipv4_is_loopback(sk->sk_rcv_saddr);
+}
+
+/*
+ * A TCP connection or a UDP socket in scope whose owner has no key: its
+ * packets go no more. A connected UDP socket is its connection, as TCP's.
+ */
 static bool kav_wire_sk_keyless(const struct kav_wire_conf *c, struct sock *sk)
 {
 	struct kav_sock_owner o;
 	struct kav_wire_pkt p;
 	struct kav_grant *g;
 	bool local, conflict;
+	int state;
 
-	if (!sk_fullsock(sk) || sk->sk_kern_sock ||
-	    sk->sk_protocol != IPPROTO_TCP ||
-	    (1 << READ_ONCE(sk->sk_state)) & (TCPF_LISTEN | TCPF_CLOSE))
+	if (!sk_fullsock(sk) || sk->sk_kern_sock)
 		return false;
-	local = kav_wire_sk_tuple(sk, &p);
+	state = READ_ONCE(sk->sk_state);
+	if (sk->sk_protocol == IPPROTO_TCP &&
+	    !((1 << state) & (TCPF_LISTEN | TCPF_CLOSE)))
+		local = kav_wire_sk_tuple(sk, &p);
+	else if (sk->sk_protocol == IPPROTO_UDP && state == TCP_ESTABLISHED)
+		local = kav_wire_sk_tuple(sk, &p);
+	else if (sk->sk_protocol == IPPROTO_UDP)
+		local = kav_wire_udp_tuple(sk, &p);
+	else
+		return false;
 	if (!kav_wire_in_scope(c, &p, local) || kav_wire_from_exempt(c, &p))
 		return false;
 	kav_wire_sock_owner(sk, &o);
@@ -767,9 +805,11 @@ static unsigned int kav_wire_sweep_batch(const struct kav_wire_conf *c,
 }
 
 /*
- * Abort what a batch held, as sock_diag's destroy does: tcp_abort()
- * takes the socket's lock, so here, with no lock and no RCU held, and
- * with nothing queued (the hooks' queue of 256 is for their aborts).
+ * Abort what a batch held, as sock_diag's destroy does: tcp_abort() and
+ * udp_abort() take the socket's lock, so here, with no lock and no RCU
+ * held, and with nothing queued (the hooks' queue of 256 is for their
+ * aborts). A UDP socket gets ECONNABORTED at its next call (a blocked
+ * receive wakes with it) and stays bound if its owner bound it.
  */
 static void kav_wire_sweep_abort(struct kav_wire_sweep_held *held)
 {
@@ -778,9 +818,15 @@ static void kav_wire_sweep_abort(struct kav_wire_sweep_held *held)
 	for (k = 0; k < held->n; k++) {
 		struct sock *sk = held->sk[k];
 
-		if (READ_ONCE(sk->sk_state) != TCP_CLOSE &&
-		    !tcp_abort(sk, ECONNABORTED))
+		if (sk->sk_protocol == IPPROTO_UDP) {
+			/* udp_abort(), which 7.x no longer exports */
+			if (sk->sk_prot->diag_destroy &&
+			    !sk->sk_prot->diag_destroy(sk, ECONNABORTED))
+				kav_wire_count_abort();
+		} else if (READ_ONCE(sk->sk_state) != TCP_CLOSE &&
+			   !tcp_abort(sk, ECONNABORTED)) {
 			kav_wire_count_abort();
+		}
 		sock_put(sk);
 	}
 	held->n = 0;
@@ -818,31 +864,114 @@ static void kav_wire_sweep_hash(struct inet_hashinfo *h)
 }
 
 /*
+ * Take a reference to each keyless UDP socket of slots [@i, @i + batch)
+ * of @t's port hash into @held; the next slot to walk. Aborted, a UDP
+ * socket stays hashed if it was bound by its owner, so a slot that holds
+ * more than @held has room for is walked again from past the *@skip
+ * keyless sockets already held. Under rcu_read_lock().
+ */
+static unsigned int kav_wire_sweep_udp_batch(const struct kav_wire_conf *c,
+					     struct udp_table *t,
+					     unsigned int i, unsigned int *skip,
+					     struct kav_wire_sweep_held *held)
+{
+	unsigned int end = i + KAV_WIRE_SWEEP_BATCH, seen;
+	struct udp_hslot *hs;
+	struct sock *sk;
+	bool full = false;
+
+	for (; i <= t->mask && i < end; i++, *skip = 0) {
+		hs = &t->hash[i];
+		if (hlist_empty(&hs->head))
+			continue;
+		seen = 0;
+		spin_lock_bh(&hs->lock);
+		sk_for_each(sk, &hs->head) {
+			if (!kav_wire_sk_keyless(c, sk) || seen++ < *skip)
+				continue;
+			if (held->n == KAV_WIRE_SWEEP_HELD) {
+				full = true;
+				break;
+			}
+			if (refcount_inc_not_zero(&sk->sk_refcnt))
+				held->sk[held->n++] = sk;
+		}
+		spin_unlock_bh(&hs->lock);
+		if (full) {
+			*skip = seen - 1;
+			return i;
+		}
+	}
+	return i;
+}
+
+/* Sweep the UDP sockets of @t, as kav_wire_sweep_hash() the connections. */
+static void kav_wire_sweep_udp(struct udp_table *t)
+{
+	struct kav_wire_sweep_held held = { .n = 0 };
+	const struct kav_wire_conf *c;
+	unsigned int i = 0, skip = 0;
+
+	do {
+		rcu_read_lock();
+		c = kav_wire_conf_rcu();
+		if (c && c->mode != KAV_WIRE_OFF && c->nr_scope)
+			i = kav_wire_sweep_udp_batch(c, t, i, &skip, &held);
+		else
+			i = t->mask + 1;
+		rcu_read_unlock();
+		kav_wire_sweep_abort(&held);
+		cond_resched();
+	} while (i <= t->mask);
+}
+
+/*
+ * @net's UDP table: its own, or the one every namespace shares (6.1 has
+ * only that one; 7.x no longer exports it, so it is read from the net).
+ */
+static struct udp_table *kav_wire_net_udp(struct net *net)
+{
+#ifdef KAV_HAVE_NET_UDP_TABLE
+	return net->ipv4.udp_table;
+#else
+	return &udp_table;
+#endif
+}
+
+/*
  * The hooks abort a connection at its next packet; an end that sends
  * nothing (a receiver) would never hear, and its peer's reset, keyless
- * now, cannot cross. So a revocation walks every namespace's established
- * hash (the one they share, and any of their own) as sock_diag's destroy
- * does, and aborts the connections in scope left without a key. A
- * namespace with its own hash is held (maybe_get_net()) while it is
- * walked outside RCU; held, it stays on net_namespace_list, so the walk
- * goes on from it.
+ * now, cannot cross; a UDP socket waiting for datagrams would wait for
+ * ever. So a revocation walks every namespace's established hash and UDP
+ * table (the ones they share, and any of their own) as sock_diag's
+ * destroy does, and aborts the connections and UDP sockets in scope left
+ * without a key. A namespace with a table of its own is held
+ * (maybe_get_net()) while it is walked outside RCU; held, it stays on
+ * net_namespace_list, so the walk goes on from it.
  */
 static void kav_wire_sweep(void)
 {
 	struct inet_hashinfo *shared = init_net.ipv4.tcp_death_row.hashinfo;
+	struct udp_table *shared_udp = kav_wire_net_udp(&init_net);
 	struct net *net, *held = NULL;
+	bool own_tcp, own_udp;
 
 	kav_wire_sweep_hash(shared);
+	kav_wire_sweep_udp(shared_udp);
 	rcu_read_lock();
 	for_each_net_rcu(net) {
-		if (net->ipv4.tcp_death_row.hashinfo == shared ||
-		    !maybe_get_net(net))
+		own_tcp = net->ipv4.tcp_death_row.hashinfo != shared;
+		own_udp = kav_wire_net_udp(net) != shared_udp;
+		if ((!own_tcp && !own_udp) || !maybe_get_net(net))
 			continue;
 		rcu_read_unlock();
 		if (held)
 			put_net(held);
 		held = net;
-		kav_wire_sweep_hash(net->ipv4.tcp_death_row.hashinfo);
+		if (own_tcp)
+			kav_wire_sweep_hash(net->ipv4.tcp_death_row.hashinfo);
+		if (own_udp)
+			kav_wire_sweep_udp(kav_wire_net_udp(net));
 		rcu_read_lock();
 	}
 	rcu_read_unlock();

@@ -1626,6 +1626,56 @@ TEST_F_TIMEOUT(wire, revocation_aborts_idle_tcp, SLOW)
 	close(sb);
 }
 
+/*
+ * UDP, idle: key A's socket bound in scope waits for datagrams, and key
+ * A's client is connected to it; key B's socket is bound in scope too.
+ * GRANT_DEL revokes A and nothing is sent: both of A's sockets get
+ * ECONNABORTED within 1 s (the revocation's sweep; without it a receiver
+ * would wait for ever), counted as aborts; B's still receives.
+ */
+TEST_F_TIMEOUT(wire, revocation_aborts_udp, SLOW)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sa_of("127.0.0.2", PORT, &ss);
+	struct kav_wire_state before, after;
+	int ca, sa, cb, sb;
+	uint32_t ga;
+	char buf[4];
+
+	ga = grant_uid(_metadata, self, KEY_A, UID_A);
+	grant_uid(_metadata, self, KEY_B, UID_B);
+	ASSERT_EQ(0, scope_on(&self->nl, KAV_WIRE_FLOWLABEL, "127.0.0.2", 32));
+	sa = listener(UID_A, SOCK_DGRAM, "127.0.0.2", PORT);
+	ASSERT_LE(0, sa);
+	ca = sock_as(UID_A, AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, ca);
+	ASSERT_EQ(0, connect(ca, (struct sockaddr *)&ss, sl));
+	sb = listener(UID_B, SOCK_DGRAM, "127.0.0.2", PORT + 1);
+	ASSERT_LE(0, sb);
+	ASSERT_EQ(4, send(ca, "ping", 4, 0));
+	ASSERT_EQ(1, readable(sa, WAIT_MS));
+	ASSERT_EQ(4, recv(sa, buf, 4, 0));
+	ASSERT_EQ(0, kav_wire_get(&self->nl, &before));
+
+	ungrant(self, ga);
+	EXPECT_EQ(ECONNABORTED, sock_error_within(sa, 1000));
+	EXPECT_EQ(ECONNABORTED, sock_error_within(ca, 1000));
+	ASSERT_EQ(0, kav_wire_get(&self->nl, &after));
+	EXPECT_LE(before.aborts + 2, after.aborts);
+	/* Key B's socket is not touched, and still receives B's datagrams. */
+	EXPECT_EQ(0, sock_error_within(sb, 200));
+	cb = sock_as(UID_B, AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, cb);
+	sl = sa_of("127.0.0.2", PORT + 1, &ss);
+	ASSERT_EQ(4, sendto(cb, "pong", 4, 0, (struct sockaddr *)&ss, sl));
+	ASSERT_EQ(1, readable(sb, WAIT_MS));
+	EXPECT_EQ(4, recv(sb, buf, 4, 0));
+	close(ca);
+	close(sa);
+	close(cb);
+	close(sb);
+}
+
 /* An error pending on @fd (ECONNABORTED, ECONNRESET, ...), or 0. */
 static int sock_pending_error(int fd)
 {
