@@ -1835,6 +1835,53 @@ TEST_F_TIMEOUT(wire, revocation_sweeps_own_hash, SLOW)
 	close(p.sa);
 }
 
+/* In the namespace: lo up, its UDP table's size, key A's bound socket. */
+static int own_udp_fn(void *arg)
+{
+	struct own_hash_pair *p = arg;
+	FILE *f = fopen("/proc/sys/net/ipv4/udp_hash_entries", "r");
+
+	if (!f || fscanf(f, "%ld", &p->buckets) != 1)
+		p->buckets = 0;
+	if (f)
+		fclose(f);
+	if (kav_wire_link_up("lo"))
+		return -1;
+	p->sa = listener(UID_A, SOCK_DGRAM, "127.0.0.2", PORT);
+	return p->sa < 0 ? -1 : 0;
+}
+
+/*
+ * The same for UDP: a namespace with a UDP table of its own (made while
+ * net.ipv4.udp_child_hash_entries is set, 6.2 and later): the sweep
+ * walks it too, and key A's socket bound in scope there gets
+ * ECONNABORTED within 1 s.
+ */
+TEST_F_TIMEOUT(wire, revocation_sweeps_own_udp_table, SLOW)
+{
+	static const char child[] = "/proc/sys/net/ipv4/udp_child_hash_entries";
+	struct own_hash_pair p = { .ca = -1, .sa = -1 };
+	int ret;
+	uint32_t ga;
+
+	if (access(child, F_OK))
+		SKIP(return, "no %s (before 6.2: one UDP table)", child);
+	ga = grant_uid(_metadata, self, KEY_A, UID_A);
+	ASSERT_EQ(0, scope_on(&self->nl, KAV_WIRE_FLOWLABEL, "127.0.0.2", 32));
+	ASSERT_EQ(0, kav_write_path(child, "256"));
+	self->netns = true;
+	ret = add_netns(NS1);
+	ASSERT_EQ(0, kav_write_path(child, "0"));
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, in_netns(NS1, own_udp_fn, &p));
+	/* Positive: its own table (negative: it shares init_net's). */
+	ASSERT_EQ(256, p.buckets);
+
+	ungrant(self, ga);
+	EXPECT_EQ(ECONNABORTED, sock_error_within(p.sa, 1000));
+	close(p.sa);
+}
+
 /*
  * The hooks' own abort, at a flow's next packet: key A's flow is out of
  * scope when A is revoked (the sweep leaves it), then the scope takes
