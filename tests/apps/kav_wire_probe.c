@@ -11,7 +11,8 @@
  *   kav_wire_probe stream HOST PORT SECONDS
  *                                       connect and send until an error
  *
- * serve prints "@@serving PORT" once it listens, echoes each datagram and
+ * serve prints "@@serving PORT" once it listens, "@@forged-delivered" for
+ * each datagram of kav_wire_forge it receives, echoes each datagram and
  * each connection's bytes (a connection whose first byte is 'S' is a
  * stream: read and dropped), and prints "@@serve-error ERRNO-NAME T" when
  * a stream's read fails, T the CLOCK_REALTIME of the failure (seconds
@@ -255,6 +256,11 @@ static int serve(const char *port, int secs)
 			ssize_t n = recvfrom(u, buf, sizeof(buf), 0,
 					     (struct sockaddr *)&from, &flen);
 
+			/* kav_wire_forge's datagrams must never get here */
+			if (n >= 10 && !memcmp(buf, "kav-forged", 10)) {
+				printf("@@forged-delivered\n");
+				fflush(stdout);
+			}
 			if (n > 0)
 				sendto(u, buf, (size_t)n, 0,
 				       (struct sockaddr *)&from, flen);

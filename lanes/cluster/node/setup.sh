@@ -94,6 +94,8 @@ gcc -O2 -Wall -Wextra -Werror -o $LIB/bin/kav_cluster_probe \
 	"$SRC/tests/apps/kav_cluster_probe.c" -lkav -lfabric
 gcc -O2 -Wall -Wextra -Werror -o $LIB/bin/kav_wire_probe \
 	"$SRC/tests/apps/kav_wire_probe.c"
+gcc -O2 -Wall -Wextra -Werror -o $LIB/bin/kav_wire_forge \
+	"$SRC/tests/apps/kav_wire_forge.c"
 mpicc.openmpi -O2 -o $LIB/bin/kav_ompi "$SRC/tests/apps/kav_ompi.c"
 "$MPICH/bin/mpicc" -O2 -o $LIB/bin/mpi_instant "$SRC/tests/apps/mpi_instant.c"
 install -d /opt/kav-cluster

@@ -8,7 +8,9 @@
 # applied by kav-grants.service. Then alice's job W (job-w.sh) talks plain
 # TCP and UDP, and fi_pingpong with FI_HOOK unset, between its nodes under
 # its wire key, everyone else is refused on her node and across the nodes
-# (bob's fi_pingpong with FI_HOOK unset too), a revocation during a
+# (bob's fi_pingpong with FI_HOOK unset too), frames forged below kav's
+# hooks on kavnode1 (plain, crafted ESP, a replay) are refused on
+# kavnode2, a revocation during a
 # transfer stops it at both ends, and the epilog leaves no SA. The wire
 # stays on for lifecycle.sh, whose reload and reboot must bring it back.
 
@@ -125,6 +127,58 @@ wire_jobs() {
 	done
 }
 
+# xfrm_errs NODE: ESP packets NODE's xfrm refused (a bad integrity
+# check, a replay, no SA).
+xfrm_errs() {
+	on "$1" "cat /proc/net/xfrm_stat" |
+		awk '$1 ~ /^XfrmIn(StateProtoError|StateSeqError|NoStates)$/ { s += $2 } END { print s + 0 }'
+}
+# spi_of NODE DST KEY: the SPI of NODE's SA of KEY to DST.
+spi_of() {
+	on "$1" "ip xfrm state list dst $2 proto esp" |
+		awk -v r="$3" '$1 == "proto" && $2 == "esp" && $5 == "reqid" && $6 == r { print $4; exit }'
+}
+# forge ARGS...: kav_wire_forge on kavnode1, below its IP hooks; its
+# "@@forge ... sent N" line.
+forge() { "$BIN/kav_wire_forge" "$@" 2>&1 | tee -a "$OUT/W-forge.out" | tail -n 1; }
+
+# Frames written on kavnode1's NIC with AF_PACKET, below kav's IP hooks:
+# what a host on the segment without kav, a VF or a macvlan container can
+# send, with kavnode1's own address as the source (alice's other node).
+# In esp mode kavnode2 delivers none of it to alice's server: plain UDP
+# and TCP carry no SA (a keyless sender), made-up ESP fails its integrity
+# check, and a captured ESP frame of alice's stream sent again is a
+# replay.
+wire_forged() {
+	local mac spi d0 x0 o
+	mac=$(on kavnode2 "cat /sys/class/net/eth0/address")
+	d0=$(drops kavnode2)
+	o=$(forge udp eth0 "$mac" 10.77.0.1 10.77.0.2 $WIRE_PORT 5)
+	check "forged UDP from 10.77.0.1 (AF_PACKET on kavnode1) to alice's server sent ($o)" \
+		test "$o" = "@@forge udp sent 5"
+	o=$(forge syn eth0 "$mac" 10.77.0.1 10.77.0.2 $WIRE_PORT 5)
+	check "forged TCP SYNs from 10.77.0.1 to alice's server sent ($o)" \
+		test "$o" = "@@forge syn sent 5"
+	sleep 2
+	check "... none of the forged datagrams reached alice's server" \
+		bash -c "! grep -q '^@@forged-delivered' '$OUT/W-serve.out'"
+	check "... no forged SYN opened a connection on kavnode2 (no SYN-RECV on :$WIRE_PORT)" \
+		test -z "$(on kavnode2 "ss -Htn state syn-recv '( sport = :$WIRE_PORT )'")"
+	check "... kavnode2 dropped them ($d0 drops before, $(drops kavnode2) after)" \
+		test "$(drops kavnode2)" -ge $((d0 + 10))
+	spi=$(spi_of kavnode1 10.77.0.2 $VNI_W)
+	x0=$(xfrm_errs kavnode2)
+	o=$(forge esp eth0 "$mac" 10.77.0.1 10.77.0.2 "${spi:-0}" 5)
+	check "crafted ESP on alice's SA (spi ${spi:-none}) from 10.77.0.1 sent ($o)" \
+		test -n "$spi" -a "$o" = "@@forge esp sent 5"
+	o=$(forge replay eth0 10.77.0.2 3)
+	check "a captured ESP frame of alice's stream sent again 3 times ($o)" \
+		test "$o" = "@@forge replay sent 3"
+	sleep 1
+	check "kavnode2's xfrm refused the crafted and replayed ESP ($x0 errors before, $(xfrm_errs kavnode2) after)" \
+		test "$(xfrm_errs kavnode2)" -ge $((x0 + 8))
+}
+
 wire() {
 	local j n g1 g2 t1 t2 d1 d2
 	j=$(submit alice "-N2 --ntasks-per-node=1 -o $OUT/W.out $LIB/job-w.sh") ||
@@ -170,6 +224,7 @@ wire() {
 	show "$OUT/W-ppclient.out"
 	check "job W: alice's fi_pingpong (FI_HOOK unset) from kavnode1 to hers on kavnode2 runs after bob's attempts ($(grep '^@@pp-client' "$OUT/W.out"))" \
 		grep -q '^@@pp-client 0$' "$OUT/W.out"
+	wire_forged
 	check "kavnode1 counted the refusals as wire drops ($d0 before, $(drops kavnode1) after)" \
 		test "$(drops kavnode1)" -gt "$d0"
 	check "job W: alice's stream still flows after the attacks" \
