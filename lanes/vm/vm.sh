@@ -499,19 +499,49 @@ collect_ready() {
 	done
 }
 
-# run_jobs: start every job, at most KAV_VM_JOBS at a time, collecting
-# as they end.
+# job_ready N: job N can boot now: it is no debug kernel's, or that
+# kernel is built (make check builds them in the background: a fresh
+# machine has neither for its first minutes of vmtest).
+job_ready() {
+	local kind flavour key
+	read -r kind flavour _ <<<"${JOB_KIND[$1]}"
+	[[ $kind == debug ]] || return 0
+	key=$("$HERE/debug-kernel.sh" --flavour "$flavour" --print-key 2>/dev/null) ||
+		return 0
+	[[ -e ${KAV_DEBUG_CACHE:-/var/cache/kav}/debug-kernel/$key/.kav-debug-built ]]
+}
+
+# next_job: the first job not started whose kernel is ready, else the
+# first not started (it waits for its kernel), so that a lane does not
+# wait for a debug kernel while other kernels' jobs could run.
+next_job() {
+	local n first=''
+	for n in "${!JOB_KIND[@]}"; do
+		[[ ! -e $JOBS/$n.started ]] || continue
+		[[ -n $first ]] || first=$n
+		if job_ready "$n"; then
+			echo "$n"
+			return
+		fi
+	done
+	echo "$first"
+}
+
+# run_jobs: start every job, at most KAV_VM_JOBS at a time (next_job
+# picks which), collecting as they end (in the jobs' order).
 run_jobs() {
-	local max=${KAV_VM_JOBS:-2} n kind a b c
+	local max=${KAV_VM_JOBS:-2} n _job kind a b c
 	local -a progs
 	[[ $max =~ ^[1-9][0-9]*$ ]] || die "KAV_VM_JOBS=$max: not a positive number"
 	rm -rf "$JOBS"
 	mkdir -p "$JOBS"
-	for n in "${!JOB_KIND[@]}"; do
+	for _job in "${!JOB_KIND[@]}"; do
 		while [[ $(jobs -rp | wc -l) -ge $max ]]; do
 			wait -n || true
 			collect_ready
 		done
+		n=$(next_job)
+		touch "$JOBS/$n.started"
 		read -r kind a b c <<<"${JOB_KIND[$n]}"
 		read -r -a progs <<<"${JOB_PROGS[$n]}"
 		if [[ $kind == debug ]]; then
