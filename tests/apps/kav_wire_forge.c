@@ -247,33 +247,48 @@ static int forge_esp(struct link *l, const char *src, const char *dst,
 	return 0;
 }
 
-/* The first ESP frame this node sends to @dst (10 s at most), @count times. */
+/*
+ * The first ESP frame this node sends to @dst (10 s at most), @count
+ * times. Outgoing frames reach only ETH_P_ALL taps (dev_queue_xmit_nit()),
+ * so they are captured on a socket of their own.
+ */
 static int replay(struct link *l, const char *dst, int count)
 {
 	uint8_t f[FRAME_MAX];
-	struct sockaddr_ll from;
+	struct sockaddr_ll from, at = { .sll_family = AF_PACKET,
+					.sll_protocol = htons(ETH_P_ALL),
+					.sll_ifindex = l->to.sll_ifindex };
 	socklen_t fl;
-	struct pollfd p = { .fd = l->fd, .events = POLLIN };
+	struct ether_header *eth = (void *)f;
 	struct iphdr *ip = (void *)(f + sizeof(struct ether_header));
 	time_t end = time(NULL) + 10;
+	struct pollfd p;
 	uint32_t want;
 	ssize_t n;
-	int i;
+	int i, cap;
 
 	if (inet_pton(AF_INET, dst, &want) != 1) {
 		fprintf(stderr, "kav_wire_forge: bad IPv4 address %s\n", dst);
 		return -1;
 	}
+	cap = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	if (cap < 0 || bind(cap, (struct sockaddr *)&at, sizeof(at)) < 0) {
+		perror("kav_wire_forge: capture socket");
+		return -1;
+	}
+	p = (struct pollfd){ .fd = cap, .events = POLLIN };
 	while (time(NULL) < end) {
 		if (poll(&p, 1, 1000) != 1)
 			continue;
 		fl = sizeof(from);
-		n = recvfrom(l->fd, f, sizeof(f), 0, (struct sockaddr *)&from,
+		n = recvfrom(cap, f, sizeof(f), 0, (struct sockaddr *)&from,
 			     &fl);
 		if (n < (ssize_t)L4_OFF + 8 ||
 		    from.sll_pkttype != PACKET_OUTGOING ||
+		    eth->ether_type != htons(ETH_P_IP) ||
 		    ip->protocol != IPPROTO_ESP || ip->daddr != want)
 			continue;
+		close(cap);
 		for (i = 0; i < count; i++) {
 			if (link_send(l, f, (size_t)n))
 				return -1;
@@ -281,6 +296,7 @@ static int replay(struct link *l, const char *dst, int count)
 		}
 		return 0;
 	}
+	close(cap);
 	printf("@@forge replay none\n");
 	return 1;
 }
