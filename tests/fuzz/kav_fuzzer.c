@@ -23,8 +23,11 @@
  *     keys, the fi_addr array matches; through netlink: no grant counts
  *     a "negative" (huge) number of entries or AVs;
  *   - after the program: with its objects gone (and its pins dropped),
- *     STATS_GET counts no domain, AV or entry, and every grant counts
- *     0 entries and 0 AVs.
+ *     STATS_GET counts no domain, AV or entry, every grant counts
+ *     0 entries and 0 AVs, and no grant is left but those the campaign
+ *     started with: the program's adds are recorded, and deleted, by
+ *     the id each reply gave (one whose process was killed inside it,
+ *     a straggler once the first process is gone, is swept by dump).
  * Coverage: with /sys/kernel/debug/kcov (the debug kernel built with
  * CONFIG_KCOV), each thread traces its calls' PCs (KCOV_TRACE_PC); PCs
  * inside kav.ko's .text count, and a program that reaches a new one
@@ -87,6 +90,14 @@
 #define VIOL_LEN	1024
 #define NR_BASE_GRANTS	6
 #define MAX_ADDED	4096	/* grants one program may add */
+/*
+ * added[n] while GRANT_ADD n is in the kernel: a process killed there
+ * (a straggler, once the first process is gone) may have made a grant
+ * no one recorded.
+ */
+#define ADD_IN_FLIGHT	0xffffffffU
+/* Grants present when the campaign starts, its own included. */
+#define MAX_BASE_IDS	256
 #define NR_SKIP		64
 /* Outcomes: (op, errno) pairs, errno clipped; hit counts in log2 buckets. */
 #define NR_ERRS		64
@@ -824,6 +835,7 @@ static void op_grant_add(const uint64_t *a)
 		t = 0;
 	if (t != 1)
 		mark(SH->skip_vni, &SH->nr_skip_vni, vni);
+	atomic_store(&SH->added[n], ADD_IN_FLIGHT);
 	pthread_mutex_lock(&nl_lock);
 	kav_nl_req(&proc_nl, &m, KAV_GENL_CMD_GRANT_ADD, 0);
 	if (a[1] != 13)
@@ -866,9 +878,9 @@ static void op_grant_add(const uint64_t *a)
 	pthread_mutex_unlock(&nl_lock);
 	if (nsfd > 0)
 		close(nsfd);
+	atomic_store(&SH->added[n], ret ? 0 : g.id);
 	if (ret || !g.id)
 		return;
-	atomic_store(&SH->added[n], g.id);
 	atomic_store(&SH->pgrant[a[3] % NR_PGRANTS], g.id);
 }
 
@@ -1923,12 +1935,55 @@ static int pinned_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
 	return 0;
 }
 
+static uint32_t base_ids[MAX_BASE_IDS];
+static unsigned int nr_base_ids;
+/* GRANT_ADDs a SIGKILL cut short: the cleanup swept for their grants. */
+static unsigned long nr_cut_adds;
+
+static bool is_campaign_start_grant(uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_base_ids; i++)
+		if (base_ids[i] == id)
+			return true;
+	return false;
+}
+
+/* The grants now (the first MAX_BASE_IDS): ids, keys and tags. */
+struct grant_list {
+	struct kav_nl_grant g[MAX_BASE_IDS];
+	unsigned int n;
+};
+
+static int grant_ids_cb(const struct nlmsghdr *nlh, const struct genlmsghdr *gh,
+			const struct kav_nl_attrs *at, void *arg)
+{
+	struct grant_list *gl = arg;
+
+	(void)nlh;
+	(void)gh;
+	if (gl->n < MAX_BASE_IDS)
+		kav_nl_grant_from(&gl->g[gl->n++], at);
+	return 0;
+}
+
+static void list_grants(struct grant_list *gl)
+{
+	static struct kav_nl_msg m;
+
+	gl->n = 0;
+	kav_nl_req(&nl, &m, KAV_GENL_CMD_GRANT_GET, NLM_F_DUMP);
+	kav_nl_talk(&nl, &m, grant_ids_cb, gl);
+}
+
 /* Drop what a program left to the administrator: pins, grants. */
 static void admin_cleanup(void)
 {
 	static struct kav_nl_msg m;
+	static struct grant_list gl;
 	uint32_t ids[64] = { 0 };
-	unsigned int i, n = atomic_exchange(&SH->nr_added, 0);
+	unsigned int i, in_flight = 0, n = atomic_exchange(&SH->nr_added, 0);
 
 	/* pgrant[] may have lost ids (two adds into one slot): added[] not. */
 	for (i = 0; i < NR_PGRANTS; i++)
@@ -1936,8 +1991,22 @@ static void admin_cleanup(void)
 	for (i = 0; i < n && i < MAX_ADDED; i++) {
 		uint32_t id = atomic_exchange(&SH->added[i], 0);
 
-		if (id)
+		if (id == ADD_IN_FLIGHT)
+			in_flight++;
+		else if (id)
 			kav_nl_grant_del(&nl, id);	/* ENOENT: deleted already */
+	}
+	/*
+	 * An add cut short by SIGKILL may have made its grant: every grant
+	 * the campaign did not start with goes. Without such an add, an
+	 * unrecorded grant is kav's (check_after() says so).
+	 */
+	if (in_flight) {
+		nr_cut_adds += in_flight;
+		list_grants(&gl);
+		for (i = 0; i < gl.n; i++)
+			if (!is_campaign_start_grant(gl.g[i].id))
+				kav_nl_grant_del(&nl, gl.g[i].id);
 	}
 	kav_nl_dump(&nl, KAV_GENL_CMD_AV_GET, -1, pinned_cb, ids);
 	for (i = 0; i < 64 && ids[i]; i++) {
@@ -1973,16 +2042,53 @@ static void check_after(void)
 			  " AVs, %" PRIu64 " entries left", st.domains,
 			  st.avs, st.entries);
 	grants = check_grants(&nl, true);
-	if (grants >= 0 && nr_grants_base >= 0 && grants != nr_grants_base)
+	if (grants >= 0 && nr_grants_base >= 0 && grants != nr_grants_base) {
+		static struct grant_list gl;
+		char extra[256] = "";
+		unsigned int i;
+		size_t len = 0;
+
+		list_grants(&gl);
+		for (i = 0; i < gl.n && len < sizeof(extra) - 1; i++) {
+			if (is_campaign_start_grant(gl.g[i].id))
+				continue;
+			len += (size_t)snprintf(extra + len, sizeof(extra) - len,
+						" %u (vni %u, tag \"%s\")",
+						gl.g[i].id, gl.g[i].vni,
+						gl.g[i].tag);
+		}
 		violation("after the program: %ld grants, %ld before it (the "
-			  "program's grants are not all gone)", grants,
-			  nr_grants_base);
+			  "program's grants are not all gone):%s", grants,
+			  nr_grants_base, extra);
+	}
 }
 
 static void reap_all(void)
 {
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+}
+
+/*
+ * Reap every process of the program (we are their subreaper): one killed
+ * inside a call finishes that call first, and the cleanup must come
+ * after it. False if one is still there after @ms.
+ */
+static bool reap_all_gone(unsigned int ms)
+{
+	uint64_t end = now_ns() + ms * 1000000ULL;
+
+	for (;;) {
+		pid_t w = waitpid(-1, NULL, WNOHANG);
+
+		if (w > 0)
+			continue;
+		if (w < 0 && errno == ECHILD)
+			return true;
+		if (now_ns() > end)
+			return false;
+		usleep(1000);
+	}
 }
 
 static unsigned int prog_ms = 300;
@@ -2039,7 +2145,12 @@ static enum verdict run_prog_once(const struct fz_prog *p)
 		usleep(1000);
 	}
 	kill(-pid, SIGKILL);	/* stragglers: forked children */
-	reap_all();
+	if (!reap_all_gone(30000)) {
+		kmsg_scan();
+		snprintf(report, sizeof(report),
+			 "a process of the program outlived SIGKILL by 30 s");
+		return V_HANG;
+	}
 	if (kmsg_scan())
 		return V_KERNEL;
 	admin_cleanup();
@@ -2472,6 +2583,13 @@ static int campaign_init(void)
 		baseline_grant[i] = id;
 	}
 	nr_grants_base = check_grants(&nl, false);
+	{
+		static struct grant_list gl;
+
+		list_grants(&gl);
+		for (i = 0; i < gl.n && i < MAX_BASE_IDS; i++)
+			base_ids[nr_base_ids++] = gl.g[i].id;
+	}
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (kmsg_fd >= 0)
 		lseek(kmsg_fd, 0, SEEK_END);
@@ -2664,6 +2782,9 @@ static int campaign(double seconds, uint64_t seed, bool use_seeds, bool pcs,
 	       nr_outcomes, nr_pairs, nr_seen, have_kcov ? "" : " (no kcov)");
 	if (nr_ignore)
 		printf("# fuzz: %lu violations ignored (--ignore)\n", ignored);
+	if (nr_cut_adds)
+		printf("# fuzz: %lu grant adds cut short by a program's end "
+		       "(SIGKILL); their grants swept\n", nr_cut_adds);
 	/* Again last, where a CI log's tail (and vm.sh's summary) has it. */
 	if (failed)
 		printf("# fuzz: seed %" PRIu64 ": the last failure %s\n", seed,
