@@ -3,11 +3,14 @@
 #
 # cluster.sh [OUTDIR]: the cluster test (make cluster-check). Two
 # trixie nodes boot systemd from the node image (image.sh) in QEMU (TCG,
-# 3 GiB each, one CPU for node 1 and two for node 2, -snapshot), joined
-# by a private network: a QEMU dgram netdev between two UDP ports on the
-# host's loopback, which carries the guests' Ethernet frames to each
-# other and nowhere else
-# (10.77.0.0/24 exists only there). Node 1's kav-cluster-test.service
+# 3 GiB each, one CPU for node 1 and two for node 2, -snapshot), and a
+# third guest of the same image without kav (kavnode3, 1 GiB, one CPU:
+# modprobe.blacklist=kav, no Slurm), the host on the fabric segment that
+# forges frames. They share one Ethernet segment: a QEMU dgram netdev on
+# a multicast group of the host's loopback (IP_MULTICAST_IF 127.0.0.1,
+# TTL 1), which carries every guest's frames to the others and nowhere
+# else (10.77.0.0/24 exists only there); each guest's NIC filters
+# frames by destination address unless made promiscuous. Node 1's kav-cluster-test.service
 # (node/cluster-test.sh) runs the test and writes TAP to its second
 # serial port, OUTDIR/node1/results.log; this script prints it and fails
 # if any case failed or the test did not finish.
@@ -22,24 +25,34 @@ REPO=$(cd "$HERE/../.." && pwd)
 OUT=$(realpath -m "${1:-$REPO/build/cluster}")
 TIMEOUT=${KAV_CLUSTER_TIMEOUT:-2400}
 QEMU=${QEMU:-qemu-system-x86_64}
+MCAST=239.255.77.1	# organization-local scope (RFC 2365), on lo only
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 note() { echo "cluster.sh: $*" >&2; }
 
-# boot N PORT_SELF PORT_PEER: node N in the background; its pid in PIDS.
+# boot N PORT: guest N in the background, on the segment of multicast
+# port PORT; its pid in PIDS.
 PIDS=()
 boot() {
-	local n=$1 dir=$OUT/node$1
+	local n=$1 dir=$OUT/node$1 mem=${KAV_CLUSTER_MEM:-3G} cpus=1 extra=""
 	mkdir -p "$dir"
 	rm -f "$dir/console.log" "$dir/results.log"
 	# Node 2 gets two CPUs: DKMS builds kav.ko there (the upgrade) while
 	# node 1 waits, so the host's second core is otherwise idle.
-	"$QEMU" -accel tcg -m "${KAV_CLUSTER_MEM:-3G}" -smp $((n == 2 ? 2 : 1)) -nodefaults \
+	((n != 2)) || cpus=2
+	# Node 3 is a host without kav: the module is not loaded, and
+	# neither Slurm nor the grants start. (QEMU wants a local.port; a
+	# multicast netdev uses only the local address, as the interface.)
+	if ((n == 3)); then
+		mem=1G
+		extra="modprobe.blacklist=kav systemd.mask=slurmd.service systemd.mask=munge.service systemd.mask=kav-grants.service"
+	fi
+	"$QEMU" -accel tcg -m "$mem" -smp $cpus -nodefaults \
 		-display none -monitor none \
 		-kernel "$OUT/vmlinuz" -initrd "$OUT/initrd.img" \
-		-append "root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet systemd.hostname=kavnode$n kav.node=$n systemd.show_status=error" \
+		-append "root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet systemd.hostname=kavnode$n kav.node=$n systemd.show_status=error $extra" \
 		-drive "file=$OUT/node.img,format=raw,if=virtio,snapshot=on" \
-		-netdev "dgram,id=net0,local.type=inet,local.host=127.0.0.1,local.port=$2,remote.type=inet,remote.host=127.0.0.1,remote.port=$3" \
+		-netdev "dgram,id=net0,remote.type=inet,remote.host=$MCAST,remote.port=$2,local.type=inet,local.host=127.0.0.1,local.port=0" \
 		-device "virtio-net-pci,netdev=net0,mac=52:54:00:4b:00:0$n" \
 		-serial "file:$dir/console.log" -serial "file:$dir/results.log" \
 		</dev/null >"$dir/qemu.log" 2>&1 &
@@ -58,15 +71,16 @@ main() {
 	local start=$SECONDS port rc=0 res
 	[[ $EUID == 0 ]] || die "needs root (the image is built in a chroot)"
 	"$HERE/image.sh" "$OUT" || die "no node image"
-	# Two free UDP ports next to each other (none is bound on any address).
+	# A port of this run's own (another run's segment is another port).
 	port=$((20000 + ($$ % 20000)))
 	trap cleanup EXIT
-	boot 2 $((port + 1)) "$port"
-	boot 1 "$port" $((port + 1))
-	note "booted kavnode1 and kavnode2 (TCG; the test takes about 15 min; console: $OUT/node1/console.log)"
+	boot 2 "$port"
+	boot 3 "$port"
+	boot 1 "$port"
+	note "booted kavnode1, kavnode2 and kavnode3 (TCG; the test takes about 15 min; console: $OUT/node1/console.log)"
 	res=$OUT/node1/results.log
 	local end=$((SECONDS + TIMEOUT))
-	while kill -0 "${PIDS[1]}" 2>/dev/null; do
+	while kill -0 "${PIDS[2]}" 2>/dev/null; do	# node 1, which powers off last
 		if ((SECONDS > end)); then
 			note "timed out after ${TIMEOUT}s"
 			rc=1

@@ -17,7 +17,8 @@
 #      Slurm, ssh between the nodes, the test's units and programs) and
 #      builds the test programs against the installed libkav and both
 #      MPIs (Open MPI 5 of trixie; MPICH 4.0.2 built for trixie by
-#      lanes/hook/build-mpich.sh, cached like the root);
+#      lanes/hook/build-mpich.sh, cached like the root); fabtests 1.13.1
+#      for libfabric 2.1 (lanes/hook/build-fabtests.sh) in /opt/fabtests;
 #   3. mkfs.ext4 -d of that tree. Both nodes boot the same image under
 #      -snapshot: a node's name and address come from its kernel command
 #      line (kav.node=N).
@@ -32,6 +33,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 OUT=$(realpath -m "${1:?usage: image.sh OUTDIR}")
 MPICH_TRIXIE=${KAV_CACHE:-/var/cache/kav}/mpich-4.0.2-trixie
+# fabtests 1.13.1 for libfabric 2.1 (the programs of build-fabtests.sh's
+# V2_PROGRAMS), in the same cache; on the nodes in /opt/fabtests/bin.
+FABTESTS_TRIXIE=$(dirname "$MPICH_TRIXIE")/fabtests-1.13.1-trixie
 
 die() { echo "image.sh: $*" >&2; exit 1; }
 note() { echo "image.sh: $*" >&2; }
@@ -83,6 +87,10 @@ main() {
 		KAV_SRC_CACHE="$(dirname "$MPICH_TRIXIE")/src" \
 		"$OUT/src/lanes/hook/build-mpich.sh" >>"$OUT/image.log" 2>&1 ||
 		{ tail -n 30 "$OUT/image.log" >&2; die "MPICH for trixie failed"; }
+	in_root "$root" env KAV_FABTESTS="$FABTESTS_TRIXIE" \
+		KAV_SRC_CACHE="$(dirname "$MPICH_TRIXIE")/src" \
+		"$OUT/src/lanes/hook/build-fabtests.sh" >>"$OUT/image.log" 2>&1 ||
+		{ tail -n 30 "$OUT/image.log" >&2; die "fabtests for trixie failed"; }
 	{
 		in_root "$root" "$OUT/src/scripts/make-deb.sh" "$OUT/deb" &&
 		in_root "$root" "$OUT/src/scripts/make-deb.sh" --version "$next" \
@@ -94,7 +102,7 @@ main() {
 	# The overlay lives as long as this namespace.
 	unshare --mount --propagation private /bin/bash -c '
 		set -e
-		root=$1 out=$2 mpich=$3 repo=$4
+		root=$1 out=$2 mpich=$3 repo=$4 fabtests=$5
 		m=$out/overlay/root
 		mount -t overlay overlay -o "lowerdir=$root,upperdir=$out/overlay/upper,workdir=$out/overlay/work" "$m"
 		"$repo/lanes/lib/chroot.sh" --root "$m" --bind "$out" --bind "$mpich" -- \
@@ -102,12 +110,14 @@ main() {
 		# MPICH at the path its scripts were built for.
 		mkdir -p "$m$mpich"
 		cp -a "$mpich/." "$m$mpich/"
+		mkdir -p "$m/opt/fabtests/bin"
+		cp -a "$fabtests/bin/." "$m/opt/fabtests/bin/"
 		size=$(( $(du -sm "$m" | cut -f1) + 2048 ))
 		cp "$m"/boot/vmlinuz-6.12.* "$out/vmlinuz"
 		cp "$m"/boot/initrd.img-6.12.* "$out/initrd.img"
 		rm -f "$out/node.img.tmp"
 		mkfs.ext4 -q -L kavnode -d "$m" "$out/node.img.tmp" "${size}M"
-	' image "$root" "$OUT" "$MPICH_TRIXIE" "$REPO" >>"$OUT/image.log" 2>&1 ||
+	' image "$root" "$OUT" "$MPICH_TRIXIE" "$REPO" "$FABTESTS_TRIXIE" >>"$OUT/image.log" 2>&1 ||
 		{ rm -rf "$OUT/overlay"; tail -n 40 "$OUT/image.log" >&2; die "node setup failed"; }
 	rm -rf "$OUT/overlay"
 	mv "$OUT/node.img.tmp" "$OUT/node.img"

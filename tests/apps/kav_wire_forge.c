@@ -9,14 +9,17 @@
  *
  *   kav_wire_forge udp IFACE DSTMAC SRC DST DPORT COUNT
  *       COUNT UDP datagrams "kav-forged" from SRC (port 40000 up)
+ *   kav_wire_forge udp6 IFACE DSTMAC SRC DST DPORT LABEL COUNT
+ *       the same over IPv6, flow label LABEL (a flowlabel-mode key)
  *   kav_wire_forge syn IFACE DSTMAC SRC DST DPORT COUNT
  *       COUNT TCP SYNs from SRC (port 40000 up)
  *   kav_wire_forge esp IFACE DSTMAC SRC DST SPI COUNT
  *       COUNT ESP packets of SPI (hex with 0x) with a made-up payload
  *       and integrity check value
  *   kav_wire_forge replay IFACE DST COUNT
- *       the first ESP frame the node sends to DST, captured, sent again
- *       COUNT times
+ *       the first ESP frame to DST that the node sends or sees on the
+ *       segment (IFACE promiscuous meanwhile), captured, sent again COUNT
+ *       times
  *
  * Prints "@@forge MODE sent N" (replay: "@@forge replay none" when no
  * ESP frame to DST went out within 10 s). Exit status 0 when the frames
@@ -29,6 +32,7 @@
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <netinet/ip.h>
+#include <netinet/ip6.h>
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
 #include <poll.h>
@@ -194,6 +198,61 @@ static int forge_udp(struct link *l, const char *src, const char *dst,
 	return 0;
 }
 
+/* The UDP checksum over the IPv6 pseudo-header and @len bytes. */
+static uint16_t udp6_csum(const struct ip6_hdr *ip6, const void *l4,
+			  size_t len)
+{
+	uint8_t pseudo[40] = { 0 };
+	uint16_t c;
+
+	memcpy(pseudo, &ip6->ip6_src, 16);
+	memcpy(pseudo + 16, &ip6->ip6_dst, 16);
+	pseudo[34] = (uint8_t)(len >> 8);
+	pseudo[35] = (uint8_t)len;
+	pseudo[39] = IPPROTO_UDP;
+	c = csum_fold(csum_add(csum_add(0, pseudo, sizeof(pseudo)), l4, len));
+	return htons(c ? c : 0xffff);	/* 0 means none, not allowed in IPv6 */
+}
+
+static int forge_udp6(struct link *l, const char *src, const char *dst,
+		      int dport, uint32_t label, int count)
+{
+	static const char payload[] = "kav-forged\n";
+	uint8_t f[FRAME_MAX] = { 0 };
+	size_t len = sizeof(struct udphdr) + sizeof(payload) - 1;
+	struct ether_header *eth = (void *)f;
+	struct ip6_hdr *ip6 = (void *)(f + sizeof(*eth));
+	struct udphdr *u = (void *)(ip6 + 1);
+	size_t off = sizeof(*eth) + sizeof(*ip6);
+	int i;
+
+	memcpy(eth->ether_dhost, l->to.sll_addr, ETH_ALEN);
+	memcpy(eth->ether_shost, l->mac, ETH_ALEN);
+	eth->ether_type = htons(ETH_P_IPV6);
+	l->to.sll_protocol = htons(ETH_P_IPV6);
+	ip6->ip6_flow = htonl(6u << 28 | (label & 0xfffff));
+	ip6->ip6_plen = htons((uint16_t)len);
+	ip6->ip6_nxt = IPPROTO_UDP;
+	ip6->ip6_hlim = 64;
+	if (inet_pton(AF_INET6, src, &ip6->ip6_src) != 1 ||
+	    inet_pton(AF_INET6, dst, &ip6->ip6_dst) != 1) {
+		fprintf(stderr, "kav_wire_forge: bad IPv6 address\n");
+		return -1;
+	}
+	for (i = 0; i < count; i++) {
+		u->source = htons((uint16_t)(SPORT_BASE + i));
+		u->dest = htons((uint16_t)dport);
+		u->len = htons((uint16_t)len);
+		u->check = 0;
+		memcpy(u + 1, payload, sizeof(payload) - 1);
+		u->check = udp6_csum(ip6, u, len);
+		if (link_send(l, f, off + len))
+			return -1;
+		usleep(100000);
+	}
+	return 0;
+}
+
 static int forge_syn(struct link *l, const char *src, const char *dst,
 		     int dport, int count)
 {
@@ -248,9 +307,11 @@ static int forge_esp(struct link *l, const char *src, const char *dst,
 }
 
 /*
- * The first ESP frame this node sends to @dst (10 s at most), @count
- * times. Outgoing frames reach only ETH_P_ALL taps (dev_queue_xmit_nit()),
- * so they are captured on a socket of their own.
+ * The first ESP frame to @dst (10 s at most) that this node sends or, as
+ * a host on the segment, overhears, @count times. Outgoing frames reach
+ * only ETH_P_ALL taps (dev_queue_xmit_nit()), so they are captured on a
+ * socket of their own; others' frames reach it only while the device is
+ * promiscuous (the membership ends with the socket).
  */
 static int replay(struct link *l, const char *dst, int count)
 {
@@ -258,6 +319,8 @@ static int replay(struct link *l, const char *dst, int count)
 	struct sockaddr_ll from, at = { .sll_family = AF_PACKET,
 					.sll_protocol = htons(ETH_P_ALL),
 					.sll_ifindex = l->to.sll_ifindex };
+	struct packet_mreq promisc = { .mr_ifindex = l->to.sll_ifindex,
+				       .mr_type = PACKET_MR_PROMISC };
 	socklen_t fl;
 	struct ether_header *eth = (void *)f;
 	struct iphdr *ip = (void *)(f + sizeof(struct ether_header));
@@ -272,8 +335,12 @@ static int replay(struct link *l, const char *dst, int count)
 		return -1;
 	}
 	cap = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
-	if (cap < 0 || bind(cap, (struct sockaddr *)&at, sizeof(at)) < 0) {
+	if (cap < 0 || bind(cap, (struct sockaddr *)&at, sizeof(at)) < 0 ||
+	    setsockopt(cap, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &promisc,
+		       sizeof(promisc)) < 0) {
 		perror("kav_wire_forge: capture socket");
+		if (cap >= 0)
+			close(cap);
 		return -1;
 	}
 	p = (struct pollfd){ .fd = cap, .events = POLLIN };
@@ -284,7 +351,8 @@ static int replay(struct link *l, const char *dst, int count)
 		n = recvfrom(cap, f, sizeof(f), 0, (struct sockaddr *)&from,
 			     &fl);
 		if (n < (ssize_t)L4_OFF + 8 ||
-		    from.sll_pkttype != PACKET_OUTGOING ||
+		    (from.sll_pkttype != PACKET_OUTGOING &&
+		     from.sll_pkttype != PACKET_OTHERHOST) ||
 		    eth->ether_type != htons(ETH_P_IP) ||
 		    ip->protocol != IPPROTO_ESP || ip->daddr != want)
 			continue;
@@ -305,6 +373,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: kav_wire_forge udp|syn IFACE DSTMAC SRC DST DPORT COUNT\n"
+		"       kav_wire_forge udp6 IFACE DSTMAC SRC DST DPORT LABEL COUNT\n"
 		"       kav_wire_forge esp IFACE DSTMAC SRC DST SPI COUNT\n"
 		"       kav_wire_forge replay IFACE DST COUNT\n");
 }
@@ -320,6 +389,12 @@ int main(int argc, char **argv)
 		if (link_open(&l, argv[2], NULL))
 			return 1;
 		ret = replay(&l, argv[3], count);
+	} else if (argc == 9 && !strcmp(argv[1], "udp6")) {
+		count = atoi(argv[8]);
+		if (link_open(&l, argv[2], argv[3]))
+			return 1;
+		ret = forge_udp6(&l, argv[4], argv[5], atoi(argv[6]),
+				 (uint32_t)strtoul(argv[7], NULL, 0), count);
 	} else if (argc == 8) {
 		count = atoi(argv[7]);
 		if (link_open(&l, argv[2], argv[3]))

@@ -269,6 +269,7 @@ finish() {
 	say "# $FAILED of $T failed"
 	say "@@KAV-CLUSTER-DONE"
 	exec 3>&-
+	ssh -n kavnode3 "systemctl poweroff" 2>/dev/null
 	ssh -n kavnode2 "systemctl poweroff" 2>/dev/null
 	systemctl poweroff
 	exit 0
@@ -305,6 +306,7 @@ main() {
 	phase wire_jobs
 	phase containers
 	phase wire
+	phase wire_flowlabel
 	phase lifecycle
 	((FAILED == 0)) || diagnose
 	finish

@@ -91,3 +91,96 @@ rootless() {
 		ok "rootless podman (alice): # SKIP did not run here (exit $rc; see Documentation/admin-guide.rst, Containers)"
 	fi
 }
+
+# --- containers on the wire (wire.sh's job W, esp mode) -----------------------
+
+VETH_NS=kavveth		# the rootful container's network namespace
+# A routed veth, as a CNI or netavark bridge plugin would make it (the
+# image has no netavark): kavnode1's end 10.78.0.1, the container's
+# 10.78.0.2; kavnode2 routes the subnet back through kavnode1, so what the
+# container sends reaches kav's hooks there rather than rp_filter.
+veth_up() {
+	on kavnode1 "ip netns add $VETH_NS &&
+		ip link add kavv0 type veth peer name eth0 netns $VETH_NS &&
+		ip addr add 10.78.0.1/24 dev kavv0 && ip link set kavv0 up &&
+		ip -n $VETH_NS link set lo up && ip -n $VETH_NS addr add 10.78.0.2/24 dev eth0 &&
+		ip -n $VETH_NS link set eth0 up && ip -n $VETH_NS route add default via 10.78.0.1 &&
+		sysctl -qw net.ipv4.ip_forward=1" &&
+		on kavnode2 "ip route replace 10.78.0.0/24 via 10.77.0.1"
+}
+veth_down() {
+	on kavnode1 "ip link del kavv0; ip netns del $VETH_NS; sysctl -qw net.ipv4.ip_forward=0"
+	on kavnode2 "ip route del 10.78.0.0/24"
+}
+# in_veth CMD: CMD in a rootful podman container on that veth, root with
+# CAP_NET_RAW (raw and packet sockets).
+in_veth() {
+	on kavnode1 "timeout 120 podman run --rm --network ns:/run/netns/$VETH_NS --cap-add NET_RAW \
+		-v /usr:/usr:ro --rootfs /srv/kavctr $1" 2>&1
+}
+# rootless_run USER NET CMD: CMD in USER's rootless podman container on
+# this node (kavnode1), network NET (pasta: the container's own
+# namespace, its traffic sent by pasta's sockets in the host's).
+rootless_run() {
+	su - "$1" -c "XDG_RUNTIME_DIR=/tmp/$1-run; mkdir -p -m 700 \$XDG_RUNTIME_DIR; export XDG_RUNTIME_DIR;
+		timeout 300 podman --cgroup-manager=cgroupfs run --rm --network $2 \
+		-v /usr:/usr:ro --rootfs /srv/kavctr $3" 2>&1
+}
+
+# wire_containers JOB: while job W's server listens on kavnode2, a rootful
+# container on a veth of kavnode1, its root forging frames, and bob's
+# rootless podman (pasta) are refused; alice's rootless podman in her job
+# reaches her server (job-w.sh, the grant of the job's cgroup covers
+# pasta and the container).
+wire_containers() {
+	local j=$1 o p mac spi d0 x0
+	if ! veth_up; then
+		notok "kavnode1: a rootful container's routed veth ($VETH_NS, 10.78.0.2)"
+		return
+	fi
+	ok "kavnode1: a rootful container's routed veth ($VETH_NS, 10.78.0.2)"
+	for p in tcp udp; do
+		o=$(in_veth "$BIN/kav_wire_probe $p 10.77.0.2 $WIRE_PORT")
+		info "rootful container on a veth, $p to 10.77.0.2:$WIRE_PORT: $o"
+		check "a rootful container on a veth (no wire key): $p to alice's server on kavnode2 is refused" \
+			grep -q "^@@$p refused " <<<"$o"
+	done
+	mac=$(on kavnode1 "cat /sys/class/net/kavv0/address")
+	d0=$(drops kavnode2)
+	o=$(in_veth "$BIN/kav_wire_forge udp eth0 $mac 10.78.0.2 10.77.0.2 $WIRE_PORT 5" | tail -n 1)
+	check "the container's root forges UDP on its veth (AF_PACKET) to alice's server ($o)" \
+		test "$o" = "@@forge udp sent 5"
+	sleep 2
+	check "... none of it reached alice's server" \
+		bash -c "! grep -q '^@@forged-delivered' '$OUT/W-serve.out'"
+	check "... kav dropped it on kavnode2 ($d0 drops before, $(drops kavnode2) after)" \
+		test "$(drops kavnode2)" -ge $((d0 + 5))
+	spi=$(spi_of kavnode1 10.77.0.2 $VNI_W)
+	x0=$(xfrm_errs kavnode2)
+	o=$(in_veth "$BIN/kav_wire_forge esp eth0 $mac 10.78.0.2 10.77.0.2 ${spi:-0} 5" | tail -n 1)
+	check "the container's root crafts ESP on alice's SA (spi ${spi:-none}) ($o)" \
+		test -n "$spi" -a "$o" = "@@forge esp sent 5"
+	sleep 1
+	check "... kavnode2's xfrm refused it ($x0 errors before, $(xfrm_errs kavnode2) after)" \
+		test "$(xfrm_errs kavnode2)" -ge $((x0 + 5))
+	veth_down
+	# pasta copies the host's default route into the container and will
+	# not start without one; the nodes have none (10.77.0.254 is no
+	# host: the container reaches 10.77.0.2 on its copied /24).
+	on kavnode1 "ip route add default via 10.77.0.254 dev eth0"
+	for p in tcp udp; do
+		o=$(rootless_run bob pasta "$BIN/kav_wire_probe $p 10.77.0.2 $WIRE_PORT")
+		info "bob's rootless podman (pasta), $p to 10.77.0.2:$WIRE_PORT: $(tail -n 3 <<<"$o")"
+		check "bob in rootless podman (pasta) on kavnode1: $p to alice's server on kavnode2 is refused" \
+			grep -q "^@@$p refused " <<<"$o"
+	done
+	touch "$OUT/podman-go-$j"
+	check "job W: alice's rootless podman (pasta) step on kavnode1 ran" \
+		wait_for 400 marked "$OUT/W.out" podman-done
+	show "$OUT/W-podman.out"
+	for p in tcp udp; do
+		check "job W: alice in rootless podman (pasta), the job's cgroup grant covering pasta and the container: her $p reaches her server on kavnode2" \
+			grep -q "^@@$p ok$" "$OUT/W-podman.out"
+	done
+	on kavnode1 "ip route del default via 10.77.0.254 dev eth0"
+}

@@ -6,7 +6,10 @@
 # and fi_pingpong (libfabric 2.1's own test, FI_HOOK unset: no kav in the
 # process) with its server on kavnode2, its control port and the tcp
 # provider's ports in the wire's range, which the test attacks as bob
-# before alice's client runs (after $OUT/pp-go-<job>).
+# before alice's client runs (after $OUT/pp-go-<job>); fabtests through
+# the hook across the nodes; then alice's
+# rootless podman (pasta) on kavnode1 reaches her server (after
+# $OUT/podman-go-<job>).
 # The prolog made the job VNI the job's wire key on both nodes and
 # installed its SAs; the TaskProlog exported the wire's port range. The
 # job holds until $OUT/release-<job>, while the test attacks the server
@@ -45,6 +48,42 @@ done
 srun --overlap -N1 -n1 -w kavnode1 timeout 120 "${PP[@]}" -P $PP_PORT kavnode2 \
 	>"$OUT/W-ppclient.out" 2>&1
 echo "@@pp-client $?"
+# fabtests 1.13.1 (tcp;ofi_rxm) through the hook, as the TaskProlog set
+# it: the server on kavnode2 (its out-of-band port 21400 and the tcp
+# provider's ports in the wire's range), the client on kavnode1.
+# "@@ft NAME CLIENT-STATUS SERVER-STATUS".
+FT=(env FI_TCP_IFACE=eth0 FI_OFI_HOOK_KAV_STATS=1)
+declare -A FT_ARGS=([fi_rdm]="" [fi_rdm_tagged_pingpong]="-I 50 -S 1024"
+	[fi_rma_bw]="-e rdm -I 50 -S 4096")
+for t in fi_rdm fi_rdm_tagged_pingpong fi_rma_bw; do
+	# shellcheck disable=SC2086 # the test's options, one word each
+	srun --overlap -N1 -n1 -w kavnode2 timeout 180 "${FT[@]}" /opt/fabtests/bin/$t \
+		-p tcp ${FT_ARGS[$t]} -B 21400 >"$OUT/W-ft-$t-server.out" 2>&1 &
+	ft_server=$!
+	for _ in $(seq 60); do
+		srun --overlap -N1 -n1 -w kavnode2 ss -Hltn "sport = :21400" | grep -q . && break
+		sleep 2
+	done
+	# shellcheck disable=SC2086
+	srun --overlap -N1 -n1 -w kavnode1 timeout 180 "${FT[@]}" /opt/fabtests/bin/$t \
+		-p tcp ${FT_ARGS[$t]} -P 21400 kavnode2 >"$OUT/W-ft-$t-client.out" 2>&1
+	c=$?
+	wait $ft_server
+	echo "@@ft $t $c $?"
+done
+# alice's rootless podman (pasta) on kavnode1, in a step of the job: the
+# prolog's grant of the job's cgroup covers pasta and the container.
+for _ in $(seq 900); do
+	[ -e "$OUT/podman-go-$SLURM_JOB_ID" ] && break
+	sleep 1
+done
+srun --overlap -N1 -n1 -w kavnode1 bash -c "export XDG_RUNTIME_DIR=/tmp/alice-run
+	mkdir -p -m 700 \$XDG_RUNTIME_DIR
+	for p in tcp udp; do
+		timeout 300 podman --cgroup-manager=cgroupfs run --rm --network pasta \
+			-v /usr:/usr:ro --rootfs /srv/kavctr $BIN/kav_wire_probe \$p 10.77.0.2 $PORT
+	done" >"$OUT/W-podman.out" 2>&1
+echo "@@podman-done"
 for _ in $(seq 900); do
 	[ -e "$OUT/release-$SLURM_JOB_ID" ] && break
 	sleep 1

@@ -15,15 +15,20 @@
 # stays on for lifecycle.sh, whose reload and reboot must bring it back.
 
 VNI_W=1041
+VNI_F=1051	# job F, flowlabel mode
 WIRE_PORT=21100
 WIRE_PP_PORT=21300	# job W's fi_pingpong server (job-w.sh)
 # A port range below the ephemeral ports (32768-60999): slurmd, srun's
 # I/O and ssh stay outside the scope.
 WIRE_CONF='mode esp\nports 21000-21999\nscope 10.77.0.0/24\n'
+# The closed-fabric mode's phase: the key in the IPv6 flow label, so the
+# fabric's IPv6 (fd77::/64, on the nodes for that phase only) in scope.
+WIRE_CONF_FL='mode flowlabel\nports 21000-21999\nscope 10.77.0.0/24\nscope fd77::/64\n'
 
 # wire_mode NODE: the kernel's wire mode there.
 wire_mode() { on "$1" "kavctl wire show" | awk '$1 == "mode" { print $2 }'; }
 wire_esp() { [[ $(wire_mode "$1") == esp ]]; }
+wire_flowlabel_on() { [[ $(wire_mode "$1") == flowlabel ]]; }
 
 wire_setup() {
 	local n
@@ -48,12 +53,12 @@ key_sas() {
 	on "$1" "kav-wire-sa list" |
 		awk -v k="key $2:" '$0 == k { on = 1; next } /^key / { on = 0 } on && $1 == "sa" { n++ } END { print n + 0 }'
 }
-# refused NODE USER PROTO: USER's probe from NODE to alice's server on
-# kavnode2 is refused.
+# refused NODE USER PROTO [HOST]: USER's probe from NODE to alice's
+# server on kavnode2 (HOST: an address of it) is refused.
 refused() {
-	local o
-	o=$(on "$1" "su - $2 -c '$BIN/kav_wire_probe $3 kavnode2 $WIRE_PORT'" 2>&1)
-	info "$2 on $1, $3 to kavnode2:$WIRE_PORT: $o"
+	local o h=${4:-kavnode2}
+	o=$(on "$1" "su - $2 -c '$BIN/kav_wire_probe $3 $h $WIRE_PORT'" 2>&1)
+	info "$2 on $1, $3 to $h port $WIRE_PORT: $o"
 	[[ $o == "@@$3 refused "* ]]
 }
 # pp_refused NODE: bob's fi_pingpong from NODE, FI_HOOK unset (no kav in
@@ -138,45 +143,70 @@ spi_of() {
 	on "$1" "ip xfrm state list dst $2 proto esp" |
 		awk -v r="$3" '$1 == "proto" && $2 == "esp" && $5 == "reqid" && $6 == r { print $4; exit }'
 }
-# forge ARGS...: kav_wire_forge on kavnode1, below its IP hooks; its
-# "@@forge ... sent N" line.
-forge() { "$BIN/kav_wire_forge" "$@" 2>&1 | tee -a "$OUT/W-forge.out" | tail -n 1; }
+# forge NODE ARGS...: kav_wire_forge on NODE (as root); its "@@forge ...
+# sent N" line.
+forge() {
+	local n=$1
+	shift
+	on "$n" "$BIN/kav_wire_forge $*" 2>&1 | tee -a "$OUT/W-forge.out" | tail -n 1
+}
 
-# Frames written on kavnode1's NIC with AF_PACKET, below kav's IP hooks:
-# what a host on the segment without kav, a VF or a macvlan container can
-# send, with kavnode1's own address as the source (alice's other node).
-# In esp mode kavnode2 delivers none of it to alice's server: plain UDP
-# and TCP carry no SA (a keyless sender), made-up ESP fails its integrity
-# check, and a captured ESP frame of alice's stream sent again is a
-# replay.
+# wire_forged FROM WHAT: frames written with AF_PACKET on FROM's NIC,
+# below any IP hook, with kavnode1's address as the source (alice's
+# other node): what a host on the segment without kav (kavnode3), or on
+# a kav node (kavnode1) a VF or a macvlan container, can send. In esp
+# mode kavnode2 delivers none of it to alice's server: plain UDP and TCP
+# carry no SA (a keyless sender), made-up ESP fails its integrity check,
+# and a captured ESP frame of alice's stream (kavnode3 overhears it,
+# promiscuous) sent again is a replay.
 wire_forged() {
-	local mac spi d0 x0 o
+	local from=$1 what=$2 mac spi d0 x0 o
 	mac=$(on kavnode2 "cat /sys/class/net/eth0/address")
 	d0=$(drops kavnode2)
-	o=$(forge udp eth0 "$mac" 10.77.0.1 10.77.0.2 $WIRE_PORT 5)
-	check "forged UDP from 10.77.0.1 (AF_PACKET on kavnode1) to alice's server sent ($o)" \
+	o=$(forge "$from" udp eth0 "$mac" 10.77.0.1 10.77.0.2 $WIRE_PORT 5)
+	check "$what: forged UDP from 10.77.0.1 (AF_PACKET) to alice's server sent ($o)" \
 		test "$o" = "@@forge udp sent 5"
-	o=$(forge syn eth0 "$mac" 10.77.0.1 10.77.0.2 $WIRE_PORT 5)
-	check "forged TCP SYNs from 10.77.0.1 to alice's server sent ($o)" \
+	o=$(forge "$from" syn eth0 "$mac" 10.77.0.1 10.77.0.2 $WIRE_PORT 5)
+	check "$what: forged TCP SYNs from 10.77.0.1 to alice's server sent ($o)" \
 		test "$o" = "@@forge syn sent 5"
 	sleep 2
-	check "... none of the forged datagrams reached alice's server" \
+	check "$what: ... none of the forged datagrams reached alice's server" \
 		bash -c "! grep -q '^@@forged-delivered' '$OUT/W-serve.out'"
-	check "... no forged SYN opened a connection on kavnode2 (no SYN-RECV on :$WIRE_PORT)" \
+	check "$what: ... no forged SYN opened a connection on kavnode2 (no SYN-RECV on :$WIRE_PORT)" \
 		test -z "$(on kavnode2 "ss -Htn state syn-recv '( sport = :$WIRE_PORT )'")"
-	check "... kavnode2 dropped them ($d0 drops before, $(drops kavnode2) after)" \
+	check "$what: ... kavnode2 dropped them ($d0 drops before, $(drops kavnode2) after)" \
 		test "$(drops kavnode2)" -ge $((d0 + 10))
 	spi=$(spi_of kavnode1 10.77.0.2 $VNI_W)
 	x0=$(xfrm_errs kavnode2)
-	o=$(forge esp eth0 "$mac" 10.77.0.1 10.77.0.2 "${spi:-0}" 5)
-	check "crafted ESP on alice's SA (spi ${spi:-none}) from 10.77.0.1 sent ($o)" \
+	o=$(forge "$from" esp eth0 "$mac" 10.77.0.1 10.77.0.2 "${spi:-0}" 5)
+	check "$what: crafted ESP on alice's SA (spi ${spi:-none}) from 10.77.0.1 sent ($o)" \
 		test -n "$spi" -a "$o" = "@@forge esp sent 5"
-	o=$(forge replay eth0 10.77.0.2 3)
-	check "a captured ESP frame of alice's stream sent again 3 times ($o)" \
+	o=$(forge "$from" replay eth0 10.77.0.2 3)
+	check "$what: a captured ESP frame of alice's stream sent again 3 times ($o)" \
 		test "$o" = "@@forge replay sent 3"
 	sleep 1
-	check "kavnode2's xfrm refused the crafted and replayed ESP ($x0 errors before, $(xfrm_errs kavnode2) after)" \
+	check "$what: kavnode2's xfrm refused the crafted and replayed ESP ($x0 errors before, $(xfrm_errs kavnode2) after)" \
 		test "$(xfrm_errs kavnode2)" -ge $((x0 + 8))
+}
+
+# no_kav: kavnode3, a host on the fabric segment without kav, is up,
+# and kav is not loaded there.
+no_kav() { on kavnode3 "! test -e /sys/module/kav && ! test -e /dev/kav"; }
+
+# wire_outsider: kavnode3's own sockets (root, no kav) and frames it
+# forges are refused at alice's server on kavnode2.
+wire_outsider() {
+	local p
+	if ! wait_for 300 node_up kavnode3; then
+		notok "kavnode3 (the fabric's host without kav) answers over the private network"
+		return
+	fi
+	check "kavnode3: a host on the fabric segment without kav (the module not loaded, no /dev/kav)" no_kav
+	for p in tcp udp; do
+		check "root on kavnode3 (no kav): $p to alice's server on kavnode2 is refused" \
+			refused kavnode3 root $p
+	done
+	wire_forged kavnode3 "kavnode3 (no kav)"
 }
 
 wire() {
@@ -224,7 +254,15 @@ wire() {
 	show "$OUT/W-ppclient.out"
 	check "job W: alice's fi_pingpong (FI_HOOK unset) from kavnode1 to hers on kavnode2 runs after bob's attempts ($(grep '^@@pp-client' "$OUT/W.out"))" \
 		grep -q '^@@pp-client 0$' "$OUT/W.out"
-	wire_forged
+	wire_forged kavnode1 "below kavnode1's hooks"
+	wire_outsider
+	wire_containers "$j"
+	local t
+	for t in fi_rdm fi_rdm_tagged_pingpong fi_rma_bw; do
+		tail -n 4 "$OUT/W-ft-$t-client.out" | sed "s/^/#   $t client: /" >&3
+		check "job W: fabtests' $t (1.13.1, tcp;ofi_rxm, FI_HOOK=kav) between the nodes under the wire: client and server pass ($(grep "^@@ft $t " "$OUT/W.out"))" \
+			grep -q "^@@ft $t 0 0$" "$OUT/W.out"
+	done
 	check "kavnode1 counted the refusals as wire drops ($d0 before, $(drops kavnode1) after)" \
 		test "$(drops kavnode1)" -gt "$d0"
 	check "job W: alice's stream still flows after the attacks" \
@@ -261,4 +299,80 @@ wire() {
 		check "job W: the epilog left no SA of key $VNI_W on $n" \
 			test "$(key_sas "$n" $VNI_W)" = 0
 	done
+}
+
+# fabric6 add|del: the fabric's IPv6 addresses, fd77::N on kavnodeN (no
+# DAD: the segment echoes a guest's own multicast back to it).
+fabric6() {
+	local n
+	for n in $NODES kavnode3; do
+		on "$n" "ip addr $1 fd77::${n#kavnode}/64 dev eth0 $([[ $1 == add ]] && echo nodad)"
+	done
+}
+
+# wire_flowlabel: the closed-fabric mode across the nodes, as the admin
+# guide's recipe sets it up (wire.conf's mode flowlabel on every node).
+# Alice's job F talks plain TCP and UDP over IPv6 under its key, which
+# the label carries; bob on both nodes and kavnode3's root (no kav: its
+# stack chooses its own labels) are refused; a label kavnode3 forges with
+# another key is dropped, but one with alice's own key is delivered: the
+# mode trusts every host on the segment (threat-model.rst), which is
+# what esp is for. Then the wire goes back to esp for lifecycle.sh.
+wire_flowlabel() {
+	local j n
+	fabric6 add
+	for n in $NODES; do
+		on "$n" "printf '$WIRE_CONF_FL' >/etc/kav/wire.conf && systemctl reload kav-grants"
+		check "$n: kav-grants.service applied the closed-fabric wire.conf: mode flowlabel, fd77::/64 in scope" \
+			wire_flowlabel_on "$n"
+	done
+	if j=$(submit alice "-N2 --ntasks-per-node=1 -o $OUT/F.out $LIB/job-f.sh"); then
+		grant_job "$j" $VNI_F
+		wire_flowlabel_job "$j"
+		release "$j"
+		check "job F ended" wait_for 300 job_gone "$j"
+	else
+		notok "job F submitted"
+	fi
+	fabric6 del
+	for n in $NODES; do
+		on "$n" "printf '$WIRE_CONF' >/etc/kav/wire.conf && systemctl reload kav-grants"
+		check "$n: the wire back in esp mode for the rest" wire_esp "$n"
+	done
+}
+
+wire_flowlabel_job() {
+	local j=$1 n p o mac d0
+	check "job F ($j, alice, plain TCP and UDP over IPv6, flowlabel mode) is ready" \
+		wait_for 600 marked "$OUT/F.out" F-ready
+	show "$OUT/F.out"
+	for n in $NODES; do
+		check "job F: on $n the prolog granted VNI $VNI_F as the job's wire key, and no SA (flowlabel mode)" \
+			test "$(wire_grant "$n" "$j")/$(key_sas "$n" $VNI_F)" = "$VNI_F yes /0"
+	done
+	check "job F: alice's TCP over IPv6 from kavnode1 to her server on kavnode2 passes" \
+		grep -q '^@@tcp ok$' "$OUT/F.out"
+	check "job F: ... and her UDP" grep -q '^@@udp ok$' "$OUT/F.out"
+	for p in tcp udp; do
+		check "flowlabel: bob on kavnode1: $p to alice's server (fd77::2) is refused" \
+			refused kavnode1 bob $p fd77::2
+		check "flowlabel: bob on kavnode2, her node: $p is refused" \
+			refused kavnode2 bob $p fd77::2
+		check "flowlabel: root on kavnode3 (no kav, its stack's own labels): $p is refused" \
+			refused kavnode3 root $p fd77::2
+	done
+	mac=$(on kavnode2 "cat /sys/class/net/eth0/address")
+	d0=$(drops kavnode2)
+	o=$(forge kavnode3 udp6 eth0 "$mac" fd77::1 fd77::2 $WIRE_PORT $VNI_C 5)
+	check "flowlabel: kavnode3 forges UDP from fd77::1 with bob's key $VNI_C in the label ($o)" \
+		test "$o" = "@@forge udp6 sent 5"
+	sleep 2
+	check "... none of it reached alice's server" \
+		bash -c "! grep -q '^@@forged-delivered' '$OUT/F-serve.out'"
+	check "... kavnode2 dropped it ($d0 drops before, $(drops kavnode2) after)" \
+		test "$(drops kavnode2)" -ge $((d0 + 5))
+	o=$(forge kavnode3 udp6 eth0 "$mac" fd77::1 fd77::2 $WIRE_PORT $VNI_F 3)
+	sleep 2
+	check "flowlabel trusts every host on the segment: kavnode3 forging alice's own key $VNI_F in the label is delivered ($o; esp is the mode that refuses it)" \
+		grep -q '^@@forged-delivered' "$OUT/F-serve.out"
 }
