@@ -5,7 +5,7 @@
 # trixie nodes boot systemd from the node image (image.sh) in QEMU (TCG,
 # 3 GiB each, one CPU for node 1 and two for node 2, -snapshot), and a
 # third guest of the same image without kav (kavnode3, 1 GiB, one CPU:
-# modprobe.blacklist=kav, no Slurm), the host on the fabric segment that
+# module_blacklist=kav, no Slurm), the host on the fabric segment that
 # forges frames. They share one Ethernet segment: a QEMU dgram netdev on
 # a multicast group of the host's loopback (IP_MULTICAST_IF 127.0.0.1,
 # TTL 1), which carries every guest's frames to the others and nowhere
@@ -45,7 +45,7 @@ boot() {
 	# multicast netdev uses only the local address, as the interface.)
 	if ((n == 3)); then
 		mem=1G
-		extra="modprobe.blacklist=kav systemd.mask=slurmd.service systemd.mask=munge.service systemd.mask=kav-grants.service"
+		extra="module_blacklist=kav modprobe.blacklist=kav systemd.mask=slurmd.service systemd.mask=munge.service systemd.mask=kav-grants.service"
 	fi
 	"$QEMU" -accel tcg -m "$mem" -smp $cpus -nodefaults \
 		-display none -monitor none \

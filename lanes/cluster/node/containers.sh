@@ -129,13 +129,13 @@ rootless_run() {
 		-v /usr:/usr:ro --rootfs /srv/kavctr $3" 2>&1
 }
 
-# wire_containers JOB: while job W's server listens on kavnode2, a rootful
+# wire_containers: while job W's server listens on kavnode2, a rootful
 # container on a veth of kavnode1, its root forging frames, and bob's
-# rootless podman (pasta) are refused; alice's rootless podman in her job
-# reaches her server (job-w.sh, the grant of the job's cgroup covers
-# pasta and the container).
+# rootless podman (pasta) are refused; alice's rootless podman reaches
+# her server once her job's key is granted on the wire to a cgroup that
+# holds pasta (alice_podman).
 wire_containers() {
-	local j=$1 o p mac spi d0 x0
+	local o p mac spi d0 x0
 	if ! veth_up; then
 		notok "kavnode1: a rootful container's routed veth ($VETH_NS, 10.78.0.2)"
 		return
@@ -176,13 +176,32 @@ wire_containers() {
 		check "bob in rootless podman (pasta) on kavnode1: $p to alice's server on kavnode2 is refused" \
 			grep -q "^@@$p refused " <<<"$o"
 	done
-	touch "$OUT/podman-go-$j"
-	check "job W: alice's rootless podman (pasta) step on kavnode1 ran" \
-		wait_for 400 marked "$OUT/W.out" podman-done
-	show "$OUT/W-podman.out"
-	for p in tcp udp; do
-		check "job W: alice in rootless podman (pasta), the job's cgroup grant covering pasta and the container: her $p reaches her server on kavnode2" \
-			grep -q "^@@$p ok$" "$OUT/W-podman.out"
-	done
+	alice_podman
 	on kavnode1 "ip route del default via 10.77.0.254 dev eth0"
+}
+
+# alice_podman: alice's rootless podman (pasta) on kavnode1 reaches her
+# server in job W once a wire grant of the job's key covers pasta: a
+# cgroup of root's (kavpodman) holds the shell that starts podman, so
+# pasta and the container are in it (podman's cgroupfs manager cannot
+# move them: nothing is delegated to alice). setpriv, not su: no PAM
+# session moves the shell to a scope of logind's. Inside a Slurm step
+# crun cannot mount cgroup2 for the container (the step's cgroup is
+# slurmstepd's), so the container starts beside the job, not in it.
+alice_podman() {
+	local p o g cg=/sys/fs/cgroup/kavpodman
+	g=$(on kavnode1 "mkdir -p $cg && kavctl grant add vni $VNI_W cgroup $cg tag podman-alice wire" 2>&1 |
+		awk '/^[0-9]+$/ { id = $0 } END { print id }')
+	check "kavnode1: job W's key $VNI_W granted on the wire to $cg (grant ${g:-none})" \
+		test -n "$g"
+	for p in tcp udp; do
+		o=$(bash -c "echo \$\$ >$cg/cgroup.procs && exec setpriv --reuid=alice --regid=alice --init-groups --reset-env \
+			bash -c 'export XDG_RUNTIME_DIR=/tmp/alice-run; mkdir -p -m 700 \$XDG_RUNTIME_DIR
+			timeout 300 podman --cgroup-manager=cgroupfs run --rm --network pasta \
+				-v /usr:/usr:ro --rootfs /srv/kavctr $BIN/kav_wire_probe $p 10.77.0.2 $WIRE_PORT'" 2>&1)
+		info "alice's rootless podman (pasta) in $cg, $p to 10.77.0.2:$WIRE_PORT: $(tail -n 3 <<<"$o")"
+		check "alice in rootless podman (pasta), a wire grant of her job's key covering pasta and the container: her $p reaches her server on kavnode2" \
+			grep -q "^@@$p ok$" <<<"$o"
+	done
+	on kavnode1 "kavctl grant del ${g:-0} >/dev/null; rmdir $cg"
 }
