@@ -77,7 +77,7 @@ main() {
 	boot 2 "$port"
 	boot 3 "$port"
 	boot 1 "$port"
-	note "booted kavnode1, kavnode2 and kavnode3 (TCG; the test takes about 15 min; console: $OUT/node1/console.log)"
+	note "booted kavnode1, kavnode2 and kavnode3 (TCG; the test takes about 20 min; console: $OUT/node1/console.log)"
 	res=$OUT/node1/results.log
 	local end=$((SECONDS + TIMEOUT))
 	while kill -0 "${PIDS[2]}" 2>/dev/null; do	# node 1, which powers off last

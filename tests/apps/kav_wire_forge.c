@@ -171,12 +171,25 @@ static struct iphdr *frame_ip(uint8_t *f, const struct link *l,
 
 #define L4_OFF	(sizeof(struct ether_header) + sizeof(struct iphdr))
 
+/* What every forged datagram carries; the server reports it if it lands. */
+static const char udp_payload[] = "kav-forged\n";
+#define UDP_LEN	(sizeof(struct udphdr) + sizeof(udp_payload) - 1)
+
+/* Datagram @i of a run to @dport, its checksum still to compute. */
+static void udp_fill(struct udphdr *u, int i, int dport)
+{
+	u->source = htons((uint16_t)(SPORT_BASE + i));
+	u->dest = htons((uint16_t)dport);
+	u->len = htons((uint16_t)UDP_LEN);
+	u->check = 0;
+	memcpy(u + 1, udp_payload, sizeof(udp_payload) - 1);
+}
+
 static int forge_udp(struct link *l, const char *src, const char *dst,
 		     int dport, int count)
 {
-	static const char payload[] = "kav-forged\n";
 	uint8_t f[FRAME_MAX] = { 0 };
-	size_t len = sizeof(struct udphdr) + sizeof(payload) - 1;
+	size_t len = UDP_LEN;
 	struct udphdr *u = (void *)(f + L4_OFF);
 	struct iphdr *ip;
 	int i;
@@ -185,11 +198,7 @@ static int forge_udp(struct link *l, const char *src, const char *dst,
 		ip = frame_ip(f, l, src, dst, IPPROTO_UDP, len);
 		if (!ip)
 			return -1;
-		u->source = htons((uint16_t)(SPORT_BASE + i));
-		u->dest = htons((uint16_t)dport);
-		u->len = htons((uint16_t)len);
-		u->check = 0;
-		memcpy(u + 1, payload, sizeof(payload) - 1);
+		udp_fill(u, i, dport);
 		u->check = l4_csum(ip, u, len);
 		if (link_send(l, f, L4_OFF + len))
 			return -1;
@@ -217,9 +226,8 @@ static uint16_t udp6_csum(const struct ip6_hdr *ip6, const void *l4,
 static int forge_udp6(struct link *l, const char *src, const char *dst,
 		      int dport, uint32_t label, int count)
 {
-	static const char payload[] = "kav-forged\n";
 	uint8_t f[FRAME_MAX] = { 0 };
-	size_t len = sizeof(struct udphdr) + sizeof(payload) - 1;
+	size_t len = UDP_LEN;
 	struct ether_header *eth = (void *)f;
 	struct ip6_hdr *ip6 = (void *)(f + sizeof(*eth));
 	struct udphdr *u = (void *)(ip6 + 1);
@@ -240,11 +248,7 @@ static int forge_udp6(struct link *l, const char *src, const char *dst,
 		return -1;
 	}
 	for (i = 0; i < count; i++) {
-		u->source = htons((uint16_t)(SPORT_BASE + i));
-		u->dest = htons((uint16_t)dport);
-		u->len = htons((uint16_t)len);
-		u->check = 0;
-		memcpy(u + 1, payload, sizeof(payload) - 1);
+		udp_fill(u, i, dport);
 		u->check = udp6_csum(ip6, u, len);
 		if (link_send(l, f, off + len))
 			return -1;

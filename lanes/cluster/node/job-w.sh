@@ -13,18 +13,12 @@
 # job holds until $OUT/release-<job>, while the test attacks the server
 # and revokes the key.
 set -u
-OUT=/tmp/kav-cluster
-BIN=/usr/lib/kav-cluster/bin
-PORT=21100
+# shellcheck source=lanes/cluster/node/job-lib.sh
+. /usr/lib/kav-cluster/job-lib.sh
 PP_PORT=21300
 PP=(env -u FI_HOOK FI_TCP_IFACE=eth0 fi_pingpong -p tcp -e rdm -I 50 -S 64)
 echo "job W: ports ${FI_TCP_PORT_LOW_RANGE:-none}-${FI_TCP_PORT_HIGH_RANGE:-none}"
-srun --overlap -N1 -n1 -w kavnode2 "$BIN/kav_wire_probe" serve $PORT 1800 \
-	>"$OUT/W-serve.out" 2>&1 &
-for _ in $(seq 90); do
-	grep -q '^@@serving' "$OUT/W-serve.out" 2>/dev/null && break
-	sleep 2
-done
+serve kavnode2 1800 "$OUT/W-serve.out"
 srun --overlap -N1 -n1 -w kavnode1 "$BIN/kav_wire_probe" tcp kavnode2 $PORT
 srun --overlap -N1 -n1 -w kavnode1 "$BIN/kav_wire_probe" udp kavnode2 $PORT
 srun --overlap -N1 -n1 -w kavnode1 "$BIN/kav_wire_probe" stream kavnode2 $PORT 1500 \
@@ -69,11 +63,4 @@ for t in fi_rdm fi_rdm_tagged_pingpong fi_rma_bw; do
 	wait $ft_server
 	echo "@@ft $t $c $?"
 done
-for _ in $(seq 900); do
-	[ -e "$OUT/release-$SLURM_JOB_ID" ] && break
-	sleep 1
-done
-# shellcheck disable=SC2046 # one word per job
-kill $(jobs -p) 2>/dev/null
-wait
-echo "@@W-done"
+hold W

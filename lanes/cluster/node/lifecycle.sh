@@ -38,7 +38,8 @@ lifecycle() {
 	before=$(md5_grants)
 	next=$(on kavnode2 "ls /opt/kav-cluster/deb-next/kav-dkms_*.deb | sed 's/.*kav-dkms_\(.*\)_all.deb/\1/'")
 	info "kavnode2: upgrading the packages to $next (DKMS builds kav.ko in the guest)"
-	on kavnode2 "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /opt/kav-cluster/deb-next/*.deb" \
+	# The packages the node has (setup.sh installed no -dbgsym), upgraded.
+	on kavnode2 "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \$(ls /opt/kav-cluster/deb-next/*.deb | grep -v -- -dbgsym_)" \
 		>"$OUT/upgrade.log" 2>&1
 	local rc=$?
 	tail -n 8 "$OUT/upgrade.log" | sed 's/^/#   /' >&3

@@ -73,6 +73,8 @@ systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
 	podman-clean-transient.timer podman-restart.service \
 	getty@tty1.service serial-getty@ttyS0.service \
 	systemd-timesyncd.service 2>/dev/null || true
+# No man-db trigger at each install (mandb over every page under TCG).
+rm -f /var/lib/man-db/auto-update
 rm -f /usr/sbin/policy-rc.d
 
 # 6. Containers: a root file system made of the node's own /usr (bound
