@@ -44,8 +44,8 @@ if [ ! -e /proc/net/tcp ]; then
 	exit 0
 fi
 # Userspace conformance: the Debian kernels suffice, and make check's
-# time budget does not stretch to the debug kernels (kav_hook_test and
-# mpich-guest.sh run there).
+# time budget does not stretch to the debug kernels (mpich-guest.sh runs
+# there).
 case $(uname -r) in
 *kav*)
 	echo "1..0 # SKIP the debug kernels: fabtests run on 6.1 and 6.12"
