@@ -3,8 +3,7 @@
 # Sourced by cluster-test.sh: a node's life under systemd and udev, on
 # kavnode2, with a 2-node job after each step:
 #   - the packages upgraded to a newer build (VERSION+cluster1, image
-#     time: /opt/kav-cluster/deb-next): DKMS rebuilds kav.ko in the guest
-#     (its compiles hit the ccache setup.sh warmed with the same build),
+#     time: /opt/kav-cluster/deb-next): DKMS rebuilds kav.ko in the guest,
 #     /etc/kav/grants.d is kept;
 #   - modprobe -r kav && modprobe kav: the new module; udev and
 #     kav-grants.service put grants.d back;
@@ -38,19 +37,12 @@ lifecycle() {
 	local before next
 	before=$(md5_grants)
 	next=$(on kavnode2 "ls /opt/kav-cluster/deb-next/kav-dkms_*.deb | sed 's/.*kav-dkms_\(.*\)_all.deb/\1/'")
-	info "kavnode2: upgrading the packages to $next (DKMS builds kav.ko in the guest, its compiles from the image's ccache)"
+	info "kavnode2: upgrading the packages to $next (DKMS builds kav.ko in the guest)"
 	# The packages the node has (setup.sh installed no -dbgsym), upgraded.
-	# DKMS's build compiles through ccache (Debian's kernel headers' own
-	# switch), which setup.sh warmed with the same build.
-	on kavnode2 "export CCACHE_DIR=/var/cache/kav-ccache DEBIAN_KERNEL_USE_CCACHE=1; ccache -z >/dev/null;
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \$(ls /opt/kav-cluster/deb-next/*.deb | grep -v -- -dbgsym_)" \
+	on kavnode2 "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \$(ls /opt/kav-cluster/deb-next/*.deb | grep -v -- -dbgsym_)" \
 		>"$OUT/upgrade.log" 2>&1
 	local rc=$?
 	tail -n 8 "$OUT/upgrade.log" | sed 's/^/#   /' >&3
-	local hits
-	hits=$(on kavnode2 "CCACHE_DIR=/var/cache/kav-ccache ccache --print-stats" 2>&1 |
-		awk -F'\t' '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ { printf "%s %s, ", $1, $2 }')
-	info "kavnode2: the upgrade's compiles: ${hits%, } (ccache)"
 	check "kavnode2: the packages upgraded to $next (exit $rc); DKMS built kav.ko $next" \
 		on kavnode2 "test \"\$(modinfo -F version kav)\" = '$next'"
 	check "kavnode2: the upgrade kept /etc/kav/grants.d" test "$(md5_grants)" = "$before"

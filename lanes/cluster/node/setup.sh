@@ -34,27 +34,6 @@ dpkg -i "${debs[@]}"
 dkms status kav
 ls /lib/modules/*/updates/dkms/kav.ko*
 
-# 1b. The upgrade's compile, warmed. Node 2's upgrade (lifecycle.sh) runs
-# the package's own DKMS build of deb-next in the guest, through
-# Debian's ccache switch in the kernel headers (DEBIAN_KERNEL_USE_CCACHE,
-# .kernelvariables). The same build here, natively, fills that cache, so
-# the guest's gcc calls are cache hits: under TCG the compile alone took
-# about 4 minutes. DKMS forgets the build again; the cache stays.
-export CCACHE_DIR=/var/cache/kav-ccache
-next_deb=$(ls "$OUT"/deb-next/kav-dkms_*_all.deb)
-next=$(dpkg-deb -f "$next_deb" Version)
-kver=$(basename /lib/modules/6.12.*)
-tmp=$(mktemp -d)
-dpkg-deb -x "$next_deb" "$tmp"
-cp -a "$tmp/usr/src/kav-$next" /usr/src/
-rm -rf "$tmp"
-dkms add -m kav -v "$next"
-DEBIAN_KERNEL_USE_CCACHE=1 dkms build -m kav -v "$next" -k "$kver"
-dkms remove -m kav -v "$next" --all
-rm -rf "/usr/src/kav-$next"
-ccache -s
-unset CCACHE_DIR
-
 # 2. Users of the two tenants (uids as on every node of a site).
 useradd -m -u 1001 -s /bin/bash alice
 useradd -m -u 1002 -s /bin/bash bob
