@@ -153,7 +153,7 @@ wire_containers() {
 	mac=$(on kavnode1 "cat /sys/class/net/kavv0/address")
 	spi=$(spi_of kavnode1 10.77.0.2 $VNI_W)
 	d0=$(both_drops)
-	x0=$(xfrm_errs kavnode2)
+	x0=$(xfrm_stat kavnode2 XfrmInStateProtoError)
 	o=$(in_veth "sh -c '$BIN/kav_wire_forge udp eth0 $mac 10.78.0.2 10.77.0.2 $WIRE_PORT 5; $BIN/kav_wire_forge esp eth0 $mac 10.78.0.2 10.77.0.2 ${spi:-0} 5'")
 	check "the container's root forges UDP on its veth (AF_PACKET) to alice's server ($(grep '^@@forge udp' <<<"$o"))" \
 		grep -q "^@@forge udp sent 5$" <<<"$o"
@@ -166,8 +166,8 @@ wire_containers() {
 		bash -c "! grep -q '^@@forged-delivered' '$OUT/W-serve.out'"
 	check "... kav dropped it ($d0 drops on the two nodes before, $(both_drops) after)" \
 		test "$(both_drops)" -ge $((d0 + 5))
-	check "... kavnode2's xfrm refused the ESP ($x0 errors before, $(xfrm_errs kavnode2) after)" \
-		test "$(xfrm_errs kavnode2)" -ge $((x0 + 5))
+	check "... kavnode2's xfrm refused the ESP (integrity errors $x0 before, $(xfrm_stat kavnode2 XfrmInStateProtoError) after)" \
+		test "$(xfrm_stat kavnode2 XfrmInStateProtoError)" -ge $((x0 + 5))
 	veth_down
 	# pasta copies the host's default route into the container and will
 	# not start without one; the nodes have none (10.77.0.254 is no
