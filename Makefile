@@ -95,7 +95,7 @@ check-fast: ## lint (no litmus), unit tests, examples: no root, no VM
 # then the cluster nodes' image (MPICH for trixie, kav's packages), which
 # cluster-check waits for the same way, and fabtests and MPICH for the
 # hook's guests (cached, locked: vmtest's hook-deps waits for them).
-check: ## the README's test command: every lane (62 to 75 min on 2 cores)
+check: ## the README's test command: every lane (60 to 70 min on 2 cores)
 	@lanes/lib/timed.sh deps $(MAKE) --no-print-directory deps
 	@mkdir -p $(BUILD)
 	@( lanes/trixie/root.sh && nice lanes/cluster/image.sh $(BUILD)/cluster ) \
@@ -110,10 +110,9 @@ check: ## the README's test command: every lane (62 to 75 min on 2 cores)
 	@lanes/lib/timed.sh lint $(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory prov
 	@MAKE="$(MAKE)" lanes/lib/beside.sh $(BUILD)/unit-trixie.log unit unit-trixie
-	@for t in bench-native-smoke pkgcheck vmtest; do \
+	@for t in bench-native-smoke pkgcheck vmtest arm64-check cluster-check; do \
 		lanes/lib/timed.sh $$t $(MAKE) --no-print-directory $$t || exit 1; \
 	done
-	@MAKE="$(MAKE)" lanes/lib/beside.sh $(BUILD)/arm64-check.log cluster-check arm64-check
 
 clean: lib-clean tools-clean unit-clean selftests-clean bench-clean fuzz-clean ## remove every build product
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean

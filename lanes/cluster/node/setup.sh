@@ -58,6 +58,12 @@ install -m 0755 -d $LIB $LIB/bin
 install -m 0755 "$NODE"/*.sh $LIB/
 rm -f $LIB/setup.sh
 systemctl enable kav-cluster-net.service kav-cluster-test.service
+# A loaded host can make the NIC's uevent come after systemd's 90 s for a
+# device (node 3 once never got its address, kav-cluster-net.service
+# failing on "Timed out waiting for device ... eth0"): wait up to 5 min.
+install -d /etc/systemd/system.conf.d
+printf '[Manager]\nDefaultDeviceTimeoutSec=300s\n' \
+	>/etc/systemd/system.conf.d/kav-cluster.conf
 ssh-keygen -q -A
 install -d -m 0700 /root/.ssh
 ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/id_ed25519
