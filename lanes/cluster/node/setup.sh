@@ -68,8 +68,15 @@ ssh-keygen -q -A
 install -d -m 0700 /root/.ssh
 ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/id_ed25519
 cp /root/.ssh/id_ed25519.pub /root/.ssh/authorized_keys
-printf 'Host *\n\tStrictHostKeyChecking no\n\tUserKnownHostsFile /dev/null\n\tLogLevel ERROR\n\tConnectTimeout 20\n' \
+# One connection per node pair, kept 15 min: every later ssh rides it
+# (no key exchange, no authentication): under TCG that handshake is
+# the 2-3 s most checks spent. A master whose node rebooted is gone
+# with its TCP connection; a silent peer drops it after a minute.
+printf 'Host *\n\tStrictHostKeyChecking no\n\tUserKnownHostsFile /dev/null\n\tLogLevel ERROR\n\tConnectTimeout 20\n\tControlMaster auto\n\tControlPath /run/kav-ssh-%%C\n\tControlPersist 15m\n\tServerAliveInterval 10\n\tServerAliveCountMax 6\n' \
 	>/root/.ssh/config
+# Sessions on the one connection: more than sshd's default 10 at a time.
+install -d /etc/ssh/sshd_config.d
+printf 'MaxSessions 64\n' >/etc/ssh/sshd_config.d/kav-cluster.conf
 : >/etc/machine-id
 
 # 5. Nothing the test does not need starts at boot (TCG is slow).
