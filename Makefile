@@ -95,7 +95,7 @@ check-fast: ## lint (no litmus), unit tests, examples: no root, no VM
 # then the cluster nodes' image (MPICH for trixie, kav's packages), which
 # cluster-check waits for the same way, and fabtests and MPICH for the
 # hook's guests (cached, locked: vmtest's hook-deps waits for them).
-check: ## the README's test command: every lane (60 to 70 min on 2 cores)
+check: ## the README's test command: every lane (about 65 min on 2 cores)
 	@lanes/lib/timed.sh deps $(MAKE) --no-print-directory deps
 	@mkdir -p $(BUILD)
 	@( lanes/trixie/root.sh && nice lanes/cluster/image.sh $(BUILD)/cluster ) \
