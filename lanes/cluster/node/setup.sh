@@ -72,8 +72,18 @@ cp /root/.ssh/id_ed25519.pub /root/.ssh/authorized_keys
 # (no key exchange, no authentication): under TCG that handshake is
 # the 2-3 s most checks spent. A master whose node rebooted is gone
 # with its TCP connection; a silent peer drops it after a minute.
-printf 'Host *\n\tStrictHostKeyChecking no\n\tUserKnownHostsFile /dev/null\n\tLogLevel ERROR\n\tConnectTimeout 20\n\tControlMaster auto\n\tControlPath /run/kav-ssh-%%C\n\tControlPersist 15m\n\tServerAliveInterval 10\n\tServerAliveCountMax 6\n' \
-	>/root/.ssh/config
+cat >/root/.ssh/config <<'EOF'
+Host *
+	StrictHostKeyChecking no
+	UserKnownHostsFile /dev/null
+	LogLevel ERROR
+	ConnectTimeout 20
+	ControlMaster auto
+	ControlPath /run/kav-ssh-%C
+	ControlPersist 15m
+	ServerAliveInterval 10
+	ServerAliveCountMax 6
+EOF
 # Sessions on the one connection: more than sshd's default 10 at a time.
 install -d /etc/ssh/sshd_config.d
 printf 'MaxSessions 64\n' >/etc/ssh/sshd_config.d/kav-cluster.conf
